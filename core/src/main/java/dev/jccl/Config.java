@@ -1,0 +1,444 @@
+package dev.jccl;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Settings of a communicator. Each knob is a {@code JCCL_*} variable; where NCCL has the same
+ * knob its {@code NCCL_*} name is read too, and the {@code JCCL_} one wins, so cluster scripts
+ * written for NCCL carry over.
+ *
+ * <p>Build one with {@link #builder()}, or read the environment with {@link #fromEnvironment()}.
+ * Instances are immutable and thread-safe.
+ */
+public final class Config {
+    /** Variables this class reads, with the NCCL alias where there is one. */
+    public static final String TIMEOUT = "JCCL_TIMEOUT";
+    public static final String SOCKET_IFNAME = "SOCKET_IFNAME";
+    public static final String DEBUG = "DEBUG";
+    public static final String DEBUG_SUBSYS = "DEBUG_SUBSYS";
+    public static final String ALGO = "ALGO";
+    public static final String PROTO = "PROTO";
+    public static final String BUFFSIZE = "BUFFSIZE";
+    public static final String SOCKET_NTHREADS = "SOCKET_NTHREADS";
+    public static final String NSOCKS_PERTHREAD = "NSOCKS_PERTHREAD";
+    public static final String MIN_NCHANNELS = "MIN_NCHANNELS";
+    public static final String MAX_NCHANNELS = "MAX_NCHANNELS";
+    public static final String SHM_DISABLE = "SHM_DISABLE";
+    public static final String NET = "NET";
+    public static final String IB_HCA = "IB_HCA";
+    public static final String HOSTID = "HOSTID";
+
+    /** Suffixes read as {@code JCCL_x}, then {@code NCCL_x}. */
+    static final List<String> SHARED_WITH_NCCL = List.of(SOCKET_IFNAME, DEBUG, DEBUG_SUBSYS, ALGO, PROTO,
+            BUFFSIZE, SOCKET_NTHREADS, NSOCKS_PERTHREAD, MIN_NCHANNELS, MAX_NCHANNELS, SHM_DISABLE, NET, IB_HCA,
+            HOSTID);
+
+    /** Variables only Jccl reads (beyond the launcher ones, see {@code LaunchEnvironment}). */
+    static final List<String> JCCL_ONLY = List.of(TIMEOUT, "JCCL_ID", "JCCL_ROOT", "JCCL_RANK", "JCCL_WORLD_SIZE",
+            "JCCL_LOCAL_RANK", "JCCL_LOCAL_SIZE");
+
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(300);
+    /** Bytes of staging per connection; chunks are a quarter of it so that two are always in flight. */
+    public static final int DEFAULT_BUFFSIZE = 4 << 20;
+    public static final int MIN_BUFFSIZE = 4 << 10;
+
+    /** NCCL-style debug levels, in increasing verbosity. */
+    public enum DebugLevel { NONE, VERSION, WARN, INFO, TRACE }
+
+    private final Duration timeout;
+    private final String socketIfname;
+    private final DebugLevel debugLevel;
+    private final String debugSubsys;
+    private final String algo;
+    private final String proto;
+    private final int buffSize;
+    private final int socketThreads;
+    private final int socketsPerThread;
+    private final boolean shmDisable;
+    private final String net;
+    private final String ibHca;
+    private final String hostId;
+    private final Map<String, String> sources;
+
+    private Config(Builder b) {
+        this.timeout = b.timeout;
+        this.socketIfname = b.socketIfname;
+        this.debugLevel = b.debugLevel;
+        this.debugSubsys = b.debugSubsys;
+        this.algo = b.algo;
+        this.proto = b.proto;
+        this.buffSize = b.buffSize;
+        this.socketThreads = b.socketThreads;
+        this.socketsPerThread = b.socketsPerThread;
+        this.shmDisable = b.shmDisable;
+        this.net = b.net;
+        this.ibHca = b.ibHca;
+        this.hostId = b.hostId;
+        this.sources = Map.copyOf(b.sources);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder that starts from this configuration. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.timeout = timeout;
+        b.socketIfname = socketIfname;
+        b.debugLevel = debugLevel;
+        b.debugSubsys = debugSubsys;
+        b.algo = algo;
+        b.proto = proto;
+        b.buffSize = buffSize;
+        b.socketThreads = socketThreads;
+        b.socketsPerThread = socketsPerThread;
+        b.shmDisable = shmDisable;
+        b.net = net;
+        b.ibHca = ibHca;
+        b.hostId = hostId;
+        b.sources.putAll(sources);
+        return b;
+    }
+
+    /** Reads {@code JCCL_*} / {@code NCCL_*} variables from the process environment. */
+    public static Config fromEnvironment() {
+        return fromEnvironment(System.getenv());
+    }
+
+    /**
+     * Reads the variables from {@code env}. A malformed value is an {@link IllegalArgumentException}
+     * naming the variable; unknown {@code JCCL_*} names are reported by {@link #unknownVariables}.
+     */
+    public static Config fromEnvironment(Map<String, String> env) {
+        Builder b = new Builder();
+        String t = env.get(TIMEOUT);
+        if (t != null && !t.isBlank()) {
+            b.timeout(parseDuration(TIMEOUT, t));
+            b.sources.put("timeout", TIMEOUT);
+        }
+        String v;
+        if ((v = shared(env, SOCKET_IFNAME, b, "socketIfname")) != null) b.socketIfname(v);
+        if ((v = shared(env, DEBUG, b, "debug")) != null) b.debugLevel(parseDebugLevel(v));
+        if ((v = shared(env, DEBUG_SUBSYS, b, "debugSubsys")) != null) b.debugSubsys(v);
+        if ((v = shared(env, ALGO, b, "algo")) != null) b.algo(v);
+        if ((v = shared(env, PROTO, b, "proto")) != null) b.proto(v);
+        if ((v = shared(env, BUFFSIZE, b, "buffSize")) != null) b.buffSize(parseInt(prefixed(env, BUFFSIZE), v));
+        if ((v = shared(env, SOCKET_NTHREADS, b, "socketThreads")) != null) {
+            b.socketThreads(parseInt(prefixed(env, SOCKET_NTHREADS), v));
+        }
+        if ((v = shared(env, NSOCKS_PERTHREAD, b, "socketsPerThread")) != null) {
+            b.socketsPerThread(parseInt(prefixed(env, NSOCKS_PERTHREAD), v));
+        }
+        if ((v = shared(env, SHM_DISABLE, b, "shmDisable")) != null) b.shmDisable(!v.trim().equals("0"));
+        if ((v = shared(env, NET, b, "net")) != null) b.net(v);
+        if ((v = shared(env, IB_HCA, b, "ibHca")) != null) b.ibHca(v);
+        if ((v = shared(env, HOSTID, b, "hostId")) != null) b.hostId(v);
+        return b.build();
+    }
+
+    private static String prefixed(Map<String, String> env, String suffix) {
+        return env.containsKey("JCCL_" + suffix) ? "JCCL_" + suffix : "NCCL_" + suffix;
+    }
+
+    private static String shared(Map<String, String> env, String suffix, Builder b, String knob) {
+        String j = env.get("JCCL_" + suffix);
+        if (j != null && !j.isBlank()) {
+            b.sources.put(knob, "JCCL_" + suffix);
+            return j.trim();
+        }
+        String n = env.get("NCCL_" + suffix);
+        if (n != null && !n.isBlank()) {
+            b.sources.put(knob, "NCCL_" + suffix);
+            return n.trim();
+        }
+        return null;
+    }
+
+    /**
+     * {@code JCCL_*} variables in {@code env} that Jccl does not read, each with the closest real
+     * name, e.g. {@code "JCCL_TIMOUT (did you mean JCCL_TIMEOUT?)"}.
+     */
+    public static List<String> unknownVariables(Map<String, String> env) {
+        List<String> known = new ArrayList<>(JCCL_ONLY);
+        for (String s : SHARED_WITH_NCCL) known.add("JCCL_" + s);
+        List<String> out = new ArrayList<>();
+        for (String name : env.keySet()) {
+            if (!name.startsWith("JCCL_") || known.contains(name)) continue;
+            String best = null;
+            int bestDistance = Integer.MAX_VALUE;
+            for (String k : known) {
+                int d = editDistance(name, k);
+                if (d < bestDistance) {
+                    bestDistance = d;
+                    best = k;
+                }
+            }
+            out.add(name + (bestDistance <= 4 ? " (did you mean " + best + "?)" : " (not a Jccl variable)"));
+        }
+        out.sort(null);
+        return out;
+    }
+
+    static int editDistance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) prev[j] = j;
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
+    /** Parses {@code 30}, {@code 30s}, {@code 500ms}, {@code 2m}; a bare number is seconds. */
+    public static Duration parseDuration(String variable, String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (v.endsWith("ms")) return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2).trim()));
+            if (v.endsWith("s")) return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1).trim()) * 1000));
+            if (v.endsWith("m")) return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1).trim()) * 60);
+            return Duration.ofMillis(Math.round(Double.parseDouble(v) * 1000));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(variable + "='" + value + "' is not a duration; write seconds (30), or 30s, 500ms, 2m");
+        }
+    }
+
+    private static int parseInt(String variable, String value) {
+        try {
+            return Integer.decode(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(variable + "='" + value + "' is not an integer");
+        }
+    }
+
+    private static DebugLevel parseDebugLevel(String v) {
+        try {
+            return DebugLevel.valueOf(v.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("JCCL_DEBUG/NCCL_DEBUG='" + v + "' is not a level; use NONE, VERSION, WARN, INFO or TRACE");
+        }
+    }
+
+    /** Bound on every wait: bootstrap, connection set-up, each collective. */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /** NCCL-syntax interface filter ({@code eth0}, {@code ^docker}, {@code =eth0}), or null for automatic. */
+    public String socketIfname() {
+        return socketIfname;
+    }
+
+    public DebugLevel debugLevel() {
+        return debugLevel;
+    }
+
+    /** Comma-separated subsystems to print ({@code INIT,NET,…}, {@code ^} to exclude), or null for the default. */
+    public String debugSubsys() {
+        return debugSubsys;
+    }
+
+    /** Requested algorithm list ({@code ring}, {@code ^tree}…), or null to let the tuner choose. */
+    public String algo() {
+        return algo;
+    }
+
+    /** Requested protocol list, or null to let the tuner choose. */
+    public String proto() {
+        return proto;
+    }
+
+    /** Staging bytes per connection. */
+    public int buffSize() {
+        return buffSize;
+    }
+
+    /** Largest piece a collective moves per step and peer. */
+    public int chunkBytes() {
+        return Math.max(MIN_BUFFSIZE / 4, buffSize / 4);
+    }
+
+    public int socketThreads() {
+        return socketThreads;
+    }
+
+    public int socketsPerThread() {
+        return socketsPerThread;
+    }
+
+    public boolean shmDisable() {
+        return shmDisable;
+    }
+
+    /** Network transport name ({@code Socket}, {@code UCX}), or null for the default. */
+    public String net() {
+        return net;
+    }
+
+    public String ibHca() {
+        return ibHca;
+    }
+
+    /** Overrides the host identity used to decide which ranks share a host, or null. */
+    public String hostId() {
+        return hostId;
+    }
+
+    /**
+     * Every knob with its effective value and where it came from ({@code default}, {@code builder}
+     * or the variable's name), in a stable order: what {@code jccl info} prints.
+     */
+    public List<String[]> describe() {
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put("timeout", timeout.toMillis() / 1000.0 + " s");
+        values.put("socketIfname", socketIfname == null ? "(auto)" : socketIfname);
+        values.put("debug", debugLevel);
+        values.put("debugSubsys", debugSubsys == null ? "(default)" : debugSubsys);
+        values.put("algo", algo == null ? "(auto)" : algo);
+        values.put("proto", proto == null ? "(auto)" : proto);
+        values.put("buffSize", buffSize);
+        values.put("socketThreads", socketThreads);
+        values.put("socketsPerThread", socketsPerThread);
+        values.put("shmDisable", shmDisable);
+        values.put("net", net == null ? "(auto)" : net);
+        values.put("ibHca", ibHca == null ? "(all)" : ibHca);
+        values.put("hostId", hostId == null ? "(hostname + boot_id)" : hostId);
+        List<String[]> rows = new ArrayList<>();
+        for (var e : values.entrySet()) {
+            rows.add(new String[] {e.getKey(), String.valueOf(e.getValue()), sources.getOrDefault(e.getKey(), "default")});
+        }
+        return rows;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("Config{");
+        for (String[] r : describe()) sb.append(r[0]).append('=').append(r[1]).append(", ");
+        sb.setLength(sb.length() - 2);
+        return sb.append('}').toString();
+    }
+
+    /** Builder; every setter validates its argument at once. */
+    public static final class Builder {
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private String socketIfname;
+        private DebugLevel debugLevel = DebugLevel.WARN;
+        private String debugSubsys;
+        private String algo;
+        private String proto;
+        private int buffSize = DEFAULT_BUFFSIZE;
+        private int socketThreads = 1;
+        private int socketsPerThread = 1;
+        private boolean shmDisable;
+        private String net;
+        private String ibHca;
+        private String hostId;
+        private final Map<String, String> sources = new LinkedHashMap<>();
+
+        private Builder() {}
+
+        public Builder timeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+            }
+            this.timeout = timeout;
+            sources.put("timeout", "builder");
+            return this;
+        }
+
+        public Builder socketIfname(String filter) {
+            this.socketIfname = filter == null || filter.isBlank() ? null : filter.trim();
+            sources.put("socketIfname", "builder");
+            return this;
+        }
+
+        public Builder debugLevel(DebugLevel level) {
+            this.debugLevel = Objects.requireNonNull(level, "level");
+            sources.putIfAbsent("debug", "builder");
+            return this;
+        }
+
+        public Builder debugSubsys(String subsys) {
+            this.debugSubsys = subsys;
+            sources.putIfAbsent("debugSubsys", "builder");
+            return this;
+        }
+
+        public Builder algo(String algo) {
+            this.algo = algo;
+            sources.putIfAbsent("algo", "builder");
+            return this;
+        }
+
+        public Builder proto(String proto) {
+            this.proto = proto;
+            sources.putIfAbsent("proto", "builder");
+            return this;
+        }
+
+        public Builder buffSize(int bytes) {
+            if (bytes < MIN_BUFFSIZE) {
+                throw new IllegalArgumentException("buffSize must be at least " + MIN_BUFFSIZE + " bytes, got " + bytes);
+            }
+            this.buffSize = bytes;
+            sources.putIfAbsent("buffSize", "builder");
+            return this;
+        }
+
+        public Builder socketThreads(int n) {
+            if (n < 1 || n > 16) throw new IllegalArgumentException("socket threads must be 1..16, got " + n);
+            this.socketThreads = n;
+            sources.putIfAbsent("socketThreads", "builder");
+            return this;
+        }
+
+        public Builder socketsPerThread(int n) {
+            if (n < 1 || n > 16) throw new IllegalArgumentException("sockets per thread must be 1..16, got " + n);
+            this.socketsPerThread = n;
+            sources.putIfAbsent("socketsPerThread", "builder");
+            return this;
+        }
+
+        public Builder shmDisable(boolean disable) {
+            this.shmDisable = disable;
+            sources.putIfAbsent("shmDisable", "builder");
+            return this;
+        }
+
+        public Builder net(String net) {
+            this.net = net;
+            sources.putIfAbsent("net", "builder");
+            return this;
+        }
+
+        public Builder ibHca(String ibHca) {
+            this.ibHca = ibHca;
+            sources.putIfAbsent("ibHca", "builder");
+            return this;
+        }
+
+        public Builder hostId(String hostId) {
+            this.hostId = hostId;
+            sources.putIfAbsent("hostId", "builder");
+            return this;
+        }
+
+        public Config build() {
+            return new Config(this);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.jccl;
+
+/**
+ * Element types a collective can move and reduce; the same ten types NCCL has.
+ *
+ * <p>Elements are stored in native byte order (little-endian on every platform Jccl targets).
+ * {@link #FLOAT16} is IEEE 754 binary16 and {@link #BFLOAT16} is the upper half of a binary32;
+ * both are carried in Java {@code short}s and reduced in {@code float}, rounded to nearest even.
+ * The unsigned types are carried in the signed Java type of the same width and compared as
+ * unsigned by {@link ReduceOp#MIN}/{@link ReduceOp#MAX}.
+ */
+public enum DataType {
+    INT8(1, "int8"),
+    UINT8(1, "uint8"),
+    INT32(4, "int32"),
+    UINT32(4, "uint32"),
+    INT64(8, "int64"),
+    UINT64(8, "uint64"),
+    FLOAT16(2, "half"),
+    BFLOAT16(2, "bfloat16"),
+    FLOAT32(4, "float"),
+    FLOAT64(8, "double");
+
+    private final int byteSize;
+    private final String ncclTestsName;
+
+    DataType(int byteSize, String ncclTestsName) {
+        this.byteSize = byteSize;
+        this.ncclTestsName = ncclTestsName;
+    }
+
+    /** Size of one element in bytes. */
+    public int byteSize() {
+        return byteSize;
+    }
+
+    /** True for the four floating-point types. */
+    public boolean isFloatingPoint() {
+        return this == FLOAT16 || this == BFLOAT16 || this == FLOAT32 || this == FLOAT64;
+    }
+
+    /** True for UINT8, UINT32 and UINT64. */
+    public boolean isUnsigned() {
+        return this == UINT8 || this == UINT32 || this == UINT64;
+    }
+
+    /** The name nccl-tests prints in its {@code type} column ({@code float}, {@code half}, …). */
+    public String ncclTestsName() {
+        return ncclTestsName;
+    }
+
+    /** Parses an enum name or an nccl-tests name, case-insensitively. */
+    public static DataType parse(String name) {
+        for (DataType t : values()) {
+            if (t.name().equalsIgnoreCase(name) || t.ncclTestsName.equalsIgnoreCase(name)) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("unknown data type '" + name + "'; expected one of "
+                + java.util.Arrays.toString(values()) + " or an nccl-tests name (int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double)");
+    }
+}
