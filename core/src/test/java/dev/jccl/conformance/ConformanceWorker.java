@@ -1,0 +1,61 @@
+package dev.jccl.conformance;
+
+import dev.jccl.Communicator;
+import dev.jccl.Config;
+import dev.jccl.Jccl;
+import dev.jccl.UniqueId;
+
+import java.util.List;
+
+/**
+ * One rank of {@link ProcessRanksConformanceTest}, in its own JVM:
+ * {@code ConformanceWorker <rank> <size> <unique id>}. Settings come from the environment
+ * ({@code JCCL_SOCKET_IFNAME}, {@code JCCL_TIMEOUT}). Exits 0 when the whole battery passed on
+ * this rank, 1 with the failures on stdout otherwise, 2 when the communicator could not be made.
+ */
+public final class ConformanceWorker {
+    private ConformanceWorker() {}
+
+    public static void main(String[] args) {
+        if (args.length != 3) {
+            System.err.println("usage: ConformanceWorker <rank> <size> <unique id>");
+            System.exit(2);
+        }
+        int rank = Integer.parseInt(args[0]);
+        int size = Integer.parseInt(args[1]);
+        UniqueId id = UniqueId.parse(args[2]);
+        long start = System.nanoTime();
+        Communicator comm;
+        try {
+            comm = Jccl.init(rank, size, id, Config.fromEnvironment());
+        } catch (Throwable t) {
+            System.out.println("rank " + rank + "/" + size + ": init failed: " + ThreadRanks.stack(t));
+            System.out.flush();
+            System.exit(2);
+            return;
+        }
+        List<String> failures;
+        try {
+            failures = ConformanceBody.run(comm);
+        } catch (Throwable t) {
+            failures = List.of("rank " + rank + ": the body threw " + ThreadRanks.stack(t));
+            comm.abort();
+        }
+        try {
+            comm.close();
+        } catch (Throwable t) {
+            failures = new java.util.ArrayList<>(failures);
+            failures.add("rank " + rank + ": close threw " + ThreadRanks.stack(t));
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        if (failures.isEmpty()) {
+            System.out.printf("rank %d/%d: PASS in %.1f s%n", rank, size, seconds);
+            System.out.flush();
+            System.exit(0);
+        }
+        System.out.printf("rank %d/%d: %d failure(s) in %.1f s%n", rank, size, failures.size(), seconds);
+        for (String f : failures) System.out.println("  " + f);
+        System.out.flush();
+        System.exit(1);
+    }
+}

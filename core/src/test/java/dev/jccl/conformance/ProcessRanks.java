@@ -1,0 +1,98 @@
+package dev.jccl.conformance;
+
+import dev.jccl.Config;
+import dev.jccl.UniqueId;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts N JVMs, one per rank, on this test's classpath, and waits for all of them within a
+ * deadline; past it every one (and its children) is killed. Output goes to files, so a chatty
+ * rank can never block on a full pipe.
+ */
+final class ProcessRanks {
+    private ProcessRanks() {}
+
+    /** A rank's outcome; {@code exitCode} is null when it was killed at the deadline. */
+    record Outcome(int rank, Integer exitCode, String output) {
+        boolean passed() {
+            return exitCode != null && exitCode == 0;
+        }
+    }
+
+    /**
+     * A UniqueId on loopback for ranks in other JVMs: {@link UniqueId#create} holds the root port
+     * in this JVM for an in-process rank 0; close that reservation so the worker rank 0 can bind it.
+     */
+    static UniqueId loopbackIdForOtherProcesses() throws IOException {
+        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
+        ServerSocketChannel reserved = id.takeReservedListener();
+        if (reserved != null) reserved.close();
+        return id;
+    }
+
+    static List<Outcome> run(int size, Class<?> mainClass, List<String> argsPerRankTemplate, Map<String, String> env, Duration deadline)
+            throws IOException, InterruptedException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String classpath = System.getProperty("java.class.path");
+        List<Process> procs = new ArrayList<>();
+        List<Path> logs = new ArrayList<>();
+        try {
+            for (int r = 0; r < size; r++) {
+                List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED",
+                        "-cp", classpath, mainClass.getName()));
+                for (String a : argsPerRankTemplate) cmd.add(a.replace("{rank}", Integer.toString(r)).replace("{size}", Integer.toString(size)));
+                Path log = Files.createTempFile("jccl-rank-" + r + "-", ".log");
+                logs.add(log);
+                ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+                pb.environment().putAll(env);
+                procs.add(pb.start());
+            }
+            long end = System.nanoTime() + deadline.toNanos();
+            List<Outcome> out = new ArrayList<>();
+            for (int r = 0; r < size; r++) {
+                Process p = procs.get(r);
+                long left = Math.max(0, end - System.nanoTime());
+                Integer code = p.waitFor(left, TimeUnit.NANOSECONDS) ? p.exitValue() : null;
+                if (code == null) kill(p);
+                out.add(new Outcome(r, code, Files.readString(logs.get(r), StandardCharsets.UTF_8)));
+            }
+            return out;
+        } finally {
+            for (Process p : procs) kill(p);
+            for (Path l : logs) Files.deleteIfExists(l);
+        }
+    }
+
+    private static void kill(Process p) {
+        if (!p.isAlive()) return;
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+        try {
+            p.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static String report(List<Outcome> outcomes) {
+        StringBuilder sb = new StringBuilder();
+        for (Outcome o : outcomes) {
+            sb.append("\n--- rank ").append(o.rank()).append(": ")
+                    .append(o.exitCode() == null ? "killed at the deadline" : "exit " + o.exitCode()).append('\n')
+                    .append(o.output().isEmpty() ? "(no output)" : o.output());
+        }
+        return sb.toString();
+    }
+}

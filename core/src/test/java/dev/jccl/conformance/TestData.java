@@ -1,0 +1,83 @@
+package dev.jccl.conformance;
+
+import dev.jccl.DataType;
+import dev.jccl.ReduceOp;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Deterministic inputs: element {@code i} of rank {@code r}'s buffer in case {@code seed} is a pure
+ * function of {@code (seed, r, i, type, dist)}, so every rank can regenerate every other rank's
+ * input instead of receiving it.
+ *
+ * <p>The distributions make every reduction's result exact whatever order a ring or tree
+ * combines the ranks in (see {@link Dist}), so results are compared bit for bit; only
+ * {@link Dist#GAUSSIAN} needs a tolerance.
+ */
+final class TestData {
+    private TestData() {}
+
+    enum Dist {
+        /** Uniformly random bits: integer SUM/PROD wrap and MIN/MAX are order-independent; moves must be bit-exact for every type. */
+        BITS,
+        /** Integers -8..8 as floats: sums of up to a few thousand are exact in every float type, including FLOAT16/BFLOAT16. */
+        SMALL_INTS,
+        /** One of -2, -1, -0.5, 0.5, 1, 2: products of a few ranks stay exact powers of two. */
+        POWERS_OF_TWO,
+        /** Arbitrary values, gaussian with standard deviation 10, rounded to the type; checked with a tolerance. */
+        GAUSSIAN
+    }
+
+    private static final double[] POWERS = {-2, -1, -0.5, 0.5, 1, 2};
+
+    /** The exact-result distribution for a reduction of {@code t} with {@code op}. */
+    static Dist exactFor(DataType t, ReduceOp op) {
+        if (!t.isFloatingPoint()) return Dist.BITS;
+        return op == ReduceOp.PROD ? Dist.POWERS_OF_TWO : Dist.SMALL_INTS;
+    }
+
+    /** SplitMix64's finaliser: a bijective 64-bit mix. */
+    static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** Per-(seed, rank) stream base. */
+    static long base(long seed, int rank) {
+        return mix(mix(seed) ^ ((rank + 1L) * 0xD1B54A32D192ED03L));
+    }
+
+    /** Raw bits of element {@code index} (zero-extended to the type's width). */
+    static long bits(long seed, int rank, long index, DataType t, Dist d) {
+        return bitsFromBase(base(seed, rank), index, t, d);
+    }
+
+    static long bitsFromBase(long base, long index, DataType t, Dist d) {
+        long h = mix(base + index * 0x9E3779B97F4A7C15L);
+        return switch (d) {
+            case BITS -> h & Elements.mask(t);
+            case SMALL_INTS -> Elements.floatBits(t, (int) Long.remainderUnsigned(h >>> 8, 17) - 8);
+            case POWERS_OF_TWO -> Elements.floatBits(t, POWERS[(int) Long.remainderUnsigned(h >>> 8, POWERS.length)]);
+            case GAUSSIAN -> {
+                double u1 = ((h >>> 32) + 0.5) / 0x1p32;
+                double u2 = ((h & 0xFFFF_FFFFL) + 0.5) / 0x1p32;
+                double g = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+                yield Elements.floatBits(t, 10 * g);
+            }
+        };
+    }
+
+    /** Writes elements {@code 0..count-1} of rank {@code rank}'s input into {@code s}. */
+    static void fill(MemorySegment s, long seed, int rank, long count, DataType t, Dist d) {
+        fill(s, seed, rank, 0, count, t, d);
+    }
+
+    /** Writes input elements {@code first..first+count-1} of rank {@code rank} into {@code s} at 0.. */
+    static void fill(MemorySegment s, long seed, int rank, long first, long count, DataType t, Dist d) {
+        long b = base(seed, rank);
+        for (long i = 0; i < count; i++) {
+            Elements.set(s, t, i, bitsFromBase(b, first + i, t, d));
+        }
+    }
+}
