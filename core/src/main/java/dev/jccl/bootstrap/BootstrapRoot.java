@@ -160,9 +160,11 @@ final class BootstrapRoot {
             }
             log.info(Log.Subsys.BOOTSTRAP, "rank " + rank + " joined from " + info.where() + " (" + remote + ")");
         } catch (IOException | RuntimeException e) {
-            if (out != null) refuse(socket, out, remote, e.getMessage());
+            // Whatever a client sends, it costs it its connection and nothing else.
+            String reason = e instanceof java.io.EOFException ? "connection closed mid-frame"
+                    : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+            if (out != null) refuse(socket, out, remote, reason);
             else closeQuietly(socket);
-            if (!(e instanceof IOException) && !(e instanceof IllegalArgumentException)) throw e;
         }
     }
 

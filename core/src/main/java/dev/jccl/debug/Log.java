@@ -96,7 +96,8 @@ public final class Log {
 
     /** The one line NCCL prints at level VERSION and above. */
     public void version(String text) {
-        if (level.ordinal() >= DebugLevel.VERSION.ordinal()) {
+        // As NCCL: printed when asked for (VERSION) or when debugging (INFO and up), not on every WARN-level run.
+        if (level == DebugLevel.VERSION || level.ordinal() >= DebugLevel.INFO.ordinal()) {
             synchronized (out) {
                 out.println(HOST + ":" + PID + ":" + Thread.currentThread().threadId() + " [" + rank + "] " + text);
             }

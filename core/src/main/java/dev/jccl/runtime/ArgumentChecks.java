@@ -70,12 +70,6 @@ final class ArgumentChecks {
         }
     }
 
-    void disjoint(MemorySegment send, MemorySegment recv) {
-        if (Memory.overlap(send, recv)) {
-            throw bad("send and recv buffers overlap; " + collective + " cannot run in place, give it separate buffers");
-        }
-    }
-
     /** For async calls: the progress thread must be able to touch the segment. */
     void accessibleFrom(MemorySegment seg, Thread worker, String name) {
         if (seg != null && !seg.isAccessibleBy(worker)) {

@@ -255,7 +255,7 @@ public final class RuntimeCommunicator implements Communicator {
         check.writable(recv, total, "recv", size + " ranks × " + countPerPeer + " × " + type);
         MemorySegment s = send.asSlice(0, total);
         MemorySegment r = recv.asSlice(0, total);
-        check.disjoint(s, r);
+        check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
         return new Prepared(Collective.ALL_TO_ALL, countPerPeer, type, null, -1, s, r);
     }
 
@@ -367,6 +367,9 @@ public final class RuntimeCommunicator implements Communicator {
             JcclException reported = aborted ? new JcclException("rank " + rank + ": " + ctx.describe() + " stopped: communicator aborted", e) : e;
             if (failure == null) failure = reported;
             log.warn(Log.Subsys.COLL, reported.getMessage());
+            // A failed communicator is finished; closing its connections now makes peers that are
+            // waiting on this rank fail at once instead of at their deadline.
+            transport.close();
             throw reported;
         }
     }

@@ -91,6 +91,9 @@ final class ScheduleExecutor {
                 await(op, handles, k, steps.size(), deadlineNanos);
             } catch (IOException e) {
                 throw translate(op, e, k);
+            } catch (IllegalStateException e) {
+                // ClosedSelectorException / CancelledKeyException: the transport was closed under us (abort).
+                throw translate(op, new IOException("transport closed: " + e, e), k);
             }
         }
     }
