@@ -42,15 +42,38 @@ public final class Bootstrap {
         return BootstrapClient.join(id.rootAddress(), rank, size, id.secret(), self, deadline, timeout.toMillis(), log);
     }
 
+    /**
+     * Binds the root address. When the address is not one of this host's (a launcher's host name
+     * may resolve differently here, e.g. to 127.0.1.1 through /etc/hosts), rank 0 listens on every
+     * interface at that port instead: the handshake, not the address, keeps strangers out.
+     */
     private static ServerSocketChannel bind(InetSocketAddress address) {
+        IOException first;
         try {
-            ServerSocketChannel server = ServerSocketChannel.open();
+            return open(address);
+        } catch (IOException e) {
+            first = e;
+        }
+        if (first instanceof java.net.BindException && !first.getMessage().contains("in use")) {
+            try {
+                return open(new InetSocketAddress(address.getPort()));
+            } catch (IOException e) {
+                first.addSuppressed(e);
+            }
+        }
+        throw new BootstrapException("rank 0 cannot listen on the root address " + address + ": " + first.getMessage()
+                + ". Is rank 0 on the host the id (JCCL_ID / JCCL_ROOT / MASTER_ADDR) names, and is the port free?", first);
+    }
+
+    private static ServerSocketChannel open(InetSocketAddress address) throws IOException {
+        ServerSocketChannel server = ServerSocketChannel.open();
+        try {
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             server.bind(address, 1024);
             return server;
         } catch (IOException e) {
-            throw new BootstrapException("rank 0 cannot listen on the root address " + address + " from the unique id: "
-                    + e.getMessage() + ". Is the id from this host, and not in use by another job?", e);
+            server.close();
+            throw e;
         }
     }
 
