@@ -46,6 +46,8 @@ final class RankSupervisor {
     private final List<Rank> ranks = new CopyOnWriteArrayList<>();
     private final BlockingQueue<Rank> exited = new LinkedBlockingQueue<>();
     private volatile boolean finished;
+    /** Set by the shutdown hook: the ranks die because we stop them, which is no rank's failure to report. */
+    private volatile boolean shuttingDown;
 
     /** @param environments the full environment of each rank, in rank order */
     RankSupervisor(List<String> command, List<Map<String, String>> environments, LineSink out, LineSink err) {
@@ -103,6 +105,7 @@ final class RankSupervisor {
         int succeeded = 0;
         while (succeeded < ranks.size()) {
             Rank r = timeout == null ? exited.take() : exited.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (shuttingDown) return 1; // the JVM exits with the signal's code once the hook is done
             if (r == null) return timedOut(timeout);
             int code = r.process().exitValue();
             if (code != 0) return failed(r, code);
@@ -152,6 +155,7 @@ final class RankSupervisor {
     /** Shutdown hook: the launcher got SIGINT/SIGTERM (or System.exit) while ranks still run. */
     private void stopOnShutdown() {
         if (finished) return;
+        shuttingDown = true;
         List<Rank> running = running();
         if (running.isEmpty()) return;
         err.message("jccl run: launcher is shutting down; stopping " + running.size()
