@@ -76,6 +76,9 @@ final class RankSupervisor {
                 }
             }
             return supervise(timeout);
+        } catch (InterruptedException e) {
+            stop(running()); // whoever interrupts us gives up on the job: leave no rank behind
+            throw e;
         } finally {
             finished = true;
             drain(ranks);
