@@ -32,7 +32,7 @@ final class RunCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = {"-np", "-n"}, required = true, paramLabel = "N", description = "Number of ranks (at least 1).")
+    @Option(names = "-np", required = true, paramLabel = "N", description = "Number of ranks (at least 1).")
     private int ranks;
 
     @Option(names = "--ifname", paramLabel = "FILTER",
