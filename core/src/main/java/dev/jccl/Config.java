@@ -367,7 +367,7 @@ public final class Config {
 
         public Builder socketIfname(String filter) {
             this.socketIfname = filter == null || filter.isBlank() ? null : filter.trim();
-            sources.put("socketIfname", "builder");
+            sources.putIfAbsent("socketIfname", "builder");
             return this;
         }
 
