@@ -29,9 +29,6 @@ record HostReport(String jcclVersion, String javaVersion, String javaVendor, Str
                   List<Candidate> candidates, List<TransportStatus> transports, List<String[]> config,
                   List<String> warnings) {
 
-    /** Variables the {@code ./jccl} script reads; not Config's, but not mistakes either. */
-    static final List<String> LAUNCHER_VARIABLES = List.of("JCCL_JVM_ROOT");
-
     /** One transport and whether this process could use it. */
     record TransportStatus(String name, boolean available, String detail) {}
 
@@ -53,9 +50,7 @@ record HostReport(String jcclVersion, String javaVersion, String javaVendor, Str
         String ifnameSource = "default";
         for (String[] row : rows) if (row[0].equals("socketIfname")) ifnameSource = row[2];
         List<String> warnings = new ArrayList<>();
-        for (String w : Config.unknownVariables(env)) {
-            if (!LAUNCHER_VARIABLES.contains(w.split(" ", 2)[0])) warnings.add("unknown variable " + w);
-        }
+        for (String w : Config.unknownVariables(env)) warnings.add("unknown variable " + w);
         return new HostReport(Jccl.version(), Runtime.version().toString(), System.getProperty("java.vendor"),
                 System.getProperty("java.home"), readHostName(), config.socketIfname(), ifnameSource, selected,
                 selectionError, candidates, probeTransports(), rows, warnings);
