@@ -41,7 +41,7 @@ public final class Config {
 
     /** Variables only Jccl reads (beyond the launcher ones, see {@code LaunchEnvironment}). */
     static final List<String> JCCL_ONLY = List.of(TIMEOUT, "JCCL_ID", "JCCL_ROOT", "JCCL_RANK", "JCCL_WORLD_SIZE",
-            "JCCL_LOCAL_RANK", "JCCL_LOCAL_SIZE");
+            "JCCL_LOCAL_RANK", "JCCL_LOCAL_SIZE", "JCCL_PORT", "JCCL_SECRET", "JCCL_JOB_ID", "JCCL_JVM_ROOT");
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(300);
     /** Bytes of staging per connection; chunks are a quarter of it so that two are always in flight. */
@@ -118,10 +118,11 @@ public final class Config {
      */
     public static Config fromEnvironment(Map<String, String> env) {
         Builder b = new Builder();
+        Map<String, String> fromVariables = new LinkedHashMap<>();
         String t = env.get(TIMEOUT);
         if (t != null && !t.isBlank()) {
             b.timeout(parseDuration(TIMEOUT, t));
-            b.sources.put("timeout", TIMEOUT);
+            fromVariables.put("timeout", TIMEOUT);
         }
         String v;
         if ((v = shared(env, SOCKET_IFNAME, b, "socketIfname")) != null) b.socketIfname(v);
@@ -140,6 +141,8 @@ public final class Config {
         if ((v = shared(env, NET, b, "net")) != null) b.net(v);
         if ((v = shared(env, IB_HCA, b, "ibHca")) != null) b.ibHca(v);
         if ((v = shared(env, HOSTID, b, "hostId")) != null) b.hostId(v);
+        b.sources.putAll(fromVariables);
+        b.sources.putAll(b.variableSources);
         return b.build();
     }
 
@@ -150,12 +153,12 @@ public final class Config {
     private static String shared(Map<String, String> env, String suffix, Builder b, String knob) {
         String j = env.get("JCCL_" + suffix);
         if (j != null && !j.isBlank()) {
-            b.sources.put(knob, "JCCL_" + suffix);
+            b.variableSources.put(knob, "JCCL_" + suffix);
             return j.trim();
         }
         String n = env.get("NCCL_" + suffix);
         if (n != null && !n.isBlank()) {
-            b.sources.put(knob, "NCCL_" + suffix);
+            b.variableSources.put(knob, "NCCL_" + suffix);
             return n.trim();
         }
         return null;
@@ -347,6 +350,8 @@ public final class Config {
         private String ibHca;
         private String hostId;
         private final Map<String, String> sources = new LinkedHashMap<>();
+        /** Which variable set each knob, while {@link #fromEnvironment} runs; wins over "builder". */
+        private final Map<String, String> variableSources = new LinkedHashMap<>();
 
         private Builder() {}
 
@@ -362,7 +367,7 @@ public final class Config {
 
         public Builder socketIfname(String filter) {
             this.socketIfname = filter == null || filter.isBlank() ? null : filter.trim();
-            sources.put("socketIfname", "builder");
+            sources.putIfAbsent("socketIfname", "builder");
             return this;
         }
 

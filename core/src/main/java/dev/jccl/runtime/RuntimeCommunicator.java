@@ -2,11 +2,610 @@ package dev.jccl.runtime;
 
 import dev.jccl.Communicator;
 import dev.jccl.Config;
+import dev.jccl.DataType;
+import dev.jccl.Jccl;
+import dev.jccl.JcclException;
+import dev.jccl.JcclTimeoutException;
+import dev.jccl.ReduceOp;
 import dev.jccl.UniqueId;
+import dev.jccl.bootstrap.Bootstrap;
+import dev.jccl.bootstrap.PeerInfo;
+import dev.jccl.debug.HostIdentity;
+import dev.jccl.debug.Log;
+import dev.jccl.plan.Collective;
+import dev.jccl.plan.OpRequest;
+import dev.jccl.plan.Planner;
+import dev.jccl.plan.Schedule;
+import dev.jccl.topology.InterfaceSelector;
+import dev.jccl.transport.tcp.TcpTransport;
 
-/** Placeholder while the runtime is written. */
-public final class RuntimeCommunicator {
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The communicator: checks arguments, gives each operation its place in the order, plans it,
+ * and runs the schedule on the calling thread (blocking calls) or the progress thread (async).
+ *
+ * <p>Ordering: every operation takes a ticket (the {@code tail} future) when it is called; it
+ * starts only after the previous ticket completes. Blocking calls run on the caller's thread so
+ * that they can use confined memory and pay no thread handoff (Gloo's small-message cost is
+ * mostly that handoff).
+ */
+public final class RuntimeCommunicator implements Communicator {
+    private final int rank;
+    private final int size;
+    private final Config config;
+    private final Log log;
+    private final long commId;
+    private final byte[] secret;
+    private final TcpTransport transport;
+    private final List<PeerInfo> peers;
+    private final ScheduleExecutor executor;
+
+    private final Object issueLock = new Object();
+    private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+    private long collectiveSequence;
+    private final long[] sendSequence;
+    private final long[] recvSequence;
+    private int splitCount;
+
+    private volatile ExecutorService progressThread;
+    private volatile Thread progressThreadRef;
+    private volatile JcclException failure;
+    private volatile boolean aborted;
+    private volatile boolean closed;
+
+    private Arena scratchArena;
+    private MemorySegment scratch = MemorySegment.NULL;
+
+    private RuntimeCommunicator(int rank, int size, Config config, Log log, long commId, byte[] secret, TcpTransport transport,
+                                List<PeerInfo> peers) {
+        this.rank = rank;
+        this.size = size;
+        this.config = config;
+        this.log = log;
+        this.commId = commId;
+        this.secret = secret;
+        this.transport = transport;
+        this.peers = List.copyOf(peers);
+        this.executor = new ScheduleExecutor(transport, rank, size, this.peers);
+        this.sendSequence = new long[size];
+        this.recvSequence = new long[size];
+    }
+
     public static Communicator create(int rank, int size, UniqueId id, Config config) {
-        throw new UnsupportedOperationException("runtime not yet built");
+        Log log = new Log(config, rank);
+        long start = System.nanoTime();
+        if (rank == 0) {
+            log.version("JCCL version " + Jccl.version() + " (Java " + Runtime.version() + ")");
+            for (String unknown : Config.unknownVariables(System.getenv())) log.warn(Log.Subsys.ENV, "unknown variable " + unknown);
+        }
+        InterfaceSelector.Candidate nic = InterfaceSelector.select(config.socketIfname());
+        log.info(Log.Subsys.NET, "NET/Socket : Using [0]" + nic.name() + ":" + nic.address().getHostAddress());
+        long commId = commIdOf(id);
+        TcpTransport transport = new TcpTransport(commId, id.secret(), config.chunkBytes(), nic.address(), log);
+        try {
+            PeerInfo self = new PeerInfo(rank, HostIdentity.hostId(config.hostId()), HostIdentity.hostName(),
+                    ProcessHandle.current().pid(), nic.address().getHostAddress(), transport.listenAddress().getPort());
+            log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d - Init START", commId, rank, size));
+            List<PeerInfo> peers = Bootstrap.exchange(rank, size, id, self, config.timeout(), log);
+            return finishInit(rank, size, config, log, commId, id.secret(), transport, peers, start);
+        } catch (RuntimeException e) {
+            transport.close();
+            throw e;
+        }
+    }
+
+    private static RuntimeCommunicator finishInit(int rank, int size, Config config, Log log, long commId, byte[] secret,
+                                                  TcpTransport transport, List<PeerInfo> peers, long start) {
+        transport.start(rank, peers);
+        RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, peers);
+        if (log.enabled(Config.DebugLevel.INFO, Log.Subsys.INIT)) c.logTopology(start);
+        return c;
+    }
+
+    private void logTopology(long start) {
+        PeerInfo me = peers.get(rank);
+        StringBuilder ring = new StringBuilder();
+        for (int i = 0; i < size; i++) ring.append(String.format(" %3d", i));
+        log.info(Log.Subsys.INIT, "Channel 00/01 :" + ring);
+        log.info(Log.Subsys.INIT, String.format("Ring 00 : %d -> %d -> %d", (rank - 1 + size) % size, rank, (rank + 1) % size));
+        for (PeerInfo p : peers) {
+            if (p.rank() == rank) continue;
+            boolean sameHost = p.hostId().equals(me.hostId());
+            log.info(Log.Subsys.INIT, String.format("peer %d (%s) via NET/%s (%s)", p.rank(), p.where(), transport.name(),
+                    sameHost ? "same host; the shm transport is not built yet" : "different host"));
+        }
+        log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d host %s pid %d - Init COMPLETE in %.2f s",
+                commId, rank, size, me.hostName(), me.pid(), (System.nanoTime() - start) / 1e9));
+    }
+
+    private static long commIdOf(UniqueId id) {
+        return hash(id.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static long hash(byte[] bytes) {
+        try {
+            byte[] h = MessageDigest.getInstance("SHA-256").digest(bytes);
+            long v = 0;
+            for (int i = 0; i < 8; i++) v = (v << 8) | (h[i] & 0xFF);
+            return v;
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public Config config() {
+        return config;
+    }
+
+    // ---------------------------------------------------------------- preparing operations
+
+    /** A checked call, ready to be sequenced. */
+    private record Prepared(Collective collective, long count, DataType type, ReduceOp op, int root, MemorySegment send,
+                            MemorySegment recv) {}
+
+    private Prepared prepareAllReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
+        ArgumentChecks check = new ArgumentChecks("AllReduce", rank);
+        check.count(count, "count");
+        check.type(type);
+        check.op(op);
+        long bytes = check.bytes(count, 1, type);
+        check.readable(send, bytes, "send", count + " × " + type);
+        check.writable(recv, bytes, "recv", count + " × " + type);
+        MemorySegment s = send.asSlice(0, bytes);
+        MemorySegment r = recv.asSlice(0, bytes);
+        check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
+        return new Prepared(Collective.ALL_REDUCE, count, type, op, -1, s, r);
+    }
+
+    private Prepared prepareBroadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
+        ArgumentChecks check = new ArgumentChecks("Broadcast", rank);
+        check.count(count, "count");
+        check.type(type);
+        check.rankInRange(root, size, "root");
+        long bytes = check.bytes(count, 1, type);
+        check.writable(recv, bytes, "recv", count + " × " + type);
+        MemorySegment r = recv.asSlice(0, bytes);
+        MemorySegment s = r;
+        if (rank == root) {
+            check.readable(send, bytes, "send", count + " × " + type);
+            s = send.asSlice(0, bytes);
+            check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
+        }
+        return new Prepared(Collective.BROADCAST, count, type, null, root, s, r);
+    }
+
+    private Prepared prepareReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
+        ArgumentChecks check = new ArgumentChecks("Reduce", rank);
+        check.count(count, "count");
+        check.type(type);
+        check.op(op);
+        check.rankInRange(root, size, "root");
+        long bytes = check.bytes(count, 1, type);
+        check.readable(send, bytes, "send", count + " × " + type);
+        MemorySegment s = send.asSlice(0, bytes);
+        MemorySegment r = s;
+        if (rank == root) {
+            check.writable(recv, bytes, "recv", count + " × " + type);
+            r = recv.asSlice(0, bytes);
+            check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
+        }
+        return new Prepared(Collective.REDUCE, count, type, op, root, s, r);
+    }
+
+    private Prepared prepareAllGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
+        ArgumentChecks check = new ArgumentChecks("AllGather", rank);
+        check.count(sendCount, "sendCount");
+        check.type(type);
+        long block = check.bytes(sendCount, 1, type);
+        long total = check.bytes(sendCount, size, type);
+        check.readable(send, block, "send", sendCount + " × " + type);
+        check.writable(recv, total, "recv", size + " ranks × " + sendCount + " × " + type);
+        MemorySegment s = send.asSlice(0, block);
+        MemorySegment r = recv.asSlice(0, total);
+        check.inPlaceOrDisjoint(s, r, Memory.same(s, r.asSlice(rank * block, block)));
+        return new Prepared(Collective.ALL_GATHER, sendCount, type, null, -1, s, r);
+    }
+
+    private Prepared prepareReduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op) {
+        ArgumentChecks check = new ArgumentChecks("ReduceScatter", rank);
+        check.count(recvCount, "recvCount");
+        check.type(type);
+        check.op(op);
+        long block = check.bytes(recvCount, 1, type);
+        long total = check.bytes(recvCount, size, type);
+        check.readable(send, total, "send", size + " ranks × " + recvCount + " × " + type);
+        check.writable(recv, block, "recv", recvCount + " × " + type);
+        MemorySegment s = send.asSlice(0, total);
+        MemorySegment r = recv.asSlice(0, block);
+        check.inPlaceOrDisjoint(s, r, Memory.same(r, s.asSlice(rank * block, block)));
+        return new Prepared(Collective.REDUCE_SCATTER, recvCount, type, op, -1, s, r);
+    }
+
+    private Prepared prepareAllToAll(MemorySegment send, MemorySegment recv, long countPerPeer, DataType type) {
+        ArgumentChecks check = new ArgumentChecks("AllToAll", rank);
+        check.count(countPerPeer, "countPerPeer");
+        check.type(type);
+        long total = check.bytes(countPerPeer, size, type);
+        check.readable(send, total, "send", size + " ranks × " + countPerPeer + " × " + type);
+        check.writable(recv, total, "recv", size + " ranks × " + countPerPeer + " × " + type);
+        MemorySegment s = send.asSlice(0, total);
+        MemorySegment r = recv.asSlice(0, total);
+        check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
+        return new Prepared(Collective.ALL_TO_ALL, countPerPeer, type, null, -1, s, r);
+    }
+
+    private Prepared preparePointToPoint(Collective kind, MemorySegment buf, long count, DataType type, int peer) {
+        ArgumentChecks check = new ArgumentChecks(kind.displayName(), rank);
+        check.count(count, "count");
+        check.type(type);
+        check.rankInRange(peer, size, "peer");
+        check.notSelf(peer);
+        long bytes = check.bytes(count, 1, type);
+        MemorySegment b;
+        if (kind == Collective.SEND) {
+            check.readable(buf, bytes, "send", count + " × " + type);
+            b = buf.asSlice(0, bytes);
+            return new Prepared(kind, count, type, null, peer, b, b);
+        }
+        check.writable(buf, bytes, "recv", count + " × " + type);
+        b = buf.asSlice(0, bytes);
+        return new Prepared(kind, count, type, null, peer, b, b);
+    }
+
+    // ---------------------------------------------------------------- sequencing and running
+
+    private void runBlocking(Prepared p) {
+        join(issue(p, false));
+    }
+
+    private CompletableFuture<Void> runAsync(Prepared p) {
+        ArgumentChecks check = new ArgumentChecks(p.collective.displayName() + "Async", rank);
+        Thread worker = progressThread();
+        check.accessibleFrom(p.send, worker, "send");
+        check.accessibleFrom(p.recv, worker, "recv");
+        return issue(p, true);
+    }
+
+    private CompletableFuture<Void> issue(Prepared p, boolean async) {
+        checkUsable(p.collective.displayName());
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<Void> previous;
+        long sequence;
+        synchronized (issueLock) {
+            sequence = switch (p.collective) {
+                case SEND -> sendSequence[p.root]++;
+                case RECV -> recvSequence[p.root]++;
+                default -> collectiveSequence++;
+            };
+            previous = tail;
+            tail = mine;
+        }
+        if (async) {
+            previous.whenCompleteAsync((v, e) -> runInto(mine, p, sequence), progressThread);
+        } else {
+            awaitPrevious(previous, p);
+            runInto(mine, p, sequence);
+        }
+        return mine;
+    }
+
+    private void runInto(CompletableFuture<Void> mine, Prepared p, long sequence) {
+        try {
+            execute(p, sequence);
+            mine.complete(null);
+        } catch (Throwable t) {
+            mine.completeExceptionally(t);
+        }
+    }
+
+    private void awaitPrevious(CompletableFuture<Void> previous, Prepared p) {
+        try {
+            previous.get(config.timeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            // The earlier operation's caller sees its error; ours is decided by checkUsable below.
+        } catch (TimeoutException e) {
+            throw new JcclTimeoutException("rank " + rank + ": " + p.collective.displayName() + " waited " + config.timeout().toSeconds()
+                    + " s for earlier async operations of this communicator to finish (JCCL_TIMEOUT)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JcclException("rank " + rank + ": interrupted while waiting for earlier operations");
+        }
+    }
+
+    private static void join(CompletableFuture<Void> f) {
+        try {
+            f.get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException re) throw re;
+            if (cause instanceof Error err) throw err;
+            throw new JcclException(cause.getMessage(), cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JcclException("interrupted", e);
+        }
+    }
+
+    private void execute(Prepared p, long sequence) {
+        checkUsable(p.collective.displayName());
+        long start = System.nanoTime();
+        OpContext ctx = new OpContext(p.collective, p.count, p.type, p.op, p.root, sequence, start);
+        long chunk = Math.max(1, config.chunkBytes() / p.type.byteSize());
+        Schedule schedule = Planner.plan(new OpRequest(p.collective, rank, size, p.count, p.op, p.root, chunk));
+        if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) {
+            log.trace(Log.Subsys.COLL, ctx.describe() + " algorithm " + schedule.algorithm() + ", " + schedule.steps().size() + " steps");
+        }
+        MemorySegment scratchSegment = scratch(schedule.scratchCount() * p.type.byteSize());
+        try {
+            executor.run(ctx, schedule, new ScheduleExecutor.Buffers(p.send, p.recv, scratchSegment), start + config.timeout().toNanos());
+        } catch (JcclException e) {
+            JcclException reported = aborted ? new JcclException("rank " + rank + ": " + ctx.describe() + " stopped: communicator aborted", e) : e;
+            if (failure == null) failure = reported;
+            log.warn(Log.Subsys.COLL, reported.getMessage());
+            // A failed communicator is finished; closing its connections now makes peers that are
+            // waiting on this rank fail at once instead of at their deadline.
+            transport.close();
+            throw reported;
+        }
+    }
+
+    private MemorySegment scratch(long bytes) {
+        if (bytes == 0) return MemorySegment.NULL;
+        if (scratch.byteSize() < bytes) {
+            if (scratchArena != null) scratchArena.close();
+            scratchArena = Arena.ofShared();
+            scratch = scratchArena.allocate(bytes, 64);
+        }
+        return scratch.asSlice(0, bytes);
+    }
+
+    private void checkUsable(String what) {
+        if (closed) throw new JcclException("rank " + rank + ": " + what + " on a closed communicator");
+        if (aborted) throw new JcclException("rank " + rank + ": " + what + " on an aborted communicator");
+        JcclException f = failure;
+        if (f != null) {
+            throw new JcclException("rank " + rank + ": " + what + " refused: this communicator failed earlier (" + f.getMessage()
+                    + "). Close it and create a new one.", f);
+        }
+    }
+
+    private Thread progressThread() {
+        ExecutorService e = progressThread;
+        if (e == null) {
+            synchronized (issueLock) {
+                if (progressThread == null) {
+                    Thread[] holder = new Thread[1];
+                    progressThread = Executors.newSingleThreadExecutor(r -> {
+                        Thread t = new Thread(r, "jccl-progress-rank" + rank);
+                        t.setDaemon(true);
+                        holder[0] = t;
+                        return t;
+                    });
+                    // Start the thread now so that segment accessibility can be checked against it.
+                    try {
+                        progressThread.submit(() -> { }).get();
+                    } catch (InterruptedException | ExecutionException ex) {
+                        throw new JcclException("cannot start the progress thread", ex);
+                    }
+                    progressThreadRef = holder[0];
+                }
+            }
+        }
+        return progressThreadRef;
+    }
+
+    // ---------------------------------------------------------------- the API
+
+    @Override
+    public void allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
+        runBlocking(prepareAllReduce(send, recv, count, type, op));
+    }
+
+    @Override
+    public CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
+        return runAsync(prepareAllReduce(send, recv, count, type, op));
+    }
+
+    @Override
+    public void broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
+        runBlocking(prepareBroadcast(send, recv, count, type, root));
+    }
+
+    @Override
+    public CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
+        return runAsync(prepareBroadcast(send, recv, count, type, root));
+    }
+
+    @Override
+    public void reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
+        runBlocking(prepareReduce(send, recv, count, type, op, root));
+    }
+
+    @Override
+    public CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
+        return runAsync(prepareReduce(send, recv, count, type, op, root));
+    }
+
+    @Override
+    public void allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
+        runBlocking(prepareAllGather(send, recv, sendCount, type));
+    }
+
+    @Override
+    public CompletableFuture<Void> allGatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
+        return runAsync(prepareAllGather(send, recv, sendCount, type));
+    }
+
+    @Override
+    public void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op) {
+        runBlocking(prepareReduceScatter(send, recv, recvCount, type, op));
+    }
+
+    @Override
+    public CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op) {
+        return runAsync(prepareReduceScatter(send, recv, recvCount, type, op));
+    }
+
+    @Override
+    public void allToAll(MemorySegment send, MemorySegment recv, long countPerPeer, DataType type) {
+        runBlocking(prepareAllToAll(send, recv, countPerPeer, type));
+    }
+
+    @Override
+    public CompletableFuture<Void> allToAllAsync(MemorySegment send, MemorySegment recv, long countPerPeer, DataType type) {
+        return runAsync(prepareAllToAll(send, recv, countPerPeer, type));
+    }
+
+    @Override
+    public void send(MemorySegment buf, long count, DataType type, int peer) {
+        runBlocking(preparePointToPoint(Collective.SEND, buf, count, type, peer));
+    }
+
+    @Override
+    public CompletableFuture<Void> sendAsync(MemorySegment buf, long count, DataType type, int peer) {
+        return runAsync(preparePointToPoint(Collective.SEND, buf, count, type, peer));
+    }
+
+    @Override
+    public void recv(MemorySegment buf, long count, DataType type, int peer) {
+        runBlocking(preparePointToPoint(Collective.RECV, buf, count, type, peer));
+    }
+
+    @Override
+    public CompletableFuture<Void> recvAsync(MemorySegment buf, long count, DataType type, int peer) {
+        return runAsync(preparePointToPoint(Collective.RECV, buf, count, type, peer));
+    }
+
+    @Override
+    public void barrier() {
+        // A one-byte AllReduce on scratch memory: every rank must contribute before any returns.
+        MemorySegment token = MemorySegment.ofArray(new byte[1]);
+        allReduce(token, token, 1, DataType.UINT8, ReduceOp.MAX);
+    }
+
+    @Override
+    public CompletableFuture<Void> barrierAsync() {
+        MemorySegment token = MemorySegment.ofArray(new byte[1]);
+        return allReduceAsync(token, token, 1, DataType.UINT8, ReduceOp.MAX);
+    }
+
+    @Override
+    public Communicator split(int color, int key) {
+        int splitIndex;
+        synchronized (issueLock) {
+            splitIndex = splitCount++;
+        }
+        int effectiveColor = color < 0 ? SPLIT_NOCOLOR : color;
+        long childId = hash(String.format("%016x/split%d/color%d", commId, splitIndex, effectiveColor).getBytes(StandardCharsets.UTF_8));
+        PeerInfo me = peers.get(rank);
+        TcpTransport child = effectiveColor < 0 ? null
+                : new TcpTransport(childId, secret, config.chunkBytes(), addressOf(me.dataHost()), log);
+        int[] mine = {effectiveColor, key, child == null ? 0 : child.listenAddress().getPort()};
+        int[] all = new int[3 * size];
+        try {
+            allGather(MemorySegment.ofArray(mine), MemorySegment.ofArray(all), 3, DataType.INT32);
+        } catch (RuntimeException e) {
+            if (child != null) child.close();
+            throw e;
+        }
+        if (child == null) return null;
+        List<Integer> members = new ArrayList<>();
+        for (int r = 0; r < size; r++) if (all[3 * r] == effectiveColor) members.add(r);
+        members.sort(Comparator.<Integer>comparingInt(r -> all[3 * r + 1]).thenComparingInt(r -> r));
+        List<PeerInfo> childPeers = new ArrayList<>();
+        int newRank = -1;
+        for (int i = 0; i < members.size(); i++) {
+            int r = members.get(i);
+            PeerInfo p = peers.get(r);
+            childPeers.add(new PeerInfo(i, p.hostId(), p.hostName(), p.pid(), p.dataHost(), all[3 * r + 2]));
+            if (r == rank) newRank = i;
+        }
+        Log childLog = new Log(config, newRank);
+        return finishInit(newRank, members.size(), config, childLog, childId, secret, child, childPeers, System.nanoTime());
+    }
+
+    private static java.net.InetAddress addressOf(String host) {
+        try {
+            return java.net.InetAddress.getByName(host);
+        } catch (java.net.UnknownHostException e) {
+            throw new JcclException("cannot resolve " + host, e);
+        }
+    }
+
+    @Override
+    public void abort() {
+        if (aborted) return;
+        aborted = true;
+        log.warn(Log.Subsys.INIT, "communicator aborted");
+        transport.close();
+        ExecutorService e = progressThread;
+        if (e != null) e.shutdownNow();
+        synchronized (issueLock) {
+            if (scratchArena != null && tail.isDone()) {
+                scratchArena.close();
+                scratchArena = null;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) return;
+        CompletableFuture<Void> last;
+        synchronized (issueLock) {
+            last = tail;
+        }
+        if (failure == null && !aborted) {
+            try {
+                last.get(config.timeout().toNanos(), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // the operation's own caller has its error; closing goes on
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        closed = true;
+        transport.close();
+        ExecutorService e = progressThread;
+        if (e != null) {
+            e.shutdownNow();
+            try {
+                e.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (issueLock) {
+            if (scratchArena != null) {
+                scratchArena.close();
+                scratchArena = null;
+            }
+        }
+        log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d - Destroy COMPLETE", commId, rank, size));
     }
 }

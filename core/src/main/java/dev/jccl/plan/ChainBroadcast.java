@@ -1,0 +1,41 @@
+package dev.jccl.plan;
+
+/**
+ * Broadcast as a pipelined chain root, root+1, …, root+size-1. The rank at chain position p
+ * receives chunk c at step c+p-1 from its predecessor and forwards it at step c+p, so after the
+ * pipeline fills every link carries a chunk each step: {@code chunks + size - 2} steps in all.
+ * The root copies SEND into RECV (skipped in place) and sends from SEND; the others receive into
+ * RECV and forward from there. A forwarding rank's step sends chunk c and receives chunk c+1.
+ */
+final class ChainBroadcast {
+    static final String NAME = "chain";
+
+    private ChainBroadcast() {}
+
+    static Schedule plan(OpRequest r) {
+        int size = r.size();
+        int me = r.rank();
+        int position = Math.floorMod(me - r.root(), size);
+        int next = Math.floorMod(me + 1, size);
+        int prev = Math.floorMod(me - 1, size);
+        long n = r.count();
+        Pieces chunks = Pieces.of(n, r.chunkCount());
+        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(chunks.count() == 0 ? 0 : chunks.steps() + size - 2);
+        if (position == 0) {
+            b.copy(0, Region.send(0, n), Region.recv(0, n));
+        }
+        for (int c = 0; c < chunks.steps(); c++) {
+            long off = chunks.offset(c);
+            long len = chunks.length(c);
+            if (position == 0) {
+                b.send(c, next, Region.send(off, len));
+                continue;
+            }
+            b.receive(c + position - 1, prev, Region.recv(off, len), null);
+            if (position < size - 1) {
+                b.send(c + position, next, Region.recv(off, len));
+            }
+        }
+        return b.build();
+    }
+}

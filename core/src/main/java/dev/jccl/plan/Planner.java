@@ -1,0 +1,92 @@
+package dev.jccl.plan;
+
+/**
+ * Turns one rank's view of an operation into its {@link Schedule}. Pure: no I/O, no state, safe
+ * from any thread. Every rank of an operation plans with the same request except for
+ * {@code rank}, and the schedules it gets back fit together: each Send in a rank's step k meets
+ * the peer's Receive from that rank in the peer's step k, with the same element count, in list
+ * order per pair of ranks; no transfer carries more than {@code chunkCount} elements or none.
+ *
+ * <table>
+ *   <caption>Algorithms</caption>
+ *   <tr><th>collective</th><th>algorithm</th><th>steps (chunks m, slices s, size P ≥ 2)</th></tr>
+ *   <tr><td>AllReduce</td><td>{@link RingAllReduce ring}</td><td>2(P-1)·s</td></tr>
+ *   <tr><td>ReduceScatter</td><td>{@link RingReduceScatter ring}</td><td>(P-1)·m, +1 for AVG</td></tr>
+ *   <tr><td>AllGather</td><td>{@link RingAllGather ring}</td><td>(P-1)·m</td></tr>
+ *   <tr><td>Broadcast</td><td>{@link ChainBroadcast chain}</td><td>m + P - 2</td></tr>
+ *   <tr><td>Reduce</td><td>{@link ChainReduce chain}</td><td>m + P - 2, +1 for AVG</td></tr>
+ *   <tr><td>AllToAll</td><td>{@link PairwiseAllToAll pairwise}</td><td>(P-1)·m + 1, P·m + 1 for odd P</td></tr>
+ *   <tr><td>Send, Recv</td><td>{@link PointToPoint p2p}</td><td>m</td></tr>
+ *   <tr><td>any but Send/Recv, P = 1</td><td>{@link SingleRank local}</td><td>1</td></tr>
+ * </table>
+ *
+ * A {@code count} of 0 gives a schedule without steps.
+ */
+public final class Planner {
+    private Planner() {}
+
+    /**
+     * Plans {@code r} for its rank.
+     *
+     * @throws IllegalArgumentException if the request lacks a reduce op where one is needed, names
+     *         a root or peer outside {@code [0, size)}, or its buffers would exceed {@code Long.MAX_VALUE} elements
+     */
+    public static Schedule plan(OpRequest r) {
+        validate(r);
+        return switch (r.collective()) {
+            case SEND, RECV -> PointToPoint.plan(r);
+            default -> r.size() == 1 ? SingleRank.plan(r) : planCollective(r);
+        };
+    }
+
+    /** A schedule as text, one line per step, for debug output and test failures. */
+    public static String describe(Schedule schedule) {
+        return ScheduleText.render(schedule);
+    }
+
+    private static Schedule planCollective(OpRequest r) {
+        return switch (r.collective()) {
+            case ALL_REDUCE -> RingAllReduce.plan(r);
+            case REDUCE_SCATTER -> RingReduceScatter.plan(r);
+            case ALL_GATHER -> RingAllGather.plan(r);
+            case BROADCAST -> ChainBroadcast.plan(r);
+            case REDUCE -> ChainReduce.plan(r);
+            case ALL_TO_ALL -> PairwiseAllToAll.plan(r);
+            case SEND, RECV -> throw new AssertionError(r.collective());
+        };
+    }
+
+    private static void validate(OpRequest r) {
+        Collective c = r.collective();
+        if (c == null) {
+            throw new IllegalArgumentException("no collective in " + r);
+        }
+        switch (c) {
+            case ALL_REDUCE, REDUCE, REDUCE_SCATTER -> {
+                if (r.op() == null) {
+                    throw new IllegalArgumentException(c.displayName() + " needs a reduce op");
+                }
+            }
+            default -> {}
+        }
+        switch (c) {
+            case BROADCAST, REDUCE, SEND, RECV -> {
+                if (r.root() < 0 || r.root() >= r.size()) {
+                    String what = c == Collective.SEND || c == Collective.RECV ? "peer" : "root";
+                    throw new IllegalArgumentException(c.displayName() + " " + what + " " + r.root() + " not in [0, " + r.size() + ")");
+                }
+            }
+            default -> {}
+        }
+        switch (c) {
+            case ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL -> {
+                try {
+                    Math.multiplyExact(r.count(), r.size());
+                } catch (ArithmeticException e) {
+                    throw new IllegalArgumentException(c.displayName() + " of " + r.size() + " × " + r.count() + " elements overflows a long");
+                }
+            }
+            default -> {}
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package dev.jccl.plan;
+
+/**
+ * AllGather as a ring, one chunk of every block at a time: rank r first copies SEND into RECV's
+ * block r, then at step k sends RECV block (r-k) to the next rank and receives block (r-k-1) from
+ * the previous one. In place (SEND is RECV's block r) the copy is skipped and block r, the only
+ * block that aliases SEND, is never written.
+ */
+final class RingAllGather {
+    static final String NAME = "ring";
+
+    private RingAllGather() {}
+
+    static Schedule plan(OpRequest r) {
+        int size = r.size();
+        int me = r.rank();
+        int next = Math.floorMod(me + 1, size);
+        int prev = Math.floorMod(me - 1, size);
+        long n = r.count();
+        Pieces chunks = Pieces.of(n, r.chunkCount());
+        int stepsPerChunk = size - 1;
+        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(Math.multiplyExact(chunks.steps(), stepsPerChunk));
+        b.copy(0, Region.send(0, n), Region.recv(me * n, n));
+        for (int c = 0; c < chunks.steps(); c++) {
+            long off = chunks.offset(c);
+            long len = chunks.length(c);
+            int base = c * stepsPerChunk;
+            for (int k = 0; k < size - 1; k++) {
+                b.send(base + k, next, Region.recv(Math.floorMod(me - k, size) * n + off, len));
+                b.receive(base + k, prev, Region.recv(Math.floorMod(me - k - 1, size) * n + off, len), null);
+            }
+        }
+        return b.build();
+    }
+}

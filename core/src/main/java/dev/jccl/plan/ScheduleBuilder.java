@@ -1,0 +1,79 @@
+package dev.jccl.plan;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Collects one rank's actions by step index. Zero-count actions are dropped here, in one place, so
+ * every algorithm omits empty transfers the same way on both sides of a link. Local actions are
+ * listed before transfers, the order in which the runtime performs them.
+ */
+final class ScheduleBuilder {
+    private final OpRequest request;
+    private final String algorithm;
+    private final List<List<Action>> locals = new ArrayList<>();
+    private final List<List<Action>> transfers = new ArrayList<>();
+    private long scratchCount;
+
+    ScheduleBuilder(OpRequest request, String algorithm) {
+        this.request = request;
+        this.algorithm = algorithm;
+    }
+
+    /** Makes the schedule at least {@code n} steps long, so ranks with nothing to do stay in step. */
+    ScheduleBuilder steps(int n) {
+        while (locals.size() < n) {
+            locals.add(new ArrayList<>());
+            transfers.add(new ArrayList<>());
+        }
+        return this;
+    }
+
+    ScheduleBuilder scratch(long count) {
+        scratchCount = count;
+        return this;
+    }
+
+    void copy(int step, Region from, Region to) {
+        if (from.count() > 0) {
+            steps(step + 1).locals.get(step).add(new Action.LocalCopy(from, to));
+        }
+    }
+
+    void divide(int step, Region region) {
+        if (region.count() > 0) {
+            steps(step + 1).locals.get(step).add(new Action.DivideBySize(region));
+        }
+    }
+
+    void send(int step, int peer, Region from) {
+        if (from.count() > 0) {
+            checkChunk(from);
+            steps(step + 1).transfers.get(step).add(new Action.Send(peer, from));
+        }
+    }
+
+    /** A plain receive ({@code combineWith == null}) or a reducing one. */
+    void receive(int step, int peer, Region into, Region combineWith) {
+        if (into.count() > 0) {
+            checkChunk(into);
+            steps(step + 1).transfers.get(step).add(new Action.Receive(peer, into, combineWith));
+        }
+    }
+
+    Schedule build() {
+        List<Step> steps = new ArrayList<>(locals.size());
+        for (int i = 0; i < locals.size(); i++) {
+            List<Action> actions = new ArrayList<>(locals.get(i));
+            actions.addAll(transfers.get(i));
+            steps.add(new Step(actions));
+        }
+        return new Schedule(request, algorithm, scratchCount, steps);
+    }
+
+    private void checkChunk(Region r) {
+        if (r.count() > request.chunkCount()) {
+            throw new IllegalStateException("planner bug: transfer of " + r.count() + " > chunkCount " + request.chunkCount());
+        }
+    }
+}

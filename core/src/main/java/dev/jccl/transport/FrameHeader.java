@@ -1,0 +1,46 @@
+package dev.jccl.transport;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The header in front of every chunk a transport carries. It lets the receiver check that the
+ * chunk is the one it expects, so ranks that call different collectives (or counts, types, ops,
+ * roots) get an error that describes both sides instead of corrupt data or a hang.
+ *
+ * <pre>
+ *   0       4    5    6    7    8        12       16                24                32
+ *   +-------+----+----+----+----+--------+--------+-----------------+-----------------+
+ *   | magic |coll|type| op |rsvd|  step  |  root  |    sequence     |  length (bytes) |
+ *   | JCDF  | u8 | u8 | u8 |    |  i32   |  i32   |       i64       |       i64       |
+ *   +-------+----+----+----+----+--------+--------+-----------------+-----------------+
+ * </pre>
+ * Little-endian. {@code op} is 0xFF where nothing is reduced; {@code sequence} counts collectives
+ * on the communicator, or point-to-point messages per peer pair.
+ */
+public record FrameHeader(int collective, int dataType, int op, int step, int root, long sequence, long length) {
+    public static final int BYTES = 32;
+    public static final int MAGIC = 0x4644434A; // "JCDF" read little-endian
+    public static final int NO_OP = 0xFF;
+
+    public void encode(ByteBuffer out) {
+        out.putInt(MAGIC);
+        out.put((byte) collective);
+        out.put((byte) dataType);
+        out.put((byte) op);
+        out.put((byte) 0);
+        out.putInt(step);
+        out.putInt(root);
+        out.putLong(sequence);
+        out.putLong(length);
+    }
+
+    /** Decodes 32 bytes; a wrong magic is reported as null (the stream is not ours or is out of sync). */
+    public static FrameHeader decode(ByteBuffer in) {
+        if (in.getInt() != MAGIC) return null;
+        int coll = Byte.toUnsignedInt(in.get());
+        int type = Byte.toUnsignedInt(in.get());
+        int op = Byte.toUnsignedInt(in.get());
+        in.get();
+        return new FrameHeader(coll, type, op, in.getInt(), in.getInt(), in.getLong(), in.getLong());
+    }
+}

@@ -1,0 +1,50 @@
+package dev.jccl.transport;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.Collection;
+
+/**
+ * Moves chunks between this rank and its peers; knows nothing of collectives. The runtime posts
+ * sends and receives, then calls {@link #progress()} until their handles are done, falling back
+ * to {@link #awaitIo} when nothing moved. Single-threaded: one thread drives it at a time (the
+ * runtime serialises operations); only {@link #wakeup()} and {@link #close()} may come from another.
+ *
+ * <p>Per peer, sends are delivered in posting order and receives are matched in posting order.
+ */
+public interface Transport extends AutoCloseable {
+
+    /** Short name for debug lines ({@code Socket}, {@code UCX}, …). */
+    String name();
+
+    /**
+     * Makes progress on connecting to {@code peers}; true once all are connected. Never blocks for
+     * long: the caller loops with its deadline. A peer that refuses is a {@link PeerLostException}.
+     */
+    boolean tryConnect(Collection<Integer> peers) throws IOException;
+
+    /** Queues {@code data} for {@code peer} behind {@code header}; {@code data} must stay valid until done. */
+    TransferHandle postSend(int peer, FrameHeader header, MemorySegment data);
+
+    /**
+     * Expects a frame with header {@code expected} from {@code peer}; its payload goes to {@code sink}
+     * in pieces that are multiples of {@code elementBytes}. A different header is a {@link FrameMismatchException}.
+     */
+    TransferHandle postRecv(int peer, FrameHeader expected, int elementBytes, RecvSink sink);
+
+    /** Moves whatever can move now without blocking; returns a measure of work done (0 = idle). */
+    int progress() throws IOException;
+
+    /** Blocks until I/O may be possible, at most {@code maxNanos}. */
+    void awaitIo(long maxNanos) throws IOException;
+
+    /** Human-readable description of what {@code peer}'s connection is waiting for, for timeouts. */
+    String describePending(int peer);
+
+    /** Interrupts an {@link #awaitIo} in progress; safe from any thread. */
+    void wakeup();
+
+    /** Closes every connection; safe from any thread, idempotent. */
+    @Override
+    void close();
+}

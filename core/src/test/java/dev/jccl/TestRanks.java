@@ -1,0 +1,52 @@
+package dev.jccl;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/** Runs N ranks as threads of this JVM, each with its own communicator over loopback. */
+public final class TestRanks {
+    @FunctionalInterface
+    public interface RankBody<T> {
+        T run(int rank, Communicator comm) throws Exception;
+    }
+
+    private TestRanks() {}
+
+    public static Config loopback(Duration timeout) {
+        return Config.builder().socketIfname("lo").timeout(timeout).build();
+    }
+
+    /** Starts N ranks, runs {@code body} on each, and returns each rank's result or throwable. */
+    public static <T> List<Object> run(int n, Config config, RankBody<T> body) throws Exception {
+        UniqueId id = UniqueId.create(config);
+        ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
+            Thread t = new Thread(r);
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<Object>> futures = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                int rank = r;
+                futures.add(pool.submit(() -> {
+                    try (Communicator c = Jccl.init(rank, n, id, config)) {
+                        return (Object) body.run(rank, c);
+                    } catch (Throwable t) {
+                        return t;
+                    }
+                }));
+            }
+            List<Object> out = new ArrayList<>();
+            long waitSeconds = config.timeout().toSeconds() * 3 + 30;
+            for (Future<Object> f : futures) out.add(f.get(waitSeconds, TimeUnit.SECONDS));
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.jccl.plan;
+
+import dev.jccl.ReduceOp;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * One collective, planned for every rank and simulated over fresh memories, then checked against
+ * {@link Reference}: RECV holds the result, SEND is untouched out of place, and a Reduce leaves
+ * non-root ranks' buffers alone.
+ */
+record OperationRun(Collective collective, int size, int count, long chunk, ReduceOp op, int root, boolean inPlace) {
+
+    /** Length of SEND and of RECV, in elements, per the API's buffer rules. */
+    int sendLength() {
+        return collective == Collective.REDUCE_SCATTER || collective == Collective.ALL_TO_ALL ? size * count : count;
+    }
+
+    int recvLength() {
+        return collective == Collective.ALL_GATHER || collective == Collective.ALL_TO_ALL ? size * count : count;
+    }
+
+    List<Schedule> plan() {
+        List<Schedule> schedules = new ArrayList<>();
+        for (int rank = 0; rank < size; rank++) {
+            schedules.add(Planner.plan(new OpRequest(collective, rank, size, count, op, root, chunk)));
+        }
+        return schedules;
+    }
+
+    void check() {
+        List<Schedule> schedules = plan();
+        Random random = new Random(toString().hashCode());
+        long[][] inputs = new long[size][sendLength()];
+        List<RankMemory> memories = new ArrayList<>();
+        for (int rank = 0; rank < size; rank++) {
+            long scratch = schedules.get(rank).scratchCount();
+            // In place per the API: AllGather's SEND is RECV's block r, ReduceScatter's RECV is SEND's block r.
+            long inner = collective == Collective.ALL_GATHER || collective == Collective.REDUCE_SCATTER ? (long) rank * count : 0;
+            RankMemory m = inPlace
+                    ? RankMemory.overlapping(sendLength(), recvLength(), inner, scratch, random)
+                    : RankMemory.separate(sendLength(), recvLength(), scratch, random);
+            for (int i = 0; i < inputs[rank].length; i++) {
+                inputs[rank][i] = random.nextLong();
+            }
+            m.write(BufferRole.SEND, inputs[rank]);
+            memories.add(m);
+        }
+        List<long[]> recvBefore = memories.stream().map(m -> m.read(BufferRole.RECV)).toList();
+
+        boolean[] wroteRecv;
+        try {
+            wroteRecv = Simulator.run(schedules, memories, op);
+        } catch (AssertionError e) {
+            throw new AssertionError(this + ": " + e.getMessage() + "\n" + describe(schedules), e);
+        }
+
+        for (int rank = 0; rank < size; rank++) {
+            RankMemory m = memories.get(rank);
+            long[] expected = Reference.recv(collective, op, root, inputs, count, rank);
+            if (expected == null) {
+                if (wroteRecv[rank]) {
+                    throw new AssertionError(this + ": rank " + rank + " is not the root but its schedule writes RECV\n" + describe(schedules));
+                }
+                expected = recvBefore.get(rank);
+            }
+            assertSame("RECV", expected, m.read(BufferRole.RECV), rank, schedules);
+            if (!inPlace) {
+                assertSame("SEND", inputs[rank], m.read(BufferRole.SEND), rank, schedules);
+            }
+        }
+    }
+
+    private void assertSame(String what, long[] expected, long[] actual, int rank, List<Schedule> schedules) {
+        int i = Arrays.mismatch(expected, actual);
+        if (i >= 0) {
+            throw new AssertionError(this + ": rank " + rank + " " + what + "[" + i + "] is " + actual[i] + ", expected " + expected[i]
+                    + "\n" + describe(schedules));
+        }
+    }
+
+    /** All ranks' schedules, cut short: enough to see the shape of a failure. */
+    static String describe(List<Schedule> schedules) {
+        StringBuilder b = new StringBuilder();
+        for (Schedule s : schedules) {
+            String text = Planner.describe(s);
+            b.append(text.length() > 3000 ? text.substring(0, 3000) + "  …\n" : text);
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,167 @@
+package dev.jccl.runtime;
+
+import dev.jccl.Communicator;
+import dev.jccl.Config;
+import dev.jccl.DataType;
+import dev.jccl.JcclException;
+import dev.jccl.JcclTimeoutException;
+import dev.jccl.PeerFailedException;
+import dev.jccl.ReduceOp;
+import dev.jccl.TestRanks;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** What happens when ranks disagree, stall, or go away: a clear error, never a hang. */
+@Timeout(120)
+class FailureBehaviourTest {
+
+    @Test
+    void differentCollectivesAtTheSameStepAreDescribedBothWays() throws Exception {
+        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(10)), (rank, c) -> {
+            float[] x = new float[100];
+            if (rank == 0) c.allReduce(x, ReduceOp.SUM);
+            else c.broadcast(x, 0);
+            return "no error";
+        });
+        // Rank 1 reads rank 0's AllReduce chunk where it expects a Broadcast chunk.
+        Throwable r1 = assertInstanceOf(JcclException.class, results.get(1));
+        assertTrue(r1.getMessage().contains("called different operations"), r1.getMessage());
+        assertTrue(r1.getMessage().contains("Broadcast #0") && r1.getMessage().contains("AllReduce #0"), r1.getMessage());
+        // Rank 0 learns of it from rank 1 closing its connections, long before its deadline.
+        Throwable r0 = assertInstanceOf(JcclException.class, results.get(0));
+        assertTrue(r0.getMessage().contains("rank 0 lost peer 1"), r0.getMessage());
+    }
+
+    @Test
+    void differentCountsAreAMismatchNotCorruption() throws Exception {
+        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(10)), (rank, c) -> {
+            float[] x = new float[rank == 0 ? 100 : 101];
+            c.allReduce(x, ReduceOp.SUM);
+            return "no error";
+        });
+        boolean described = false;
+        for (Object r : results) {
+            Throwable t = assertInstanceOf(JcclException.class, r);
+            described |= t.getMessage().contains("called different operations");
+        }
+        assertTrue(described, results.toString());
+    }
+
+    @Test
+    void aStalledPeerTimesOutNamingItAndTheOperation() throws Exception {
+        CountDownLatch done = new CountDownLatch(1);
+        long start = System.nanoTime();
+        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(2)), (rank, c) -> {
+            if (rank == 1) {
+                done.await(30, TimeUnit.SECONDS); // rank 1 never calls the collective
+                return "idle";
+            }
+            try {
+                c.allReduce(new float[10], ReduceOp.SUM);
+                return "no error";
+            } finally {
+                done.countDown();
+            }
+        });
+        JcclTimeoutException t = assertInstanceOf(JcclTimeoutException.class, results.get(0));
+        assertTrue(t.getMessage().contains("AllReduce #0 (10 × FLOAT32, SUM) timed out"), t.getMessage());
+        assertTrue(t.getMessage().contains("rank 1 ("), t.getMessage());
+        assertTrue((System.nanoTime() - start) / 1e9 < 15, "timed out late");
+    }
+
+    @Test
+    void aRankThatGoesAwayFailsItsPeersFast() throws Exception {
+        Config config = TestRanks.loopback(Duration.ofSeconds(60));
+        long start = System.nanoTime();
+        List<Object> results = TestRanks.run(3, config, (rank, c) -> {
+            float[] x = new float[1 << 16];
+            for (int i = 0; ; i++) {
+                if (rank == 2 && i == 5) {
+                    c.abort(); // as if the process died: its sockets close
+                    return "left";
+                }
+                c.allReduce(x, ReduceOp.SUM);
+            }
+        });
+        assertEquals("left", results.get(2));
+        for (int r = 0; r < 2; r++) {
+            JcclException e = assertInstanceOf(JcclException.class, results.get(r));
+            assertTrue(e instanceof PeerFailedException || e.getMessage().contains("lost peer"), e.getMessage());
+        }
+        assertTrue((System.nanoTime() - start) / 1e9 < 20, "peers must fail long before the 60 s timeout");
+    }
+
+    @Test
+    void abortFromAnotherThreadUnblocksAPendingOperation() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(60)), (rank, c) -> {
+            if (rank == 1) {
+                release.await(30, TimeUnit.SECONDS);
+                return "idle";
+            }
+            Thread aborter = new Thread(() -> {
+                try {
+                    Thread.sleep(300);
+                } catch (InterruptedException ignored) {
+                    return;
+                }
+                c.abort();
+            });
+            aborter.start();
+            long t0 = System.nanoTime();
+            try {
+                c.allReduce(new float[10], ReduceOp.SUM);
+                return "no error";
+            } catch (JcclException e) {
+                double s = (System.nanoTime() - t0) / 1e9;
+                return s < 10 ? e : new AssertionError("abort took " + s + " s");
+            } finally {
+                release.countDown();
+            }
+        });
+        JcclException e = assertInstanceOf(JcclException.class, results.get(0));
+        assertTrue(e.getMessage().contains("aborted"), e.getMessage());
+    }
+
+    @Test
+    void aFailedCommunicatorRefusesFurtherWorkAndClosesPromptly() throws Exception {
+        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(1)), (rank, c) -> {
+            if (rank == 1) {
+                Thread.sleep(2500);
+                return "idle";
+            }
+            assertThrows(JcclTimeoutException.class, () -> c.allReduce(new float[4], ReduceOp.SUM));
+            JcclException next = assertThrows(JcclException.class, () -> c.barrier());
+            assertTrue(next.getMessage().contains("failed earlier"), next.getMessage());
+            long t0 = System.nanoTime();
+            c.close();
+            return (System.nanoTime() - t0) / 1e9;
+        });
+        assertTrue((double) results.get(0) < 1.0, "close took " + results.get(0) + " s");
+    }
+
+    @Test
+    void badArgumentsThrowBeforeAnythingMovesAndTheCommunicatorStaysUsable() throws Exception {
+        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(20)), (rank, c) -> {
+            MemorySegment small = MemorySegment.ofArray(new float[3]);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> c.allReduce(small, small, 4, DataType.FLOAT32, ReduceOp.SUM));
+            assertTrue(e.getMessage().contains("holds 12 bytes but 4 × FLOAT32 needs 16"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> c.broadcast(small, small, -1, DataType.FLOAT32, 0));
+            assertThrows(IllegalArgumentException.class, () -> c.broadcast(small, small, 1, DataType.FLOAT32, 2));
+            assertThrows(IllegalArgumentException.class, () -> c.send(small, 1, DataType.FLOAT32, rank));
+            float[] x = {rank + 1};
+            c.allReduce(x, ReduceOp.SUM);
+            return x[0];
+        });
+        assertEquals(List.of(3.0f, 3.0f), results);
+    }
+}

@@ -1,0 +1,87 @@
+package dev.jccl.tools;
+
+import dev.jccl.Config;
+import dev.jccl.Jccl;
+import dev.jccl.topology.InterfaceSelector;
+import dev.jccl.topology.InterfaceSelector.Candidate;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@code jccl info} reports about this host and environment, gathered once and rendered as
+ * text or JSON by {@link InfoCommand}.
+ *
+ * @param ifnameFilter   the interface filter in effect, or null for automatic selection
+ * @param ifnameSource   where the filter came from ({@code default} or a variable's name)
+ * @param selected       the interface a rank here would listen on, or null if none matches
+ * @param selectionError why none was selected, or null
+ * @param config         rows of {@link Config#describe()}: name, value, source
+ * @param warnings       unknown {@code JCCL_*} variables, each with the closest real name
+ */
+record HostReport(String jcclVersion, String javaVersion, String javaVendor, String javaHome, String hostName,
+                  String ifnameFilter, String ifnameSource, Candidate selected, String selectionError,
+                  List<Candidate> candidates, List<TransportStatus> transports, List<String[]> config,
+                  List<String> warnings) {
+
+    /** One transport and whether this process could use it. */
+    record TransportStatus(String name, boolean available, String detail) {}
+
+    /** Fully qualified name of the ucx module's provider; present only when that module is on the classpath. */
+    static final String UCX_PROVIDER = "dev.jccl.ucx.UcxTransportProvider";
+
+    /** Gathers the report; a malformed variable in {@code env} is an IllegalArgumentException naming it. */
+    static HostReport gather(Map<String, String> env) {
+        Config config = Config.fromEnvironment(env);
+        List<Candidate> candidates = InterfaceSelector.candidates();
+        Candidate selected = null;
+        String selectionError = null;
+        try {
+            selected = InterfaceSelector.select(config.socketIfname(), candidates);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            selectionError = e.getMessage();
+        }
+        List<String[]> rows = config.describe();
+        String ifnameSource = "default";
+        for (String[] row : rows) if (row[0].equals("socketIfname")) ifnameSource = row[2];
+        List<String> warnings = new ArrayList<>();
+        for (String w : Config.unknownVariables(env)) warnings.add("unknown variable " + w);
+        return new HostReport(Jccl.version(), Runtime.version().toString(), System.getProperty("java.vendor"),
+                System.getProperty("java.home"), readHostName(), config.socketIfname(), ifnameSource, selected,
+                selectionError, candidates, probeTransports(), rows, warnings);
+    }
+
+    static List<TransportStatus> probeTransports() {
+        return List.of(
+                new TransportStatus("tcp", true, "available"),
+                new TransportStatus("shm", false, "not available yet (planned)"),
+                ucx());
+    }
+
+    private static TransportStatus ucx() {
+        try {
+            Class.forName(UCX_PROVIDER, false, HostReport.class.getClassLoader());
+            return new TransportStatus("ucx", true, "available (module on the classpath)");
+        } catch (ClassNotFoundException | LinkageError e) {
+            return new TransportStatus("ucx", false, "module not on the classpath");
+        }
+    }
+
+    /** The kernel's host name; unlike InetAddress.getLocalHost() it needs no name resolution. */
+    static String readHostName() {
+        try {
+            return Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+        } catch (IOException | UnsupportedOperationException e) {
+            try {
+                return InetAddress.getLocalHost().getHostName();
+            } catch (IOException e2) {
+                return "(unknown: " + e2.getMessage() + ")";
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package dev.jccl.tools;
+
+import dev.jccl.topology.InterfaceSelector.Candidate;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code jccl info}: version, Java, host, interface, transports, effective configuration, warnings. */
+@Command(name = "info", mixinStandardHelpOptions = true,
+        description = "Show what Jccl would use on this host: interface, transports and the effective "
+                + "configuration with where each value comes from.")
+final class InfoCommand implements Callable<Integer> {
+    @ParentCommand
+    private JcclCommand parent;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--json", description = "Print the same report as one JSON object.")
+    private boolean json;
+
+    @Override
+    public Integer call() {
+        HostReport report = HostReport.gather(parent.environment());
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(json ? json(report) : text(report));
+        out.flush();
+        return 0;
+    }
+
+    static String text(HostReport r) {
+        StringBuilder s = new StringBuilder();
+        s.append("jccl ").append(r.jcclVersion()).append('\n');
+        s.append("java        ").append(r.javaVersion()).append(" (").append(r.javaVendor()).append(") at ")
+                .append(r.javaHome()).append('\n');
+        s.append("host        ").append(r.hostName()).append('\n');
+        s.append('\n');
+        s.append("interface   ");
+        if (r.selected() != null) s.append(r.selected().name()).append(' ').append(r.selected().address().getHostAddress());
+        else s.append("none: ").append(r.selectionError());
+        s.append('\n');
+        s.append("  filter    ").append(r.ifnameFilter() == null
+                ? "(auto: ib*, then any but lo/docker*/virbr*, then docker*, then lo)"
+                : r.ifnameFilter() + " (from " + r.ifnameSource() + ")").append('\n');
+        s.append("  candidates");
+        if (r.candidates().isEmpty()) s.append(" (none)");
+        for (Candidate c : r.candidates()) s.append(' ').append(c.name()).append(' ').append(c.address().getHostAddress()).append(',');
+        if (!r.candidates().isEmpty()) s.setLength(s.length() - 1);
+        s.append('\n');
+        s.append('\n');
+        s.append("transports\n");
+        for (HostReport.TransportStatus t : r.transports()) {
+            s.append("  ").append(String.format("%-5s", t.name())).append(' ').append(t.detail()).append('\n');
+        }
+        s.append('\n');
+        s.append("configuration\n");
+        table(s, r.config());
+        s.append('\n');
+        if (r.warnings().isEmpty()) {
+            s.append("warnings    none\n");
+        } else {
+            s.append("warnings\n");
+            for (String w : r.warnings()) s.append("  ").append(w).append('\n');
+        }
+        return s.toString();
+    }
+
+    private static void table(StringBuilder s, List<String[]> rows) {
+        String[] header = {"NAME", "VALUE", "SOURCE"};
+        int[] width = {header[0].length(), header[1].length()};
+        for (String[] row : rows) {
+            width[0] = Math.max(width[0], row[0].length());
+            width[1] = Math.max(width[1], row[1].length());
+        }
+        String format = "  %-" + width[0] + "s  %-" + width[1] + "s  %s\n";
+        s.append(String.format(format, (Object[]) header));
+        for (String[] row : rows) s.append(String.format(format, (Object[]) row));
+    }
+
+    static String json(HostReport r) {
+        JsonWriter w = new JsonWriter().beginObject();
+        w.field("version", r.jcclVersion());
+        w.name("java").beginObject()
+                .field("version", r.javaVersion())
+                .field("vendor", r.javaVendor())
+                .field("home", r.javaHome())
+                .endObject();
+        w.field("host", r.hostName());
+        w.name("interface").beginObject();
+        w.field("filter", r.ifnameFilter()).field("filterSource", r.ifnameSource());
+        w.name("selected");
+        if (r.selected() == null) w.value((String) null);
+        else candidate(w, r.selected());
+        w.field("error", r.selectionError());
+        w.name("candidates").beginArray();
+        for (Candidate c : r.candidates()) candidate(w, c);
+        w.endArray().endObject();
+        w.name("transports").beginArray();
+        for (HostReport.TransportStatus t : r.transports()) {
+            w.beginObject().field("name", t.name()).field("available", t.available()).field("detail", t.detail()).endObject();
+        }
+        w.endArray();
+        w.name("config").beginArray();
+        for (String[] row : r.config()) {
+            w.beginObject().field("name", row[0]).field("value", row[1]).field("source", row[2]).endObject();
+        }
+        w.endArray();
+        w.name("warnings").beginArray();
+        for (String warning : r.warnings()) w.value(warning);
+        w.endArray();
+        return w.endObject() + "\n";
+    }
+
+    private static void candidate(JsonWriter w, Candidate c) {
+        w.beginObject().field("name", c.name()).field("address", c.address().getHostAddress()).endObject();
+    }
+}

@@ -1,0 +1,120 @@
+package dev.jccl.tools;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * Writes JSON text, two spaces of indent per level. Small on purpose: the tools jar carries no
+ * JSON library. Misuse (a value where a name is due) is the caller's bug and is not detected.
+ */
+final class JsonWriter {
+    private final StringBuilder out = new StringBuilder();
+    /** Per open container: whether it has an element yet (for commas). */
+    private final Deque<boolean[]> open = new ArrayDeque<>();
+    private boolean afterName;
+
+    JsonWriter beginObject() {
+        return begin('{');
+    }
+
+    JsonWriter endObject() {
+        return end('}');
+    }
+
+    JsonWriter beginArray() {
+        return begin('[');
+    }
+
+    JsonWriter endArray() {
+        return end(']');
+    }
+
+    JsonWriter name(String name) {
+        separate();
+        quote(name);
+        out.append(": ");
+        afterName = true;
+        return this;
+    }
+
+    JsonWriter value(String value) {
+        separate();
+        if (value == null) out.append("null");
+        else quote(value);
+        return this;
+    }
+
+    JsonWriter value(boolean value) {
+        separate();
+        out.append(value);
+        return this;
+    }
+
+    /** Shorthand for {@code name(name).value(value)}. */
+    JsonWriter field(String name, String value) {
+        return name(name).value(value);
+    }
+
+    JsonWriter field(String name, boolean value) {
+        return name(name).value(value);
+    }
+
+    @Override
+    public String toString() {
+        return out.toString();
+    }
+
+    private JsonWriter begin(char bracket) {
+        separate();
+        out.append(bracket);
+        open.push(new boolean[1]);
+        return this;
+    }
+
+    private JsonWriter end(char bracket) {
+        boolean any = open.pop()[0];
+        if (any) newline();
+        out.append(bracket);
+        return this;
+    }
+
+    /** Before a name or a value: the comma and line break it needs, unless it follows its own name. */
+    private void separate() {
+        if (afterName) {
+            afterName = false;
+            return;
+        }
+        boolean[] any = open.peek();
+        if (any == null) return;
+        if (any[0]) out.append(',');
+        any[0] = true;
+        newline();
+    }
+
+    private void newline() {
+        out.append('\n');
+        out.append("  ".repeat(open.size()));
+    }
+
+    private void quote(String s) {
+        out.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                case '\b' -> out.append("\\b");
+                case '\f' -> out.append("\\f");
+                default -> {
+                    // Controls must be escaped; U+2028/2029 too, so the text is also valid JavaScript.
+                    if (c < 0x20 || c == '\u2028' || c == '\u2029') out.append(String.format("\\u%04x", (int) c));
+                    else out.append(c);
+                }
+            }
+        }
+        out.append('"');
+    }
+}

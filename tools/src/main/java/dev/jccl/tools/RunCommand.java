@@ -1,0 +1,90 @@
+package dev.jccl.tools;
+
+import dev.jccl.Config;
+import dev.jccl.UniqueId;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.IOException;
+import java.nio.channels.ServerSocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** {@code jccl run -np N -- command...}: starts N ranks of a program on this host. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = {"Start N local ranks of any program. Each gets JCCL_RANK, JCCL_WORLD_SIZE, JCCL_LOCAL_RANK,"
+                + " JCCL_LOCAL_SIZE and one JCCL_ID, so Jccl.fromEnvironment() joins them into one communicator.",
+                "Output lines are prefixed with [rank]. When a rank fails the others are stopped and jccl exits"
+                        + " with its code. Ranks use loopback (JCCL_SOCKET_IFNAME=lo) unless an interface is set."},
+        footer = {"", "Example: jccl run -np 4 -- java -cp app.jar com.example.Train --epochs 3"})
+final class RunCommand implements Callable<Integer> {
+    @ParentCommand
+    private JcclCommand parent;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "-np", required = true, paramLabel = "N", description = "Number of ranks (at least 1).")
+    private int ranks;
+
+    @Option(names = "--ifname", paramLabel = "FILTER",
+            description = "Interface for the ranks (sets JCCL_SOCKET_IFNAME); default: the one already set, else lo.")
+    private String ifname;
+
+    @Option(names = "--timeout", paramLabel = "DURATION",
+            description = "Stop all ranks after this long (30, 30s, 500ms, 2m) and exit 124.")
+    private String timeout;
+
+    @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The program of every rank, and its arguments.")
+    private List<String> command;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        if (ranks < 1) throw new ParameterException(spec.commandLine(), "-np must be at least 1, got " + ranks);
+        Duration limit = timeout == null ? null : parseTimeout();
+        Map<String, String> env = parent.environment();
+        String ranksIfname = ranksIfname(env);
+        Config config = Config.fromEnvironment(env);
+        if (ranksIfname != null) config = config.toBuilder().socketIfname(ranksIfname).build();
+        UniqueId id = UniqueId.create(config);
+        // create() holds the port for a rank 0 in this process; ours is a child, which must bind it.
+        ServerSocketChannel reserved = id.takeReservedListener();
+        if (reserved != null) reserved.close();
+
+        List<Map<String, String>> environments = new ArrayList<>();
+        for (int r = 0; r < ranks; r++) environments.add(RankEnvironment.forRank(env, r, ranks, id, ranksIfname));
+        RankSupervisor job = new RankSupervisor(command, environments,
+                new LineSink(parent.out()), new LineSink(parent.err()));
+        return job.run(limit);
+    }
+
+    /**
+     * The interface filter to give every rank: --ifname; else none (keep the one set by
+     * JCCL_SOCKET_IFNAME or NCCL_SOCKET_IFNAME); else loopback, since all ranks are on this host.
+     */
+    private String ranksIfname(Map<String, String> env) {
+        if (ifname != null) return ifname;
+        return Config.fromEnvironment(env).socketIfname() != null ? null : "lo";
+    }
+
+    private Duration parseTimeout() {
+        Duration d;
+        try {
+            d = Config.parseDuration("--timeout", timeout);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (d.isNegative() || d.isZero()) {
+            throw new ParameterException(spec.commandLine(), "--timeout must be positive, got " + timeout);
+        }
+        return d;
+    }
+}

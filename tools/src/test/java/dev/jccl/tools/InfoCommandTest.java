@@ -1,0 +1,112 @@
+package dev.jccl.tools;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jccl.Jccl;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class InfoCommandTest {
+
+    @Test
+    void textHasEverySectionAndTheEffectiveConfiguration() {
+        Cli.Result r = Cli.inProcess(Cli.environment("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "30",
+                "NCCL_ALGO", "ring", "JCCL_TIMOUT", "5", "JCCL_JVM_ROOT", "/opt/jdks"), "info");
+
+        assertEquals(0, r.code(), r::toString);
+        String out = r.out();
+        assertTrue(out.startsWith("jccl " + Jccl.version() + "\n"), out);
+        assertTrue(out.contains("java        " + Runtime.version()), out);
+        assertTrue(out.contains("host        " + HostReport.readHostName() + "\n"), out);
+        assertTrue(out.contains("interface   lo 127.0.0.1\n"), out);
+        assertTrue(out.contains("  filter    lo (from JCCL_SOCKET_IFNAME)\n"), out);
+        assertTrue(Pattern.compile("^  candidates .*lo 127\\.0\\.0\\.1", Pattern.MULTILINE).matcher(out).find(), out);
+        assertTrue(out.contains("transports\n  tcp   available\n  shm   not available yet (planned)\n"
+                + "  ucx   module not on the classpath\n"), out);
+        assertTrue(row(out, "NAME", "VALUE", "SOURCE"), out);
+        assertTrue(row(out, "timeout", "30.0 s", "JCCL_TIMEOUT"), out);
+        assertTrue(row(out, "algo", "ring", "NCCL_ALGO"), out);
+        assertTrue(row(out, "buffSize", "4194304", "default"), out);
+        assertTrue(out.contains("warnings\n  unknown variable JCCL_TIMOUT (did you mean JCCL_TIMEOUT?)\n"), out);
+        assertFalse(out.contains("JCCL_JVM_ROOT"), "the ./jccl script's own variable is no mistake:\n" + out);
+        assertEquals("", r.err());
+    }
+
+    @Test
+    void noWarningsSaysSo() {
+        Cli.Result r = Cli.inProcess(Cli.environment(), "info");
+        assertEquals(0, r.code(), r::toString);
+        assertTrue(r.out().endsWith("warnings    none\n"), r::toString);
+    }
+
+    @Test
+    void anInterfaceFilterThatMatchesNothingIsReportedNotFatal() {
+        Cli.Result r = Cli.inProcess(Cli.environment("JCCL_SOCKET_IFNAME", "=nosuch0"), "info");
+        assertEquals(0, r.code(), r::toString);
+        assertTrue(r.out().contains("interface   none: SOCKET_IFNAME='=nosuch0' matches no usable interface"), r::toString);
+    }
+
+    @Test
+    void aMalformedVariableIsNamed() {
+        Cli.Result r = Cli.inProcess(Cli.environment("JCCL_BUFFSIZE", "lots"), "info");
+        assertEquals(1, r.code(), r::toString);
+        assertEquals("jccl info: JCCL_BUFFSIZE='lots' is not an integer\n", r.err());
+    }
+
+    @Test
+    void jsonHoldsTheSameReport() throws Exception {
+        String awkward = "a\"b\\c\nd\te\u0001f";
+        Cli.Result r = Cli.inProcess(Cli.environment("JCCL_SOCKET_IFNAME", "lo", "JCCL_DEBUG_SUBSYS", awkward,
+                "JCCL_TIMOUT", "5"), "info", "--json");
+        assertEquals(0, r.code(), r::toString);
+
+        JsonNode json = new ObjectMapper().readTree(r.out());
+        assertEquals(Jccl.version(), json.get("version").asText());
+        assertEquals(Runtime.version().toString(), json.get("java").get("version").asText());
+        assertEquals(HostReport.readHostName(), json.get("host").asText());
+        JsonNode iface = json.get("interface");
+        assertEquals("lo", iface.get("filter").asText());
+        assertEquals("JCCL_SOCKET_IFNAME", iface.get("filterSource").asText());
+        assertEquals("lo", iface.get("selected").get("name").asText());
+        assertEquals("127.0.0.1", iface.get("selected").get("address").asText());
+        assertTrue(iface.get("error").isNull());
+        assertTrue(iface.get("candidates").size() >= 1);
+
+        List<String> transports = new ArrayList<>();
+        for (JsonNode t : json.get("transports")) {
+            transports.add(t.get("name").asText() + "=" + t.get("available").asBoolean() + ":" + t.get("detail").asText());
+        }
+        assertEquals(List.of("tcp=true:available", "shm=false:not available yet (planned)",
+                "ucx=false:module not on the classpath"), transports);
+
+        JsonNode subsys = null;
+        for (JsonNode row : json.get("config")) if (row.get("name").asText().equals("debugSubsys")) subsys = row;
+        assertEquals(awkward, subsys.get("value").asText(), "escaping must round-trip");
+        assertEquals("JCCL_DEBUG_SUBSYS", subsys.get("source").asText());
+        assertEquals(13, json.get("config").size());
+        assertEquals("unknown variable JCCL_TIMOUT (did you mean JCCL_TIMEOUT?)", json.get("warnings").get(0).asText());
+    }
+
+    @Test
+    void ucxIsDetectedByItsProviderClassName() {
+        // The name info looks for must be the ucx module's provider class (see DESIGN.md, Modules).
+        assertEquals("dev.jccl.ucx.UcxTransportProvider", HostReport.UCX_PROVIDER);
+        assertFalse(HostReport.probeTransports().get(2).available());
+    }
+
+    /** A row of the configuration table: the three cells in order, separated by spaces only. */
+    private static boolean row(String out, String name, String value, String source) {
+        return Pattern.compile("^  " + Pattern.quote(name) + " +" + Pattern.quote(value) + " +" + Pattern.quote(source) + "$",
+                Pattern.MULTILINE).matcher(out).find();
+    }
+}
