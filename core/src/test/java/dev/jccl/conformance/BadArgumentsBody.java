@@ -19,7 +19,7 @@ import java.util.Locale;
  * (-1, size), peer out of range (-1, size), each buffer of each collective one byte too small,
  * AllGather recv smaller than size × count, ReduceScatter send smaller than size × recvCount,
  * AllToAll in place, a count whose byte size overflows a long, and array overloads with the wrong
- * element width or shape.
+ * element width or shape; and, separately ({@link #runRootOnly}), root-only buffers too small.
  */
 final class BadArgumentsBody {
     private static final int COUNT = 16;
@@ -38,10 +38,29 @@ final class BadArgumentsBody {
         this.size = comm.size();
     }
 
+    /** Every check except {@link #runRootOnly}'s. */
     static List<String> run(Communicator comm) {
         BadArgumentsBody b = new BadArgumentsBody(comm);
         try {
             b.all();
+        } catch (StopException stop) {
+            // recorded
+        }
+        return b.failures;
+    }
+
+    /**
+     * Buffers only the root reads or writes (Broadcast's send, Reduce's recv), too small on every
+     * rank, and the same buffers confined to their thread in async calls. Every rank must
+     * refuse: if only the root did, the others would go on into a collective the root never
+     * joins. Kept apart because a runtime that checks these at the root only leaves the
+     * communicator broken, which would hide every later check.
+     */
+    static List<String> runRootOnly(Communicator comm) {
+        BadArgumentsBody b = new BadArgumentsBody(comm);
+        try (Arena arena = Arena.ofConfined(); Arena shared = Arena.ofShared()) {
+            b.rootOnlyBuffersTooSmall(arena);
+            b.rootOnlyBuffersConfined(arena, shared);
         } catch (StopException stop) {
             // recorded
         }
@@ -118,7 +137,6 @@ final class BadArgumentsBody {
             rootsOutOfRange(arena, shared);
             if (size > 1) peersOutOfRange(arena, shared);
             buffersTooSmall(arena, shared);
-            rootOnlyBuffersTooSmall(arena);
             allToAllInPlace(arena, shared);
             byteSizeOverflow(arena);
         }
@@ -233,17 +251,22 @@ final class BadArgumentsBody {
         }
     }
 
-    /**
-     * Buffers only the root uses (Broadcast's send, Reduce's recv), too small on every rank: every
-     * rank must refuse, since the check must not depend on the rank, or the ranks that pass it
-     * would wait for the root forever.
-     */
     private void rootOnlyBuffersTooSmall(Arena a) {
         MemorySegment ok = big(a);
         MemorySegment small = buffer(a, BYTES - 1);
         String need = "63|64";
         expectRejected("broadcast send 63 bytes for 16 INT32 (every rank)", () -> comm.broadcast(small, ok, COUNT, T, 0), List.of(small, ok), "send", need);
         expectRejected("reduce recv 63 bytes for 16 INT32 (every rank)", () -> comm.reduce(ok, small, COUNT, T, ReduceOp.SUM, 0), List.of(small, ok), "recv", need);
+    }
+
+    /** Async calls need segments the progress thread can use; a confined one is refused on every rank. */
+    private void rootOnlyBuffersConfined(Arena confined, Arena shared) {
+        MemorySegment conf = big(confined);
+        MemorySegment ok = big(shared);
+        expectRejected("broadcastAsync with a confined send (every rank)", () -> comm.broadcastAsync(conf, ok, COUNT, T, size - 1),
+                List.of(conf, ok), "confined|thread|shared");
+        expectRejected("reduceAsync with a confined recv (every rank)", () -> comm.reduceAsync(ok, conf, COUNT, T, ReduceOp.SUM, size - 1),
+                List.of(conf, ok), "confined|thread|shared");
     }
 
     /** AllToAll cannot run in place (every block of recv is written while send is still being read). */

@@ -26,4 +26,17 @@ class BadArgumentsTest {
         List<List<String>> results = ThreadRanks.run(size, config, Duration.ofMinutes(3), BadArgumentsBody::run);
         assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
     }
+
+    /**
+     * Broadcast's send and Reduce's recv matter only at the root, but a too-small one must be
+     * refused on every rank: a check that depends on the rank lets the non-roots walk into a
+     * Broadcast the root has refused, and the ranks fall out of step.
+     */
+    @ParameterizedTest(name = "{0} thread ranks")
+    @ValueSource(ints = {2, 3})
+    void rootOnlyBuffersAreCheckedOnEveryRank(int size) {
+        Config config = ThreadRanks.loopbackConfig(Duration.ofSeconds(15));
+        List<List<String>> results = ThreadRanks.run(size, config, Duration.ofMinutes(2), BadArgumentsBody::runRootOnly);
+        assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
+    }
 }

@@ -71,6 +71,8 @@ class ConformanceSelfTest {
     void badArgumentChecksPassOnACorrectImplementation(int size) {
         List<List<String>> results = runOnInMemory(size, Fault.NONE, BadArgumentsBody::run);
         assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
+        List<List<String>> rootOnly = runOnInMemory(size, Fault.NONE, BadArgumentsBody::runRootOnly);
+        assertTrue(ThreadRanks.allPassed(rootOnly), () -> ThreadRanks.report(rootOnly));
     }
 
     @ParameterizedTest(name = "{0} in-memory ranks")
