@@ -40,23 +40,25 @@ import java.util.function.Supplier;
  * A call that throws ends the battery: this rank records it and aborts the communicator, so that
  * peers fail at once instead of waiting on it; later cases could not stay in step anyway.
  *
- * <h2>Matrix ({@link Plan#FULL})</h2>
+ * <h2>Matrix ({@link Plan#FULL}): about 3,300 calls per rank</h2>
  * <pre>
- * collective     types × ops                          counts                         place   memory      roots
- * allReduce      10 × 5                               0 1 2 7 13 97 1021             oop+in  heap+native
- *                10 × SUM, FLOAT32/INT8 × 5           65537, ~3 MiB (odd)            both    alternating
- *                FLOAT16/BFLOAT16/FLOAT32/FLOAT64 SUM gaussian, 1021 and 65537       both
- * reduce         as allReduce                         as allReduce                   both    alternating every root per type × op
- * reduceScatter  as allReduce                         per-rank block; big ≈ 3 MiB/size
- * broadcast      10 (bit patterns)                    small counts                   both    alternating every root × type
- *                10                                   65537, ~3 MiB                          rotating root
- * allGather      10                                   small, 65537, ~3 MiB/size      both    alternating
- * allToAll       10                                   small, 65537, ~3 MiB/size      oop (in place is refused)
- * send/recv      10, ring r→r+1, two messages/pair    small, 65537, ~3 MiB           oop     alternating (size ≥ 2)
- * arrays         every overload × its types           0, 13, 97, 1021                in (allReduce/bcast/reduce), oop
- * async          all collectives + barrier + p2p, issued back to back then joined; completion order;
- *                a blocking call between async ones; 32 queued allReduces; confined segments refused
- * split          (rank % 2, size - rank): size, rank order, allReduce, allGather; SPLIT_NOCOLOR
+ * collective     types × ops                           counts                        place    memory       roots
+ * allReduce      10 × 5                                0 1 2 7 13 97 1021            oop+in   heap+native
+ *                10 × SUM; FLOAT32, INT8 × the other 4 65537 and 3 MiB + 3 (odd)     both     alternating
+ *                FLOAT16 BFLOAT16 FLOAT32 FLOAT64 SUM  gaussian, 1021 and 65537      both     both
+ * reduce         as allReduce                          as allReduce                  both     alternating  every root per type × op
+ * reduceScatter  as allReduce                          per-rank block; big ≈ 3 MiB / size
+ * broadcast      10 types (random bit patterns)        small counts                  both     alternating  every root × type
+ *                10                                    65537, 3 MiB + 3              both     alternating  rotating
+ * allGather      10                                    small, 65537, ≈ 3 MiB / size  both     alternating
+ * allToAll       10                                    small, 65537, ≈ 3 MiB / size  oop only (in place is refused)
+ * send/recv      10, ring r→r+1, 2 messages per pair   small, 65537; 3 MiB + 3 for   oop      alternating  (size ≥ 2)
+ *                                                      one type of each width
+ * arrays         every overload × every type it carries, int[]/long[] as FLOAT32/FLOAT64 too; 0 13 97 1021
+ * async          every async collective + barrierAsync + p2p issued back to back, then joined and checked,
+ *                including completion order; a blocking call between async ones; 32 queued allReduces;
+ *                confined segments refused (segments every rank uses)
+ * split          (rank % 2, size - rank): size, rank order, allReduce, allGather; SPLIT_NOCOLOR; parent after
  * barrier        3 rounds: every rank's exit is after every rank's entry
  * </pre>
  */
