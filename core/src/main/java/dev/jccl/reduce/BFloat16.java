@@ -32,6 +32,14 @@ public final class BFloat16 {
     }
 
     /**
+     * {@link #toFloat} without making a NaN quiet, for the reduce loops: their result always passes
+     * through {@link #fromFloat}, which makes any NaN quiet.
+     */
+    static float toFloatForReduction(short bits) {
+        return Float.intBitsToFloat(bits << 16);
+    }
+
+    /**
      * The bfloat16 value nearest to {@code f} (ties to even), as bits; a NaN becomes a quiet NaN
      * of the same sign.
      */
