@@ -17,25 +17,25 @@ class BFloat16Test {
     @Test
     void toFloatOfEveryPatternIsItsExactValue() {
         List<String> failures = ConversionChecks.toFloatOfEveryPattern(ConversionChecks.BFLOAT16);
-        assertTrue(failures.isEmpty(), () -> ConversionChecks.summary(failures));
+        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
     }
 
     @Test
     void fromFloatInvertsToFloatForEveryPattern() {
         List<String> failures = ConversionChecks.roundTripOfEveryPattern(ConversionChecks.BFLOAT16);
-        assertTrue(failures.isEmpty(), () -> ConversionChecks.summary(failures));
+        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
     }
 
     @Test
     void fromFloatRoundsToNearestEvenAtEveryBoundary() {
         List<String> failures = ConversionChecks.fromFloatAtEveryRoundingBoundary(ConversionChecks.BFLOAT16);
-        assertTrue(failures.isEmpty(), () -> ConversionChecks.summary(failures));
+        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
     }
 
     @Test
     void fromFloatOfRandomFloatsMatchesReference() {
         List<String> failures = ConversionChecks.fromFloatOfRandomFloats(ConversionChecks.BFLOAT16, SEED, 400_000);
-        assertTrue(failures.isEmpty(), () -> "seed 0x" + Long.toHexString(SEED) + ": " + ConversionChecks.summary(failures));
+        assertTrue(failures.isEmpty(), () -> "seed 0x" + Long.toHexString(SEED) + ": " + Failures.summary(failures));
     }
 
     /** Hand-computed cases, independent of the reference model too. */

@@ -131,10 +131,4 @@ final class ConversionChecks {
                     format, Float.toHexString(f), inputBits, actual, expected));
         }
     }
-
-    /** The first few failures, one a line, for an assertion message. */
-    static String summary(List<String> failures) {
-        int shown = Math.min(failures.size(), 20);
-        return failures.size() + " failures, first " + shown + ":\n" + String.join("\n", failures.subList(0, shown));
-    }
 }

@@ -50,7 +50,7 @@ class DivideBySizeTest {
             }
         }
         assertTrue(failures.isEmpty(), () -> String.format("%s, base seed 0x%x (-Djccl.test.seed=%d): %s",
-                type, BASE_SEED, BASE_SEED, ConversionChecks.summary(failures)));
+                type, BASE_SEED, BASE_SEED, Failures.summary(failures)));
     }
 
     private static List<String> checkCase(DataType type, int count, Memory memory, int size, long seed) {

@@ -30,7 +30,7 @@ public final class Float16FallbackMain {
             ConversionChecks.check(half, Float.intBitsToFloat(bits), failures);
         }
         if (!failures.isEmpty()) {
-            System.out.println(ConversionChecks.summary(failures));
+            System.out.println(Failures.summary(failures));
             System.exit(1);
         }
         System.out.println("all Float16 checks passed");

@@ -3,12 +3,7 @@ package dev.jccl.reduce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,25 +17,25 @@ class Float16Test {
     @Test
     void toFloatOfEveryPatternIsItsExactValue() {
         List<String> failures = ConversionChecks.toFloatOfEveryPattern(ConversionChecks.FLOAT16);
-        assertTrue(failures.isEmpty(), () -> ConversionChecks.summary(failures));
+        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
     }
 
     @Test
     void fromFloatInvertsToFloatForEveryPattern() {
         List<String> failures = ConversionChecks.roundTripOfEveryPattern(ConversionChecks.FLOAT16);
-        assertTrue(failures.isEmpty(), () -> ConversionChecks.summary(failures));
+        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
     }
 
     @Test
     void fromFloatRoundsToNearestEvenAtEveryBoundary() {
         List<String> failures = ConversionChecks.fromFloatAtEveryRoundingBoundary(ConversionChecks.FLOAT16);
-        assertTrue(failures.isEmpty(), () -> ConversionChecks.summary(failures));
+        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
     }
 
     @Test
     void fromFloatOfRandomFloatsMatchesReference() {
         List<String> failures = ConversionChecks.fromFloatOfRandomFloats(ConversionChecks.FLOAT16, SEED, 400_000);
-        assertTrue(failures.isEmpty(), () -> "seed 0x" + Long.toHexString(SEED) + ": " + ConversionChecks.summary(failures));
+        assertTrue(failures.isEmpty(), () -> "seed 0x" + Long.toHexString(SEED) + ": " + Failures.summary(failures));
     }
 
     /** Hand-computed cases, independent of the reference model too. */
@@ -108,21 +103,12 @@ class Float16Test {
      */
     @Test
     @Timeout(120)
-    void sameResultsWhenTheJdkUsesItsJavaFallback() throws IOException, InterruptedException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> command = new ArrayList<>(List.of(java.toString(),
-                "-XX:+UnlockDiagnosticVMOptions", "-XX:DisableIntrinsic=_float16ToFloat,_floatToFloat16",
-                "-XX:TieredStopAtLevel=1", // C1 only: the child is short-lived
-                "-cp", System.getProperty("java.class.path"),
-                Float16FallbackMain.class.getName(), Long.toString(SEED)));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output;
-        try (var in = process.getInputStream()) {
-            output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "fallback JVM did not finish:\n" + output);
-        assertTrue(output.contains(Float16FallbackMain.FALLBACK_ACTIVE),
-                "the child JVM did not run the JDK's Java fallback, so it checked nothing:\n" + output);
-        assertEquals(0, process.exitValue(), output);
+    void sameResultsWhenTheJdkUsesItsJavaFallback() throws Exception {
+        ChildJvm.Result child = ChildJvm.run(
+                List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:DisableIntrinsic=_float16ToFloat,_floatToFloat16"),
+                Float16FallbackMain.class, 100, Long.toString(SEED));
+        assertTrue(child.output().contains(Float16FallbackMain.FALLBACK_ACTIVE),
+                "the child JVM did not run the JDK's Java fallback, so it checked nothing:\n" + child.output());
+        assertEquals(0, child.exitValue(), child.output());
     }
 }

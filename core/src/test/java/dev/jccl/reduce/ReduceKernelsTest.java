@@ -9,15 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.reduce.ReferenceArithmetic.Expected;
-import dev.jccl.reduce.TestBuffers.Aliasing;
-import dev.jccl.reduce.TestBuffers.Memory;
-import dev.jccl.reduce.TestBuffers.Storage;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.SplittableRandom;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,11 +28,6 @@ class ReduceKernelsTest {
     /** Override with -Djccl.test.seed=... to reproduce a failure printed with another seed. */
     private static final long BASE_SEED = Long.getLong("jccl.test.seed", 0x5eed_0f_7e57L);
 
-    /** Odd counts, none a multiple of a vector width, to reach every pre-, main- and post-loop. */
-    private static final int[] COUNTS = {0, 1, 2, 7, 31, 1023, 4099};
-
-    private static final int MAX_OFFSET = 15;
-
     static Stream<Arguments> everyTypeAndOp() {
         return Arrays.stream(DataType.values())
                 .flatMap(type -> Arrays.stream(ReduceOp.values()).map(op -> Arguments.of(type, op)));
@@ -45,19 +36,47 @@ class ReduceKernelsTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("everyTypeAndOp")
     void kernelMatchesReferenceForEveryCountMemoryAndAliasing(DataType type, ReduceOp op) {
-        ReduceKernel kernel = ReduceKernels.of(type, op);
-        warmUp(kernel, type);
-        List<String> failures = new ArrayList<>();
-        for (int countIndex = 0; countIndex < COUNTS.length; countIndex++) {
-            for (Storage storage : Storage.values()) {
-                for (Aliasing aliasing : Aliasing.values()) {
-                    long seed = caseSeed(type, op, countIndex, storage, aliasing);
-                    failures.addAll(checkCase(kernel, type, op, COUNTS[countIndex], storage, aliasing, seed));
-                }
+        List<String> failures = KernelChecks.everyCase(type, op, BASE_SEED);
+        assertTrue(failures.isEmpty(), () -> String.format("%s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
+                type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
+    }
+
+    /**
+     * The in-process checks run whatever the JIT has compiled by then (C2 compiles in the background),
+     * so run them again in a JVM that compiles synchronously (-Xbatch): every kernel reaches C2, with
+     * whatever loop optimisations and vectorisation it applies, during its warm-up.
+     */
+    @Test
+    @Timeout(240)
+    void sameResultsFromC2CompiledKernels() throws Exception {
+        ChildJvm.Result child = ChildJvm.run(
+                List.of("-Xbatch", "-XX:+PrintCompilation", "-Xmx512m"), CompiledKernelsMain.class, 200, Long.toString(BASE_SEED));
+        assertEquals(0, child.exitValue(), () -> lastLines(child.output(), 60));
+        List<String> notCompiled = new ArrayList<>();
+        for (String kernel : KERNEL_METHODS) {
+            Pattern c2Compile = Pattern.compile("(?m)^[^%\\n]*\\s4\\s+dev\\.jccl\\.reduce\\." + Pattern.quote(kernel) + " \\(");
+            if (!c2Compile.matcher(child.output()).find()) {
+                notCompiled.add(kernel);
             }
         }
-        assertTrue(failures.isEmpty(), () -> String.format("%s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
-                type, op, BASE_SEED, BASE_SEED, ConversionChecks.summary(failures)));
+        assertTrue(notCompiled.isEmpty(), "not compiled by C2 (level 4) in the child JVM: " + notCompiled);
+    }
+
+    private static final List<String> KERNEL_METHODS = List.of(
+            "IntegerKernels$Int8::sum", "IntegerKernels$Int8::prod", "IntegerKernels$Int8::max", "IntegerKernels$Int8::min",
+            "IntegerKernels$Uint8::max", "IntegerKernels$Uint8::min",
+            "IntegerKernels$Int32::sum", "IntegerKernels$Int32::prod", "IntegerKernels$Int32::max", "IntegerKernels$Int32::min",
+            "IntegerKernels$Uint32::max", "IntegerKernels$Uint32::min",
+            "IntegerKernels$Int64::sum", "IntegerKernels$Int64::prod", "IntegerKernels$Int64::max", "IntegerKernels$Int64::min",
+            "IntegerKernels$Uint64::max", "IntegerKernels$Uint64::min",
+            "FloatKernels$Fp16::sum", "FloatKernels$Fp16::prod", "FloatKernels$Fp16::max", "FloatKernels$Fp16::min",
+            "FloatKernels$Bf16::sum", "FloatKernels$Bf16::prod", "FloatKernels$Bf16::max", "FloatKernels$Bf16::min",
+            "FloatKernels$Fp32::sum", "FloatKernels$Fp32::prod", "FloatKernels$Fp32::max", "FloatKernels$Fp32::min",
+            "FloatKernels$Fp64::sum", "FloatKernels$Fp64::prod", "FloatKernels$Fp64::max", "FloatKernels$Fp64::min");
+
+    private static String lastLines(String text, int lines) {
+        String[] all = text.split("\\n");
+        return String.join("\n", Arrays.asList(all).subList(Math.max(0, all.length - lines), all.length));
     }
 
     @Test
@@ -132,126 +151,5 @@ class ReduceKernelsTest {
         MemorySegment dst = MemorySegment.ofArray(new byte[8]);
         ReduceKernels.of(type, op).apply(MemorySegment.ofArray(aImage), 0, MemorySegment.ofArray(bImage), 0, dst, 0, 1);
         return TestBuffers.readElement(TestBuffers.bytesOf(dst), 0, width, 0);
-    }
-
-    /**
-     * Runs the kernel enough times, over every kind of memory, for the JIT to compile (and, where it
-     * can, vectorise) it before the checked runs, so those check the compiled loop too.
-     */
-    private static void warmUp(ReduceKernel kernel, DataType type) {
-        int count = 61;
-        int length = TestBuffers.imageLength(MAX_OFFSET, (long) count * type.byteSize());
-        byte[] image = new byte[length];
-        new SplittableRandom(1).nextBytes(image);
-        try (Arena arena = Arena.ofConfined()) {
-            Memory[] memories = Memory.values();
-            MemorySegment[] segments = new MemorySegment[memories.length];
-            for (int m = 0; m < memories.length; m++) {
-                segments[m] = memories[m].holding(image, arena);
-            }
-            for (int i = 0; i < 1500; i++) {
-                MemorySegment a = segments[i % segments.length];
-                MemorySegment b = segments[(i / 3) % segments.length];
-                MemorySegment dst = (i & 1) == 0 ? a : segments[(i / 9) % segments.length];
-                kernel.apply(a, 1, b, 3, dst, 1, count);
-            }
-        }
-    }
-
-    private static long caseSeed(DataType type, ReduceOp op, int countIndex, Storage storage, Aliasing aliasing) {
-        long caseNumber = (((type.ordinal() * 8L + op.ordinal()) * 8 + countIndex) * 8 + storage.ordinal()) * 4 + aliasing.ordinal();
-        return new SplittableRandom(BASE_SEED + caseNumber).nextLong();
-    }
-
-    /** One kernel call on random data; returns what went wrong, nothing when it is right. */
-    private static List<String> checkCase(ReduceKernel kernel, DataType type, ReduceOp op, int count,
-                                          Storage storage, Aliasing aliasing, long seed) {
-        SplittableRandom random = new SplittableRandom(seed);
-        int width = type.byteSize();
-        int aOffset = random.nextInt(MAX_OFFSET + 1);
-        int bOffset = random.nextInt(MAX_OFFSET + 1);
-        int dstOffset = random.nextInt(MAX_OFFSET + 1);
-        int length = TestBuffers.imageLength(MAX_OFFSET, (long) count * width);
-        byte[] aImage = randomBytes(random, length);
-        byte[] bImage = randomBytes(random, length);
-        byte[] dstImage = randomBytes(random, length);
-        long[] aElements = new long[count];
-        long[] bElements = new long[count];
-        for (int i = 0; i < count; i++) {
-            aElements[i] = RandomElements.next(type, random);
-            bElements[i] = RandomElements.next(type, random);
-            TestBuffers.writeElement(aImage, aOffset, width, i, aElements[i]);
-            TestBuffers.writeElement(bImage, bOffset, width, i, bElements[i]);
-        }
-        String context = String.format("%s %s count=%d storage=%s aliasing=%s offsets a=%d b=%d dst=%d case seed 0x%x",
-                type, op, count, storage, aliasing, aOffset, bOffset, dstOffset, seed);
-        List<String> failures = new ArrayList<>();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment a = storage.a.holding(aImage, arena);
-            MemorySegment b = storage.b.holding(bImage, arena);
-            // The call's dst, and the memory and offset where its results must then be found.
-            MemorySegment dst;
-            long dstCallOffset;
-            MemorySegment resultMemory;
-            byte[] resultMemoryBefore;
-            int resultOffset;
-            switch (aliasing) {
-                case SEPARATE -> {
-                    dst = storage.dst.holding(dstImage, arena);
-                    dstCallOffset = dstOffset;
-                    resultMemory = dst;
-                    resultMemoryBefore = dstImage;
-                    resultOffset = dstOffset;
-                }
-                case DST_IS_A -> {
-                    dst = a;
-                    dstCallOffset = aOffset;
-                    resultMemory = a;
-                    resultMemoryBefore = aImage;
-                    resultOffset = aOffset;
-                }
-                case DST_IS_B_VIEW -> {
-                    dst = b.asSlice(bOffset);
-                    dstCallOffset = 0;
-                    resultMemory = b;
-                    resultMemoryBefore = bImage;
-                    resultOffset = bOffset;
-                }
-                default -> throw new AssertionError(aliasing);
-            }
-
-            kernel.apply(a, aOffset, b, bOffset, dst, dstCallOffset, count);
-
-            byte[] result = TestBuffers.bytesOf(resultMemory);
-            for (int i = 0; i < count && failures.size() < 5; i++) {
-                Expected expected = ReferenceArithmetic.reduce(type, op, aElements[i], bElements[i]);
-                long actual = TestBuffers.readElement(result, resultOffset, width, i);
-                if (!ReferenceArithmetic.matches(type, expected, actual)) {
-                    failures.add(String.format("%s: element %d: op(0x%x, 0x%x) = 0x%x, expected %s",
-                            context, i, aElements[i], bElements[i], actual, expected));
-                }
-            }
-            int resultEnd = resultOffset + count * width;
-            for (int k = 0; k < length; k++) {
-                boolean inResult = k >= resultOffset && k < resultEnd;
-                if (!inResult && result[k] != resultMemoryBefore[k]) {
-                    failures.add(context + ": byte " + k + " outside the result range was written");
-                    break;
-                }
-            }
-            if (resultMemory != a && !Arrays.equals(TestBuffers.bytesOf(a), aImage)) {
-                failures.add(context + ": input a was modified");
-            }
-            if (resultMemory != b && !Arrays.equals(TestBuffers.bytesOf(b), bImage)) {
-                failures.add(context + ": input b was modified");
-            }
-        }
-        return failures;
-    }
-
-    private static byte[] randomBytes(SplittableRandom random, int length) {
-        byte[] bytes = new byte[length];
-        random.nextBytes(bytes);
-        return bytes;
     }
 }
