@@ -1,0 +1,155 @@
+package dev.jccl.reduce;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jccl.DataType;
+import dev.jccl.ReduceOp;
+import dev.jccl.reduce.ReferenceArithmetic.Expected;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+@Timeout(300)
+class ReduceKernelsTest {
+
+    /** Override with -Djccl.test.seed=... to reproduce a failure printed with another seed. */
+    private static final long BASE_SEED = Long.getLong("jccl.test.seed", 0x5eed_0f_7e57L);
+
+    static Stream<Arguments> everyTypeAndOp() {
+        return Arrays.stream(DataType.values())
+                .flatMap(type -> Arrays.stream(ReduceOp.values()).map(op -> Arguments.of(type, op)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("everyTypeAndOp")
+    void kernelMatchesReferenceForEveryCountMemoryAndAliasing(DataType type, ReduceOp op) {
+        List<String> failures = KernelChecks.everyCase(type, op, BASE_SEED);
+        assertTrue(failures.isEmpty(), () -> String.format("%s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
+                type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
+    }
+
+    /**
+     * The in-process checks run whatever the JIT has compiled by then (C2 compiles in the background),
+     * so run them again in a JVM that compiles synchronously (-Xbatch): every kernel reaches C2, with
+     * whatever loop optimisations and vectorisation it applies, during its warm-up.
+     */
+    @Test
+    @Timeout(240)
+    void sameResultsFromC2CompiledKernels() throws Exception {
+        ChildJvm.Result child = ChildJvm.run(
+                List.of("-Xbatch", "-XX:+PrintCompilation", "-Xmx512m"), CompiledKernelsMain.class, 200, Long.toString(BASE_SEED));
+        assertEquals(0, child.exitValue(), () -> lastLines(child.output(), 60));
+        List<String> notCompiled = new ArrayList<>();
+        for (String kernel : KERNEL_METHODS) {
+            Pattern c2Compile = Pattern.compile("(?m)^[^%\\n]*\\s4\\s+dev\\.jccl\\.reduce\\." + Pattern.quote(kernel) + " \\(");
+            if (!c2Compile.matcher(child.output()).find()) {
+                notCompiled.add(kernel);
+            }
+        }
+        assertTrue(notCompiled.isEmpty(), "not compiled by C2 (level 4) in the child JVM: " + notCompiled);
+    }
+
+    private static final List<String> KERNEL_METHODS = List.of(
+            "IntegerKernels$Int8::sum", "IntegerKernels$Int8::prod", "IntegerKernels$Int8::max", "IntegerKernels$Int8::min",
+            "IntegerKernels$Uint8::max", "IntegerKernels$Uint8::min",
+            "IntegerKernels$Int32::sum", "IntegerKernels$Int32::prod", "IntegerKernels$Int32::max", "IntegerKernels$Int32::min",
+            "IntegerKernels$Uint32::max", "IntegerKernels$Uint32::min",
+            "IntegerKernels$Int64::sum", "IntegerKernels$Int64::prod", "IntegerKernels$Int64::max", "IntegerKernels$Int64::min",
+            "IntegerKernels$Uint64::max", "IntegerKernels$Uint64::min",
+            "FloatKernels$Fp16::sum", "FloatKernels$Fp16::prod", "FloatKernels$Fp16::max", "FloatKernels$Fp16::min",
+            "FloatKernels$Bf16::sum", "FloatKernels$Bf16::prod", "FloatKernels$Bf16::max", "FloatKernels$Bf16::min",
+            "FloatKernels$Fp32::sum", "FloatKernels$Fp32::prod", "FloatKernels$Fp32::max", "FloatKernels$Fp32::min",
+            "FloatKernels$Fp64::sum", "FloatKernels$Fp64::prod", "FloatKernels$Fp64::max", "FloatKernels$Fp64::min");
+
+    private static String lastLines(String text, int lines) {
+        String[] all = text.split("\\n");
+        return String.join("\n", Arrays.asList(all).subList(Math.max(0, all.length - lines), all.length));
+    }
+
+    @Test
+    void everyTypeAndOpHasAKernelAndAvgReusesSum() {
+        for (DataType type : DataType.values()) {
+            for (ReduceOp op : ReduceOp.values()) {
+                assertNotNull(ReduceKernels.of(type, op), type + " " + op);
+            }
+            assertSame(ReduceKernels.of(type, ReduceOp.SUM), ReduceKernels.of(type, ReduceOp.AVG), type.toString());
+            assertSame(ReduceKernels.of(type, ReduceOp.MAX), ReduceKernels.of(type, ReduceOp.MAX), "of() is a lookup");
+        }
+        assertThrows(NullPointerException.class, () -> ReduceKernels.of(null, ReduceOp.SUM));
+        assertThrows(NullPointerException.class, () -> ReduceKernels.of(DataType.INT8, null));
+    }
+
+    /** The semantics the class javadoc promises, on values picked by hand. */
+    @ParameterizedTest(name = "{0} {1}(0x{2}, 0x{3}) = {4}: {5}")
+    @CsvSource({
+        "UINT8,    MAX,  ff,               01,               ff,               unsigned: 255 > 1",
+        "INT8,     MAX,  ff,               01,               01,               signed: -1 < 1",
+        "UINT8,    MIN,  80,               7f,               7f,               unsigned",
+        "INT8,     MIN,  80,               7f,               80,               signed",
+        "UINT32,   MIN,  80000000,         7fffffff,         7fffffff,         unsigned",
+        "INT32,    MIN,  80000000,         7fffffff,         80000000,         signed",
+        "UINT64,   MAX,  ffffffffffffffff, 0,                ffffffffffffffff, unsigned",
+        "INT64,    MAX,  ffffffffffffffff, 0,                0,                signed",
+        "INT32,    SUM,  7fffffff,         1,                80000000,         sums wrap",
+        "UINT8,    SUM,  ff,               02,               01,               sums wrap",
+        "INT8,     PROD, 10,               10,               00,               products wrap",
+        "INT64,    PROD, 8000000000000000, ffffffffffffffff, 8000000000000000, MIN_VALUE * -1 wraps",
+        "INT32,    AVG,  7fffffff,         1,                80000000,         AVG is SUM before the division",
+        "FLOAT32,  MAX,  7fc00000,         3f800000,         NaN,              NaN propagates (unlike fmaxf)",
+        "FLOAT32,  MAX,  3f800000,         7fc00000,         NaN,              from either side",
+        "FLOAT64,  MIN,  3ff0000000000000, 7ff8000000000000, NaN,              NaN propagates (unlike fmin)",
+        "FLOAT32,  MIN,  00000000,         80000000,         80000000,         -0 is below +0",
+        "FLOAT32,  MAX,  80000000,         00000000,         00000000,         +0 is above -0",
+        "FLOAT64,  MAX,  8000000000000000, 0000000000000000, 0000000000000000, +0 is above -0",
+        "FLOAT16,  MIN,  0000,             8000,             8000,             -0 is below +0",
+        "BFLOAT16, MAX,  8000,             0000,             0000,             +0 is above -0",
+        "FLOAT16,  SUM,  3c00,             3c00,             4000,             1 + 1 = 2",
+        "FLOAT16,  SUM,  7bff,             2000,             7bff,             65504 + 2^-7 rounds back to 65504",
+        "FLOAT16,  SUM,  7bff,             4800,             7bff,             65504 + 8 rounds back to 65504",
+        "FLOAT16,  SUM,  7bff,             4c00,             7c00,             65504 + 16 = 65520 is the tie that overflows",
+        "FLOAT16,  SUM,  7bff,             5000,             7c00,             65504 + 32 overflows to infinity",
+        "FLOAT16,  PROD, 0001,             3800,             0000,             2^-24 * 0.5 is a tie: rounds to the even 0",
+        "FLOAT16,  PROD, 0003,             3800,             0002,             3 * 2^-25 is a tie: rounds to the even 2 * 2^-24",
+        "FLOAT16,  MAX,  7c01,             3c00,             NaN,              a signalling NaN comes out quiet",
+        "BFLOAT16, SUM,  3f80,             3b80,             3f80,             1 + 2^-8 is a tie: rounds to the even 1",
+        "BFLOAT16, SUM,  3f81,             3b80,             3f82,             (1 + 2^-7) + 2^-8 is a tie: rounds to the even 1 + 2^-6",
+        "BFLOAT16, PROD, 7f7f,             4000,             7f80,             max * 2 overflows to infinity",
+        "FLOAT32,  SUM,  7f800000,         ff800000,         NaN,              inf + -inf",
+        "FLOAT64,  PROD, 7ff0000000000000, 0000000000000000, NaN,              inf * 0",
+    })
+    void documentedSemantics(DataType type, ReduceOp op, String aHex, String bHex, String expectedHex, String why) {
+        long a = Long.parseUnsignedLong(aHex, 16);
+        long b = Long.parseUnsignedLong(bHex, 16);
+        long actual = applyToOneElement(type, op, a, b);
+        if (expectedHex.equals("NaN")) {
+            assertTrue(ReferenceArithmetic.matches(type, Expected.NAN, actual),
+                    why + ": expected a NaN (quiet for the 16-bit types), got 0x" + Long.toHexString(actual));
+        } else {
+            assertEquals(Long.parseUnsignedLong(expectedHex, 16), actual, why);
+        }
+    }
+
+    private static long applyToOneElement(DataType type, ReduceOp op, long a, long b) {
+        int width = type.byteSize();
+        byte[] aImage = new byte[8];
+        byte[] bImage = new byte[8];
+        TestBuffers.writeElement(aImage, 0, width, 0, a);
+        TestBuffers.writeElement(bImage, 0, width, 0, b);
+        MemorySegment dst = MemorySegment.ofArray(new byte[8]);
+        ReduceKernels.of(type, op).apply(MemorySegment.ofArray(aImage), 0, MemorySegment.ofArray(bImage), 0, dst, 0, 1);
+        return TestBuffers.readElement(TestBuffers.bytesOf(dst), 0, width, 0);
+    }
+}
