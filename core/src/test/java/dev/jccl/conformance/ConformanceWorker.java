@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * One rank of {@link ProcessRanksConformanceTest}, in its own JVM:
- * {@code ConformanceWorker <rank> <size> <unique id>}. Settings come from the environment
+ * {@code ConformanceWorker <rank> <size> <unique id>}, running {@link ConformanceBody.Plan#PROCESS}.
+ * Settings come from the environment
  * ({@code JCCL_SOCKET_IFNAME}, {@code JCCL_TIMEOUT}). Exits 0 when the whole battery passed on
  * this rank, 1 with the failures on stdout otherwise, 2 when the communicator could not be made.
  */
@@ -36,7 +37,7 @@ public final class ConformanceWorker {
         }
         List<String> failures;
         try {
-            failures = ConformanceBody.run(comm);
+            failures = ConformanceBody.run(comm, ConformanceBody.Plan.PROCESS, rank == 0 ? System.out::println : line -> {});
         } catch (Throwable t) {
             failures = List.of("rank " + rank + ": the body threw " + ThreadRanks.stack(t));
             comm.abort();

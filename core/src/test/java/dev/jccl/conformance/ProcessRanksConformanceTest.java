@@ -27,6 +27,7 @@ class ProcessRanksConformanceTest {
                 Map.of("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "60"),
                 Duration.ofMinutes(7));
         System.out.printf("conformance, %d process rank(s): %.1f s%n", size, (System.nanoTime() - start) / 1e9);
+        outcomes.getFirst().output().lines().filter(l -> l.startsWith("rank 0/")).forEach(System.out::println);
         assertEquals(size, outcomes.size());
         assertTrue(outcomes.stream().allMatch(ProcessRanks.Outcome::passed), () -> ProcessRanks.report(outcomes));
         for (ProcessRanks.Outcome o : outcomes) {

@@ -53,19 +53,37 @@ final class TestData {
         return bitsFromBase(base(seed, rank), index, t, d);
     }
 
+    /**
+     * One 64-bit hash serves several elements (8 bytes of INT8, 4 FLOAT16s, 8 small integers…):
+     * every rank regenerates every other rank's input, so this is the suite's hottest loop.
+     */
     static long bitsFromBase(long base, long index, DataType t, Dist d) {
-        long h = mix(base + index * 0x9E3779B97F4A7C15L);
         return switch (d) {
-            case BITS -> h & Elements.mask(t);
-            case SMALL_INTS -> Elements.floatBits(t, (int) Long.remainderUnsigned(h >>> 8, 17) - 8);
-            case POWERS_OF_TWO -> Elements.floatBits(t, POWERS[(int) Long.remainderUnsigned(h >>> 8, POWERS.length)]);
+            case BITS -> {
+                int lanesLog2 = 3 - Integer.numberOfTrailingZeros(t.byteSize()); // 8, 4, 2 or 1 elements per hash
+                long h = hash(base, index >>> lanesLog2);
+                int shift = (int) (index & ((1 << lanesLog2) - 1)) * 8 * t.byteSize();
+                yield (h >>> shift) & Elements.mask(t);
+            }
+            case SMALL_INTS -> Elements.floatBits(t, (int) (byteLane(base, index) % 17) - 8);
+            case POWERS_OF_TWO -> Elements.floatBits(t, POWERS[(int) (byteLane(base, index) % POWERS.length)]);
             case GAUSSIAN -> {
+                long h = hash(base, index);
                 double u1 = ((h >>> 32) + 0.5) / 0x1p32;
                 double u2 = ((h & 0xFFFF_FFFFL) + 0.5) / 0x1p32;
                 double g = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
                 yield Elements.floatBits(t, 10 * g);
             }
         };
+    }
+
+    private static long hash(long base, long block) {
+        return mix(base + block * 0x9E3779B97F4A7C15L);
+    }
+
+    /** Byte {@code index % 8} of hash {@code index / 8}, 0..255. */
+    private static long byteLane(long base, long index) {
+        return (hash(base, index >>> 3) >>> ((index & 7) * 8)) & 0xFF;
     }
 
     /** Writes elements {@code 0..count-1} of rank {@code rank}'s input into {@code s}. */
