@@ -62,7 +62,7 @@ import java.util.function.Supplier;
  * barrier        3 rounds: every rank's exit is after every rank's entry
  * </pre>
  * {@link Plan#PROCESS} (ranks in separate JVMs) keeps every dimension with fewer small counts and
- * the several-MiB count for SUM only: about 2,100 calls per rank.
+ * the several-MiB count for SUM only: about 2,200 calls per rank.
  */
 public final class ConformanceBody {
 
