@@ -15,7 +15,11 @@ import java.util.concurrent.CompletableFuture;
  *       {@code size() * countPerPeer}.</li>
  *   <li>In place when {@code send} and {@code recv} are the same memory (for AllGather: when
  *       {@code send} is block {@code rank()} of {@code recv}; for ReduceScatter: when {@code recv}
- *       is block {@code rank()} of {@code send}).</li>
+ *       is block {@code rank()} of {@code send}). Every collective, AllToAll included, may run in
+ *       place; buffers that overlap in any other way are refused.</li>
+ *   <li>Broadcast reads {@code send} only at the root and Reduce writes {@code recv} only at the
+ *       root; other ranks may pass {@code null} there. A buffer that is passed is checked on every
+ *       rank, so the same bad call fails the same way everywhere.</li>
  *   <li>{@code count == 0} is a no-op that still keeps the ranks in step.</li>
  *   <li>Bad arguments (negative count, root out of range, a buffer smaller than
  *       {@code count × type.byteSize()}) throw {@link IllegalArgumentException} before any data
@@ -54,12 +58,12 @@ public interface Communicator extends AutoCloseable {
 
     CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op);
 
-    /** Copies {@code root}'s {@code send} into every rank's {@code recv} ({@code send} is read only at the root). */
+    /** Copies {@code root}'s {@code send} into every rank's {@code recv} ({@code send} is read only at the root; null elsewhere is fine). */
     void broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
 
     CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
 
-    /** Reduction of every rank's {@code send} into {@code root}'s {@code recv} (other ranks' {@code recv} is not touched). */
+    /** Reduction of every rank's {@code send} into {@code root}'s {@code recv} (other ranks' {@code recv} is not touched and may be null). */
     void reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
 
     CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);

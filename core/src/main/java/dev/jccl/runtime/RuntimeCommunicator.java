@@ -182,6 +182,12 @@ public final class RuntimeCommunicator implements Communicator {
         return new Prepared(Collective.ALL_REDUCE, count, type, op, -1, s, r);
     }
 
+    /**
+     * Broadcast reads {@code send} only at the root and Reduce writes {@code recv} only at the
+     * root, but a buffer that is passed is checked on every rank: the same bad call then fails
+     * the same way everywhere instead of on the root alone, which would leave its peers waiting.
+     * A rank with no use for the buffer may pass null.
+     */
     private Prepared prepareBroadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
         ArgumentChecks check = new ArgumentChecks("Broadcast", rank);
         check.count(count, "count");
@@ -191,12 +197,12 @@ public final class RuntimeCommunicator implements Communicator {
         check.writable(recv, bytes, "recv", count + " × " + type);
         MemorySegment r = recv.asSlice(0, bytes);
         MemorySegment s = r;
-        if (rank == root) {
+        if (send != null || rank == root) {
             check.readable(send, bytes, "send", count + " × " + type);
             s = send.asSlice(0, bytes);
             check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
         }
-        return new Prepared(Collective.BROADCAST, count, type, null, root, s, r);
+        return new Prepared(Collective.BROADCAST, count, type, null, root, rank == root ? s : r, r);
     }
 
     private Prepared prepareReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
@@ -209,12 +215,12 @@ public final class RuntimeCommunicator implements Communicator {
         check.readable(send, bytes, "send", count + " × " + type);
         MemorySegment s = send.asSlice(0, bytes);
         MemorySegment r = s;
-        if (rank == root) {
+        if (recv != null || rank == root) {
             check.writable(recv, bytes, "recv", count + " × " + type);
             r = recv.asSlice(0, bytes);
             check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
         }
-        return new Prepared(Collective.REDUCE, count, type, op, root, s, r);
+        return new Prepared(Collective.REDUCE, count, type, op, root, s, rank == root ? r : s);
     }
 
     private Prepared prepareAllGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
@@ -283,11 +289,12 @@ public final class RuntimeCommunicator implements Communicator {
         join(issue(p, false));
     }
 
-    private CompletableFuture<Void> runAsync(Prepared p) {
+    /** {@code send}/{@code recv} are the caller's segments, checked on every rank whatever its role. */
+    private CompletableFuture<Void> runAsync(Prepared p, MemorySegment send, MemorySegment recv) {
         ArgumentChecks check = new ArgumentChecks(p.collective.displayName() + "Async", rank);
         Thread worker = progressThread();
-        check.accessibleFrom(p.send, worker, "send");
-        check.accessibleFrom(p.recv, worker, "recv");
+        check.accessibleFrom(send, worker, "send");
+        check.accessibleFrom(recv, worker, "recv");
         return issue(p, true);
     }
 
@@ -428,7 +435,7 @@ public final class RuntimeCommunicator implements Communicator {
 
     @Override
     public CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
-        return runAsync(prepareAllReduce(send, recv, count, type, op));
+        return runAsync(prepareAllReduce(send, recv, count, type, op), send, recv);
     }
 
     @Override
@@ -438,7 +445,7 @@ public final class RuntimeCommunicator implements Communicator {
 
     @Override
     public CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
-        return runAsync(prepareBroadcast(send, recv, count, type, root));
+        return runAsync(prepareBroadcast(send, recv, count, type, root), send, recv);
     }
 
     @Override
@@ -448,7 +455,7 @@ public final class RuntimeCommunicator implements Communicator {
 
     @Override
     public CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
-        return runAsync(prepareReduce(send, recv, count, type, op, root));
+        return runAsync(prepareReduce(send, recv, count, type, op, root), send, recv);
     }
 
     @Override
@@ -458,7 +465,7 @@ public final class RuntimeCommunicator implements Communicator {
 
     @Override
     public CompletableFuture<Void> allGatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
-        return runAsync(prepareAllGather(send, recv, sendCount, type));
+        return runAsync(prepareAllGather(send, recv, sendCount, type), send, recv);
     }
 
     @Override
@@ -468,7 +475,7 @@ public final class RuntimeCommunicator implements Communicator {
 
     @Override
     public CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op) {
-        return runAsync(prepareReduceScatter(send, recv, recvCount, type, op));
+        return runAsync(prepareReduceScatter(send, recv, recvCount, type, op), send, recv);
     }
 
     @Override
@@ -478,7 +485,7 @@ public final class RuntimeCommunicator implements Communicator {
 
     @Override
     public CompletableFuture<Void> allToAllAsync(MemorySegment send, MemorySegment recv, long countPerPeer, DataType type) {
-        return runAsync(prepareAllToAll(send, recv, countPerPeer, type));
+        return runAsync(prepareAllToAll(send, recv, countPerPeer, type), send, recv);
     }
 
     @Override
@@ -488,7 +495,7 @@ public final class RuntimeCommunicator implements Communicator {
 
     @Override
     public CompletableFuture<Void> sendAsync(MemorySegment buf, long count, DataType type, int peer) {
-        return runAsync(preparePointToPoint(Collective.SEND, buf, count, type, peer));
+        return runAsync(preparePointToPoint(Collective.SEND, buf, count, type, peer), buf, null);
     }
 
     @Override
@@ -498,7 +505,7 @@ public final class RuntimeCommunicator implements Communicator {
 
     @Override
     public CompletableFuture<Void> recvAsync(MemorySegment buf, long count, DataType type, int peer) {
-        return runAsync(preparePointToPoint(Collective.RECV, buf, count, type, peer));
+        return runAsync(preparePointToPoint(Collective.RECV, buf, count, type, peer), null, buf);
     }
 
     @Override
