@@ -30,6 +30,7 @@ final class TcpConnection {
     private final ArrayDeque<OutgoingFrame> sends = new ArrayDeque<>();
     private final ArrayDeque<IncomingFrame> recvs = new ArrayDeque<>();
     private final ArrayDeque<ByteBuffer> freeSendBuffers = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuffer> freeHeaders = new ArrayDeque<>();
     private final ByteBuffer recvHeader = ByteBuffer.allocateDirect(FrameHeader.BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer staging;
     private final MemorySegment stagingSegment;
@@ -100,7 +101,10 @@ final class TcpConnection {
     }
 
     TransferHandle postSend(FrameHeader header, MemorySegment data) {
-        ByteBuffer h = ByteBuffer.allocateDirect(FrameHeader.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        // Direct memory is slow to allocate; headers are reused once their frame is written.
+        ByteBuffer h = freeHeaders.poll();
+        if (h == null) h = ByteBuffer.allocateDirect(FrameHeader.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        h.clear();
         header.encode(h);
         h.flip();
         TransferHandle handle = new TransferHandle(peer);
@@ -154,6 +158,7 @@ final class TcpConnection {
             f.handle.markDone();
             sends.poll();
             if (f.pooled != null && f.pooled.capacity() == staging.capacity()) freeSendBuffers.add(f.pooled);
+            freeHeaders.add(f.buffers[0]);
         }
         return work;
     }
