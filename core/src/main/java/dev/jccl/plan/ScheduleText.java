@@ -6,8 +6,8 @@ import java.util.List;
  * Renders a schedule for people:
  *
  * <pre>
- * AllReduce rank 1 of 3, count 5, op SUM, chunk 2: ring, 4 steps, scratch 0
- *   step 0: send →2 SEND[2,4) | recv ←0 RECV[0,2) = SEND[0,2) sum in
+ * AllReduce rank 1 of 3, count 5, op AVG, chunk 2: ring, 4 steps, scratch 0
+ *   step 0: send →2 SEND[2,4) | recv ←0 RECV[0,2) = SEND[0,2) avg in
  *   step 2: avg RECV[4,5) | send →2 RECV[4,5) | recv ←0 RECV[2,4)
  * </pre>
  */
