@@ -23,7 +23,7 @@ public final class Log {
     private final DebugLevel level;
     private final Set<Subsys> enabledSubsys;
     private final PrintStream out;
-    private volatile int rank;
+    private final int rank;
 
     public Log(Config config, int rank) {
         this(config, rank, System.out);
@@ -71,10 +71,6 @@ public final class Log {
             }
         }
         return set;
-    }
-
-    public void setRank(int rank) {
-        this.rank = rank;
     }
 
     public boolean enabled(DebugLevel at, Subsys subsys) {
