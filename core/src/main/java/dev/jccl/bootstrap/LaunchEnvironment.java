@@ -165,6 +165,17 @@ public final class LaunchEnvironment {
         return detect(env, InetAddress::getByName);
     }
 
+    /**
+     * Whether {@code env} names this process's rank through any launcher that {@link #detect}
+     * reads; tools that can also run as a single process (e.g. {@code jccl perf}) ask this first.
+     */
+    public static boolean launched(Map<String, String> env) {
+        for (String v : List.of(JCCL_RANK, OMPI_RANK, SLURM_PROCID, TORCH_RANK, K8S_INDEX)) {
+            if (has(env, v)) return true;
+        }
+        return false;
+    }
+
     static Launch detect(Map<String, String> env, HostResolver resolver) {
         String launcher = launcher(env);
         Value rank = rank(env, launcher);

@@ -615,4 +615,12 @@ public final class RuntimeCommunicator implements Communicator {
         }
         log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d - Destroy COMPLETE", commId, rank, size));
     }
+
+    /**
+     * The transports this communicator uses between its ranks, for tools and reports: {@code tcp},
+     * or {@code local} for a single rank. (Will name each transport in use once there are several.)
+     */
+    public String transportSummary() {
+        return size == 1 ? "local" : "tcp";
+    }
 }

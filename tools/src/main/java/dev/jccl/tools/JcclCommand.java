@@ -12,14 +12,14 @@ import java.io.PrintWriter;
 import java.util.Map;
 
 /**
- * The {@code jccl} command: {@code id}, {@code info}, {@code run}. {@code ./jccl} at the repository
+ * The {@code jccl} command: {@code id}, {@code info}, {@code run}, {@code perf}. {@code ./jccl} at the repository
  * root builds and runs it.
  *
  * <p>The environment and the two output streams are fields rather than globals so that tests can
  * run the command in-process with their own; {@link #main} passes the real ones.
  */
 @Command(name = "jccl", mixinStandardHelpOptions = true, versionProvider = JcclCommand.Version.class,
-        subcommands = {IdCommand.class, InfoCommand.class, RunCommand.class},
+        subcommands = {IdCommand.class, InfoCommand.class, RunCommand.class, PerfCommand.class},
         description = "Tools for Jccl, collective communication for the JVM.")
 public final class JcclCommand {
     private final Map<String, String> environment;

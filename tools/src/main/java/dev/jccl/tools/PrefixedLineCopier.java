@@ -18,14 +18,24 @@ final class PrefixedLineCopier implements Runnable {
     private final LineSink sink;
 
     PrefixedLineCopier(InputStream in, int rank, LineSink sink) {
+        this(in, rank, false, sink);
+    }
+
+    /** @param plain copy lines without the {@code [rank]} prefix */
+    PrefixedLineCopier(InputStream in, int rank, boolean plain, LineSink sink) {
         this.in = in;
-        this.prefix = ("[" + rank + "] ").getBytes(StandardCharsets.US_ASCII);
+        this.prefix = plain ? new byte[0] : ("[" + rank + "] ").getBytes(StandardCharsets.US_ASCII);
         this.sink = sink;
     }
 
     /** Starts copying on a daemon thread named for the rank and stream. */
     static Thread start(InputStream in, int rank, String stream, LineSink sink) {
-        Thread t = new Thread(new PrefixedLineCopier(in, rank, sink), "jccl-run-rank" + rank + "-" + stream);
+        return start(in, rank, false, stream, sink);
+    }
+
+    /** As {@link #start(InputStream, int, String, LineSink)}; {@code plain} drops the prefix. */
+    static Thread start(InputStream in, int rank, boolean plain, String stream, LineSink sink) {
+        Thread t = new Thread(new PrefixedLineCopier(in, rank, plain, sink), "jccl-run-rank" + rank + "-" + stream);
         t.setDaemon(true);
         t.start();
         return t;

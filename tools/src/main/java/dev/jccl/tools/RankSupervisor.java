@@ -39,10 +39,23 @@ final class RankSupervisor {
         }
     }
 
+    /**
+     * How ranks' output reaches the launcher's streams. {@link #PREFIXED}: every line of every
+     * rank gets {@code [rank]}. {@link #RANK_ZERO_PLAIN}: rank 0's stdout passes unprefixed (it
+     * prints the job's result, e.g. perf's table) and, with {@code rankZeroStderrToTerminal}, rank 0
+     * writes its stderr straight to ours, so that a progress line drawn with carriage returns works.
+     */
+    record Output(boolean prefixRankZero, boolean rankZeroStderrToTerminal) {
+        static final Output PREFIXED = new Output(true, false);
+        static final Output RANK_ZERO_PLAIN = new Output(false, false);
+    }
+
+    private final String name;
     private final List<String> command;
     private final List<Map<String, String>> environments;
     private final LineSink out;
     private final LineSink err;
+    private final Output output;
     private final List<Rank> ranks = new CopyOnWriteArrayList<>();
     private final BlockingQueue<Rank> exited = new LinkedBlockingQueue<>();
     private volatile boolean finished;
@@ -51,10 +64,18 @@ final class RankSupervisor {
 
     /** @param environments the full environment of each rank, in rank order */
     RankSupervisor(List<String> command, List<Map<String, String>> environments, LineSink out, LineSink err) {
+        this("jccl run", command, environments, out, err, Output.PREFIXED);
+    }
+
+    /** @param name how the launcher names itself in its messages ({@code jccl run}, {@code jccl perf}) */
+    RankSupervisor(String name, List<String> command, List<Map<String, String>> environments, LineSink out, LineSink err,
+                   Output output) {
+        this.name = name;
         this.command = List.copyOf(command);
         this.environments = List.copyOf(environments);
         this.out = out;
         this.err = err;
+        this.output = output;
     }
 
     /**
@@ -94,11 +115,13 @@ final class RankSupervisor {
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().clear();
         pb.environment().putAll(environments.get(i));
+        boolean plain = i == 0 && !output.prefixRankZero();
+        if (i == 0 && output.rankZeroStderrToTerminal()) pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         Process p = pb.start();
         p.getOutputStream().close();
         Rank rank = new Rank(i, p,
-                PrefixedLineCopier.start(p.getInputStream(), i, "stdout", out),
-                PrefixedLineCopier.start(p.getErrorStream(), i, "stderr", err));
+                PrefixedLineCopier.start(p.getInputStream(), i, plain, "stdout", out),
+                PrefixedLineCopier.start(p.getErrorStream(), i, plain, "stderr", err));
         ranks.add(rank);
         p.onExit().thenRun(() -> exited.add(rank));
     }
@@ -123,14 +146,14 @@ final class RankSupervisor {
         List<Rank> running = running();
         String stopping = running.isEmpty() ? ""
                 : "; stopping the other " + running.size() + (running.size() == 1 ? " rank" : " ranks");
-        err.message("jccl run: rank " + failed.describe() + " " + ExitStatus.describe(code) + stopping);
+        err.message(name + ": rank " + failed.describe() + " " + ExitStatus.describe(code) + stopping);
         stop(running);
         return ExitStatus.launcherCode(code);
     }
 
     private int timedOut(Duration timeout) {
         List<Rank> running = running();
-        err.message("jccl run: timed out after " + seconds(timeout) + " with "
+        err.message(name + ": timed out after " + seconds(timeout) + " with "
                 + (running.size() == 1 ? "rank " : "ranks ")
                 + running.stream().map(Rank::describe).collect(Collectors.joining(", "))
                 + " still running; stopping " + (running.size() == 1 ? "it" : "them"));
@@ -149,7 +172,7 @@ final class RankSupervisor {
             default -> e.getMessage();
         };
         List<Rank> running = running();
-        err.message("jccl run: cannot start " + program + ": " + reason
+        err.message(name + ": cannot start " + program + ": " + reason
                 + (running.isEmpty() ? "" : " (rank " + rank + "); stopping the " + running.size() + " started"));
         stop(running);
         return errno == ENOENT ? NOT_FOUND : NOT_EXECUTABLE;
@@ -161,7 +184,7 @@ final class RankSupervisor {
         shuttingDown = true;
         List<Rank> running = running();
         if (running.isEmpty()) return;
-        err.message("jccl run: launcher is shutting down; stopping " + running.size()
+        err.message(name + ": launcher is shutting down; stopping " + running.size()
                 + (running.size() == 1 ? " rank" : " ranks"));
         stop(running);
     }

@@ -1,0 +1,238 @@
+package dev.jccl.tools;
+
+import dev.jccl.Communicator;
+import dev.jccl.Config;
+import dev.jccl.DataType;
+import dev.jccl.Jccl;
+import dev.jccl.ReduceOp;
+import dev.jccl.UniqueId;
+import dev.jccl.bootstrap.LaunchEnvironment;
+import dev.jccl.tools.perf.PerfBenchmark;
+import dev.jccl.tools.perf.PerfCollective;
+import dev.jccl.tools.perf.PerfOptions;
+import dev.jccl.tools.perf.PerfReport;
+import dev.jccl.tools.perf.PlotCommand;
+import dev.jccl.tools.perf.SizeSweep;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.IOException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code jccl perf <benchmark>}: nccl-tests for Jccl. Same flags, same defaults, same table.
+ * It runs as one rank per process: {@code -np N} starts N local processes itself; under
+ * {@code mpirun}, {@code srun} or {@code jccl run} each process joins as the launcher says; with
+ * neither, the process is a communicator of one rank.
+ */
+@Command(name = "perf", mixinStandardHelpOptions = true, subcommands = PlotCommand.class,
+        description = {"Measure a collective like nccl-tests does and print its table: size, count, type, redop, root,"
+                + " then time, algbw, busbw and #wrong, out-of-place and in-place.",
+                "BENCHMARK is all_reduce, all_gather, broadcast, reduce, reduce_scatter, alltoall or sendrecv."
+                        + " Flags and defaults are nccl-tests' own; sizes take K, M, G suffixes (binary).",
+                "Exit code 1 when any element is wrong."},
+        footer = {"", "Examples:",
+                "  jccl perf all_reduce -np 4 -b 8 -e 64M -f 4             # 4 local ranks, sizes 8 B to 64 MiB, x4 each step",
+                "  jccl perf all_gather -np 2 -d all -c 1 --json ag.json    # every type, write the rows as JSON",
+                "  mpirun -np 8 -x JCCL_ROOT=host0 jccl perf all_reduce -b 1M -e 1G -f 2",
+                "  jccl perf plot ag.json ar.json -o busbw.png             # draw busbw against size"})
+final class PerfCommand implements Callable<Integer> {
+    /** Set by {@code perf -np} for its rank 0 when the launcher's own output is a terminal. */
+    static final String PROGRESS_VARIABLE = "JCCL_PERF_PROGRESS";
+
+    @ParentCommand
+    private JcclCommand parent;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "BENCHMARK", description = "all_reduce, all_gather, broadcast, reduce, reduce_scatter, alltoall or sendrecv")
+    private String benchmark;
+
+    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", defaultValue = "32M", description = "Smallest size (default ${DEFAULT-VALUE}).")
+    private String minBytes;
+
+    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", defaultValue = "32M", description = "Largest size (default ${DEFAULT-VALUE}).")
+    private String maxBytes;
+
+    @Option(names = {"-i", "--stepbytes"}, paramLabel = "SIZE", defaultValue = "1M", description = "Size increment when -f is 1 (default ${DEFAULT-VALUE}).")
+    private String stepBytes;
+
+    @Option(names = {"-f", "--stepfactor"}, paramLabel = "N", defaultValue = "1", description = "Size multiplier between rows (default ${DEFAULT-VALUE}: use -i).")
+    private long stepFactor;
+
+    @Option(names = {"-n", "--iters"}, paramLabel = "N", defaultValue = "20", description = "Timed iterations per row (default ${DEFAULT-VALUE}).")
+    private int iters;
+
+    @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "5", description = "Warm-up iterations (default ${DEFAULT-VALUE}).")
+    private int warmupIters;
+
+    @Option(names = {"-c", "--check"}, paramLabel = "N", defaultValue = "1", description = "Checked iterations per row; 0 turns checking off (default ${DEFAULT-VALUE}).")
+    private int check;
+
+    @Option(names = {"-o", "--op"}, paramLabel = "OP", defaultValue = "sum", description = "sum, prod, min, max, avg or all (default ${DEFAULT-VALUE}).")
+    private String op;
+
+    @Option(names = {"-d", "--datatype"}, paramLabel = "TYPE", defaultValue = "float",
+            description = "int8, uint8, int32, uint32, int64, uint64, half, bfloat16, float, double or all (default ${DEFAULT-VALUE}).")
+    private String datatype;
+
+    @Option(names = {"-r", "--root"}, paramLabel = "ROOT", defaultValue = "0", description = "Root rank of broadcast/reduce, or all (default ${DEFAULT-VALUE}).")
+    private String root;
+
+    @Option(names = {"-z", "--blocking"}, paramLabel = "0|1", defaultValue = "0",
+            description = "1: blocking calls and a barrier after each; 0: issue the iterations asynchronously, wait at the end (default ${DEFAULT-VALUE}).")
+    private int blocking;
+
+    @Option(names = {"-a", "--average"}, paramLabel = "0-3", defaultValue = "1",
+            description = "Time reported across ranks: 0 rank 0's, 1 mean, 2 min, 3 max (default ${DEFAULT-VALUE}).")
+    private int average;
+
+    @Option(names = "-np", paramLabel = "N", description = "Start N local ranks (processes) and run the benchmark across them.")
+    private Integer localRanks;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write every row, with the run's facts, as JSON (read by `jccl perf plot`).")
+    private Path json;
+
+    @Option(names = "--ifname", paramLabel = "FILTER", description = "With -np: interface for the ranks (default: JCCL_SOCKET_IFNAME if set, else lo).")
+    private String ifname;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", description = "With -np: stop all ranks after this long (30s, 5m) and exit 124.")
+    private String timeout;
+
+    /** Damages one received element before the check, to prove that a wrong result is reported (tests use it). */
+    @Option(names = "--debug-corrupt", hidden = true)
+    private boolean corrupt;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        PerfOptions options = options();
+        Map<String, String> env = parent.environment();
+        if (localRanks != null) return runLocalRanks(env);
+        Config config = Config.fromEnvironment(env);
+        boolean launched = LaunchEnvironment.launched(env);
+        try (Communicator comm = launched ? join(env, config) : Jccl.init(0, 1, UniqueId.create(config), config)) {
+            boolean progress = comm.rank() == 0 && ("1".equals(env.get(PROGRESS_VARIABLE)) || onTerminal());
+            PerfOptions run = new PerfOptions(options.collective(), options.sweep(), options.iters(), options.warmupIters(),
+                    options.checks(), options.ops(), options.types(), options.roots(), options.blocking(), options.average(),
+                    options.corrupt(), options.json(), progress, options.arguments());
+            PerfReport report = new PerfBenchmark(comm, run, parent.out(), parent.err()).run();
+            return report.outOfBounds() == 0 ? 0 : 1;
+        }
+    }
+
+    private static Communicator join(Map<String, String> env, Config config) {
+        LaunchEnvironment.Launch launch = LaunchEnvironment.detect(env);
+        return Jccl.init(launch.rank(), launch.size(), launch.id(), config);
+    }
+
+    /** {@code -np N}: this process only launches; N children run the benchmark, rank 0 prints. */
+    private int runLocalRanks(Map<String, String> env) throws IOException, InterruptedException {
+        if (localRanks < 1) throw new ParameterException(spec.commandLine(), "-np must be at least 1, got " + localRanks);
+        Duration limit = null;
+        if (timeout != null) {
+            try {
+                limit = Config.parseDuration("--timeout", timeout);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
+        String ranksIfname = ifname != null ? ifname : Config.fromEnvironment(env).socketIfname() != null ? null : "lo";
+        Config config = Config.fromEnvironment(env);
+        if (ranksIfname != null) config = config.toBuilder().socketIfname(ranksIfname).build();
+        UniqueId id = UniqueId.create(config);
+        ServerSocketChannel reserved = id.takeReservedListener();
+        if (reserved != null) reserved.close(); // rank 0 is a child, which must bind the port itself
+
+        boolean terminal = onTerminal();
+        List<Map<String, String>> environments = new ArrayList<>();
+        for (int r = 0; r < localRanks; r++) {
+            Map<String, String> rankEnv = new HashMap<>(RankEnvironment.forRank(env, r, localRanks, id, ranksIfname));
+            rankEnv.remove(PROGRESS_VARIABLE);
+            if (r == 0 && terminal) rankEnv.put(PROGRESS_VARIABLE, "1");
+            environments.add(rankEnv);
+        }
+        RankSupervisor job = new RankSupervisor("jccl perf", rankCommand(), environments, new LineSink(parent.out()),
+                new LineSink(parent.err()), new RankSupervisor.Output(false, terminal));
+        return job.run(limit);
+    }
+
+    /** This same program, minus {@code -np N}, in a fresh JVM of the running kind. */
+    private List<String> rankCommand() {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), JcclCommand.class.getName(), "perf"));
+        cmd.addAll(argumentsWithoutLocalRanks());
+        return cmd;
+    }
+
+    private List<String> argumentsWithoutLocalRanks() {
+        List<String> original = spec.commandLine().getParseResult().originalArgs();
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < original.size(); i++) {
+            String a = original.get(i);
+            if (a.equals("-np")) {
+                i++;
+                continue;
+            }
+            if (a.startsWith("-np=")) continue;
+            out.add(a);
+        }
+        return out;
+    }
+
+    private static boolean onTerminal() {
+        java.io.Console console = System.console();
+        return console != null && console.isTerminal();
+    }
+
+    private PerfOptions options() {
+        try {
+            PerfCollective collective = PerfCollective.parse(benchmark);
+            SizeSweep sweep = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes), stepFactor,
+                    SizeSweep.parseSize("-i", stepBytes));
+            sweep.sizes(); // refuses absurd row counts now, not after connecting
+            if (blocking != 0 && blocking != 1) throw new IllegalArgumentException("-z (blocking) must be 0 or 1, got " + blocking);
+            return new PerfOptions(collective, sweep, iters, warmupIters, check, ops(), types(), roots(), blocking == 1, average,
+                    corrupt, json, false, spec.commandLine().getParseResult().originalArgs());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private List<ReduceOp> ops() {
+        // nccl-tests' order for -o all.
+        if (op.equalsIgnoreCase("all")) return List.of(ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.AVG);
+        return List.of(ReduceOp.parse(op));
+    }
+
+    private List<DataType> types() {
+        if (datatype.equalsIgnoreCase("all")) {
+            // nccl-tests' order for -d all.
+            return List.of(DataType.INT8, DataType.UINT8, DataType.INT32, DataType.UINT32, DataType.INT64, DataType.UINT64,
+                    DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64, DataType.BFLOAT16);
+        }
+        return List.of(DataType.parse(datatype));
+    }
+
+    private List<Integer> roots() {
+        if (root.equalsIgnoreCase("all")) return null;
+        try {
+            return List.of(Integer.parseInt(root.trim()));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("-r takes a rank number or all, got '" + root + "'");
+        }
+    }
+}

@@ -1,0 +1,326 @@
+package dev.jccl.tools.perf;
+
+import dev.jccl.Communicator;
+import dev.jccl.DataType;
+import dev.jccl.Jccl;
+import dev.jccl.ReduceOp;
+import dev.jccl.plan.OpRequest;
+import dev.jccl.plan.Planner;
+import dev.jccl.runtime.RuntimeCommunicator;
+
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs one {@code jccl perf} sweep on one rank of a communicator, as nccl-tests' common.cu does:
+ * warm up at the largest and smallest size, then for every size time {@code iters} operations
+ * out-of-place and in-place, combine the ranks' times ({@code -a}), and check the result
+ * ({@code -c}). Every rank runs this; rank 0 prints the table and writes the report.
+ *
+ * <p>Buffers (send, receive, expected) are allocated once, for the largest size, and zeroed when
+ * allocated, so no page is faulted in while the clock runs.
+ */
+public final class PerfBenchmark {
+    /** Seed of the data the timed operations carry; check {@code c} uses seed {@code c + 1}. */
+    private static final long TIMING_SEED = 99;
+    /** A sweep shorter than this shows no progress line. */
+    private static final long PROGRESS_AFTER_NANOS = 2_000_000_000L;
+    private static final int DEVICE_LINE_BYTES = 256;
+
+    private final Communicator comm;
+    private final PerfOptions options;
+    private final PrintStream out;
+    private final PrintStream progressOut;
+    private final int rank;
+    private final int ranks;
+    private final List<PerfRow> rows = new ArrayList<>();
+    private long outOfBounds;
+    private double busbwSum;
+    private int busbwCount;
+    private long sweepStart;
+    private boolean progressShown;
+
+    private MemorySegment sendBuffer;
+    private MemorySegment recvBuffer;
+    private MemorySegment expectedBuffer;
+
+    /**
+     * @param out         where rank 0 prints the table (other ranks print nothing there)
+     * @param progressOut where rank 0 draws its progress line when {@link PerfOptions#progress()} is set
+     */
+    public PerfBenchmark(Communicator comm, PerfOptions options, PrintStream out, PrintStream progressOut) {
+        this.comm = comm;
+        this.options = options;
+        this.out = out;
+        this.progressOut = progressOut;
+        this.rank = comm.rank();
+        this.ranks = comm.size();
+    }
+
+    /** Runs the sweep; returns the report (complete on every rank; only rank 0 prints and writes it). */
+    public PerfReport run() {
+        String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        List<Integer> roots = rootsToRun(); // every rank refuses a bad -r the same way, before any traffic
+        long maxBytes = options.sweep().max();
+        List<String> devices = gatherDeviceLines();
+        Set<String> hosts = new LinkedHashSet<>();
+        for (String d : devices) hosts.add(d.split(" ", 3)[1]);
+        String transport = transportOf(comm);
+        String algorithm = algorithmAt(maxBytes);
+        printHeader(devices, hosts.size(), transport, algorithm, maxBytes);
+
+        try (Arena arena = Arena.ofShared()) {
+            // Shared, because -z 0 runs operations on the communicator's progress thread.
+            sendBuffer = arena.allocate(Math.max(1, maxBytes), 64);
+            recvBuffer = arena.allocate(Math.max(1, maxBytes), 64);
+            expectedBuffer = options.checks() > 0 ? arena.allocate(Math.max(1, maxBytes), 64) : MemorySegment.NULL;
+            sweepStart = System.nanoTime();
+            for (DataType type : options.types()) {
+                for (ReduceOp op : opsToRun()) {
+                    for (int root : roots) timeTest(type, op, root);
+                }
+            }
+        } finally {
+            clearProgress();
+        }
+        double avg = busbwCount == 0 ? 0 : busbwSum / busbwCount;
+        if (rank == 0) {
+            out.print(PerfTable.footer(outOfBounds, avg));
+            out.flush();
+        }
+        String label = transport + " " + algorithm + " " + ranks + (ranks == 1 ? " rank" : " ranks");
+        PerfReport report = new PerfReport("jccl perf", Jccl.version(), options.collective().cliName(), ranks, hosts.size(),
+                transport, algorithm, label, devices.getFirst().split(" ", 3)[1], started, options.arguments(), rows, outOfBounds, avg);
+        if (rank == 0 && options.json() != null) PerfReports.write(report, options.json());
+        return report;
+    }
+
+    private List<ReduceOp> opsToRun() {
+        return options.collective().reduces() ? options.ops() : Arrays.asList((ReduceOp) null);
+    }
+
+    private List<Integer> rootsToRun() {
+        if (!options.collective().rooted()) return List.of(-1);
+        if (options.roots() == null) {
+            List<Integer> all = new ArrayList<>();
+            for (int r = 0; r < ranks; r++) all.add(r);
+            return all;
+        }
+        for (int r : options.roots()) {
+            if (r < 0 || r >= ranks) {
+                throw new IllegalArgumentException("-r " + r + " is not a rank of this " + ranks + "-rank job; use 0.." + (ranks - 1) + " or all");
+            }
+        }
+        return options.roots();
+    }
+
+    // ---------------------------------------------------------------- one (type, op, root)
+
+    private void timeTest(DataType type, ReduceOp op, int root) {
+        comm.barrier();
+        PerfCollective coll = options.collective();
+        int ws = type.byteSize();
+        for (long warmBytes : new long[] {options.sweep().max(), options.sweep().min()}) {
+            PerfCollective.Geometry g = coll.geometry(warmBytes / ws, ranks);
+            for (int i = 0; i < options.warmupIters(); i++) {
+                coll.run(comm, send(g, ws, false), recv(g, ws, false), g.paramCount(), type, op, root);
+            }
+        }
+        List<Long> sizes = options.sweep().sizes();
+        for (int s = 0; s < sizes.size(); s++) {
+            long size = sizes.get(s);
+            PerfCollective.Geometry g = coll.geometry(size / ws, ranks);
+            String redop = op == null ? "none" : op.ncclTestsName();
+            StringBuilder line = new StringBuilder(PerfTable.rowStart(g.sizeBytes(type), g.paramCount(), type.ncclTestsName(), redop, root));
+            for (boolean inPlace : new boolean[] {false, true}) {
+                showProgress(type, redop, size, s, sizes.size(), inPlace);
+                line.append(measure(g, type, op, root, inPlace));
+            }
+            if (rank == 0) {
+                clearProgress();
+                out.println(line);
+                out.flush();
+            }
+        }
+    }
+
+    /** One half-row: time, bandwidths and check of one size, out-of-place or in-place. */
+    private String measure(PerfCollective.Geometry g, DataType type, ReduceOp op, int root, boolean inPlace) {
+        PerfCollective coll = options.collective();
+        int ws = type.byteSize();
+        MemorySegment send = send(g, ws, inPlace);
+        MemorySegment recv = recv(g, ws, inPlace);
+        if (options.checks() > 0) {
+            // Real data while timing, as nccl-tests does: garbage floats could be denormals, which are slow.
+            new DataCheck(coll, type, op, root, rank, ranks, TIMING_SEED).prepare(send, recv, expectedBuffer, g);
+        }
+        coll.run(comm, send, recv, g.paramCount(), type, op, root);
+        comm.barrier();
+
+        long start = System.nanoTime();
+        if (options.blocking()) {
+            for (int i = 0; i < options.iters(); i++) {
+                coll.run(comm, send, recv, g.paramCount(), type, op, root);
+                comm.barrier();
+            }
+        } else {
+            List<CompletableFuture<Void>> pending = new ArrayList<>(options.iters());
+            for (int i = 0; i < options.iters(); i++) pending.add(coll.start(comm, send, recv, g.paramCount(), type, op, root));
+            for (CompletableFuture<Void> f : pending) f.join();
+        }
+        double seconds = aggregate((System.nanoTime() - start) / 1e9 / options.iters());
+        double algbw = seconds > 0 ? g.sizeBytes(type) / 1e9 / seconds : 0;
+        double busbw = algbw * coll.busFactor(ranks);
+
+        Long wrong = options.checks() > 0 ? check(g, type, op, root, send, recv) : null;
+        if (wrong != null && wrong > 0) outOfBounds++;
+        busbwSum += busbw;
+        busbwCount++;
+        String redop = op == null ? "none" : op.ncclTestsName();
+        rows.add(new PerfRow(g.sizeBytes(type), g.paramCount(), type.ncclTestsName(), redop, root, inPlace, seconds * 1e6, algbw, busbw, wrong));
+        return PerfTable.measurement(seconds * 1e6, algbw, busbw, wrong);
+    }
+
+    /** Runs {@code -c} checked operations on fresh data; returns the wrong elements over all ranks (stops at the first bad one). */
+    private long check(PerfCollective.Geometry g, DataType type, ReduceOp op, int root, MemorySegment send, MemorySegment recv) {
+        PerfCollective coll = options.collective();
+        long total = 0;
+        for (int c = 0; c < options.checks() && total == 0; c++) {
+            DataCheck check = new DataCheck(coll, type, op, root, rank, ranks, c + 1);
+            check.prepare(send, recv, expectedBuffer, g);
+            comm.barrier();
+            coll.run(comm, send, recv, g.paramCount(), type, op, root);
+            if (options.corrupt() && rank == corruptingRank(root)) check.corrupt(recv, g);
+            long[] wrong = {check.countWrong(recv, expectedBuffer, g)};
+            comm.allReduce(wrong, ReduceOp.SUM);
+            total = wrong[0];
+        }
+        return total;
+    }
+
+    /** The rank whose result the debug option damages: one that checks something (Reduce: the root). */
+    private int corruptingRank(int root) {
+        return options.collective() == PerfCollective.REDUCE ? root : ranks - 1;
+    }
+
+    /** Combines this rank's time with the others' as {@code -a} says. */
+    private double aggregate(double seconds) {
+        double[] t = {seconds};
+        switch (options.average()) {
+            case 0 -> comm.broadcast(t, 0);
+            case 1 -> {
+                comm.allReduce(t, ReduceOp.SUM);
+                t[0] /= ranks;
+            }
+            case 2 -> comm.allReduce(t, ReduceOp.MIN);
+            default -> comm.allReduce(t, ReduceOp.MAX);
+        }
+        return t[0];
+    }
+
+    private MemorySegment send(PerfCollective.Geometry g, int ws, boolean inPlace) {
+        long bytes = g.sendCount() * ws;
+        return inPlace ? recvBuffer.asSlice(g.sendInPlaceStep() * rank * ws, bytes) : sendBuffer.asSlice(0, bytes);
+    }
+
+    private MemorySegment recv(PerfCollective.Geometry g, int ws, boolean inPlace) {
+        return recvBuffer.asSlice(inPlace ? g.recvInPlaceStep() * rank * ws : 0, g.recvCount() * ws);
+    }
+
+    // ---------------------------------------------------------------- header
+
+    /** {@code "pid host"} of every rank, in rank order. */
+    private List<String> gatherDeviceLines() {
+        byte[] mine = new byte[DEVICE_LINE_BYTES];
+        byte[] text = (ProcessHandle.current().pid() + " " + hostName()).getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(text, 0, mine, 0, Math.min(text.length, DEVICE_LINE_BYTES));
+        byte[] all = new byte[DEVICE_LINE_BYTES * ranks];
+        comm.allGather(mine, all);
+        List<String> lines = new ArrayList<>();
+        for (int r = 0; r < ranks; r++) {
+            String s = new String(all, r * DEVICE_LINE_BYTES, DEVICE_LINE_BYTES, StandardCharsets.UTF_8);
+            int end = s.indexOf('\0');
+            lines.add(r + " " + (end < 0 ? s : s.substring(0, end)));
+        }
+        return lines;
+    }
+
+    private void printHeader(List<String> devices, int hosts, String transport, String algorithm, long maxBytes) {
+        if (rank != 0) return;
+        SizeSweep sw = options.sweep();
+        out.printf(Locale.ROOT, "# nThread 1 nGpus 1 minBytes %d maxBytes %d step: %d(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0%n",
+                sw.min(), sw.max(), sw.factor() > 1 ? sw.factor() : sw.increment(), sw.factor() > 1 ? "factor" : "bytes",
+                options.warmupIters(), options.iters(), options.checks());
+        if (options.blocking()) out.println("# Blocking Enabled: wait for completion and barrier after each collective ");
+        out.println("#");
+        out.println("# Using devices");
+        for (String d : devices) {
+            String[] f = d.split(" ", 3);
+            // nccl-tests' device line, with the CPU and Jccl's transport where it names a GPU.
+            out.printf(Locale.ROOT, "#  Rank %2d Group %2d Pid %6s on %10s device cpu [host memory] %s%n",
+                    Integer.parseInt(f[0]), 0, f[1], f[2], transport);
+        }
+        long buffers = options.checks() > 0 ? 3 : 2;
+        out.printf(Locale.ROOT, "#%n# Jccl %s: %d %s on %d %s, transport %s, algorithm %s, %s%n", Jccl.version(), ranks,
+                ranks == 1 ? "rank" : "ranks", hosts, hosts == 1 ? "host" : "hosts", transport, algorithm,
+                options.blocking() ? "blocking calls (-z 1)" : "async calls (-z 0)");
+        out.printf(Locale.ROOT, "# Memory: %d buffers of %s per rank (send, recv%s), %s in all per rank, allocated and zeroed before timing%n",
+                buffers, SizeSweep.format(maxBytes) + "B", buffers == 3 ? ", expected" : "", SizeSweep.format(buffers * maxBytes) + "B");
+        out.println("#");
+        out.print(PerfTable.columnHeader());
+        out.flush();
+    }
+
+    private String algorithmAt(long bytes) {
+        PerfCollective coll = options.collective();
+        if (coll == PerfCollective.SENDRECV) return ranks == 1 ? "local" : "p2p";
+        DataType type = options.types().getFirst();
+        PerfCollective.Geometry g = coll.geometry(bytes / type.byteSize(), ranks);
+        ReduceOp op = coll.reduces() ? options.ops().getFirst() : null;
+        int root = coll.rooted() ? 0 : -1;
+        return Planner.plan(new OpRequest(coll.collective(), 0, ranks, Math.max(1, g.paramCount()), op, root,
+                Math.max(1, comm.config().chunkBytes() / type.byteSize()))).algorithm();
+    }
+
+    private static String transportOf(Communicator c) {
+        return c instanceof RuntimeCommunicator rc ? rc.transportSummary() : c.getClass().getSimpleName();
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    // ---------------------------------------------------------------- progress
+
+    private void showProgress(DataType type, String redop, long size, int index, int count, boolean inPlace) {
+        if (rank != 0 || !options.progress() || System.nanoTime() - sweepStart < PROGRESS_AFTER_NANOS) return;
+        long secs = (System.nanoTime() - sweepStart) / 1_000_000_000L;
+        progressOut.printf(Locale.ROOT, "\r\033[K# %s %s %s: %sB %s (%d of %d sizes), %d:%02d elapsed", options.collective().cliName(),
+                type.ncclTestsName(), redop, SizeSweep.format(size), inPlace ? "in-place" : "out-of-place", index + 1, count,
+                secs / 60, secs % 60);
+        progressOut.flush();
+        progressShown = true;
+    }
+
+    private void clearProgress() {
+        if (!progressShown) return;
+        progressOut.print("\r\033[K");
+        progressOut.flush();
+        progressShown = false;
+    }
+}

@@ -1,0 +1,150 @@
+package dev.jccl.tools;
+
+import dev.jccl.tools.perf.PerfReport;
+import dev.jccl.tools.perf.PerfReports;
+import dev.jccl.tools.perf.PerfRow;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.imageio.ImageIO;
+import java.awt.image.BufferedImage;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code jccl perf} as users run it: {@code -np N} starts real rank processes, and the table must
+ * parse as nccl-tests' does. The launcher runs in this JVM; the ranks are child JVMs.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class PerfCommandTest {
+    /** The row pattern scripts written for nccl-tests use (see NcclTestsOutput in the perf tests). */
+    private static final Pattern ROW = Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+([\\d.]+)\\s+([\\d.]+)"
+            + "\\s+([\\d.]+)\\s+(\\S+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)\\s*$");
+
+    @Test
+    void fourLocalRanksSweepToSixtyFourMegabytesCleanAndWriteJsonThatPlots(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("ar.json");
+        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-np", "4", "-b", "8", "-e", "64M", "-f", "4",
+                "-c", "1", "-n", "2", "-w", "1", "--json", json.toString());
+
+        assertEquals(0, r.code(), r::toString);
+        List<Matcher> rows = rows(r.out());
+        assertEquals(12, rows.size(), r::toString); // 8 B × 4^k up to 32 MiB, as nccl-tests sweeps
+        assertEquals("8", rows.getFirst().group(1));
+        assertEquals(String.valueOf(32L << 20), rows.getLast().group(1));
+        for (Matcher m : rows) {
+            assertEquals("float", m.group(3));
+            assertEquals("sum", m.group(4));
+            assertEquals("-1", m.group(5));
+            assertEquals("0", m.group(9), r::toString);
+            assertEquals("0", m.group(13), r::toString);
+        }
+        assertTrue(r.out().startsWith("# nThread 1 nGpus 1 minBytes 8 maxBytes 67108864 step: 4(factor) warmup iters: 1 iters: 2"), r::toString);
+        for (int rank = 0; rank < 4; rank++) assertTrue(r.out().contains("#  Rank  " + rank + " Group  0 Pid "), r::toString);
+        assertTrue(r.out().contains("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : "), r::toString);
+        assertTrue(!r.out().contains("[0] ") && !r.out().contains("[1] "), () -> "rank 0's table must not be prefixed:\n" + r);
+
+        PerfReport report = PerfReports.read(json);
+        assertEquals(4, report.ranks());
+        assertEquals("all_reduce", report.collective());
+        assertEquals(24, report.rows().size());
+        assertTrue(report.label().contains("4 ranks"), report.label());
+        for (PerfRow row : report.rows()) assertEquals(0L, row.wrong());
+
+        Path png = dir.resolve("busbw.png");
+        Cli.Result plot = Cli.inProcess(Cli.cleanEnvironment(), "perf", "plot", json.toString(), "-o", png.toString());
+        assertEquals(0, plot.code(), plot::toString);
+        BufferedImage image = ImageIO.read(png.toFile());
+        assertNotNull(image, "not a PNG");
+    }
+
+    @Test
+    void aDamagedElementFailsTheRunLoudly() throws Exception {
+        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-np", "2", "-b", "8", "-e", "1K", "-f", "4",
+                "-n", "1", "-w", "0", "--debug-corrupt");
+
+        assertEquals(1, r.code(), r::toString);
+        List<Matcher> rows = rows(r.out());
+        assertEquals(4, rows.size(), r::toString);
+        for (Matcher m : rows) {
+            assertEquals("1", m.group(9), r::toString);
+            assertEquals("1", m.group(13), r::toString);
+        }
+        assertTrue(r.out().contains("# Out of bounds values : 8 FAILED"), r::toString);
+    }
+
+    @Test
+    void withoutLauncherOrNpTheProcessIsOneRank() {
+        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "sendrecv", "-b", "1", "-e", "1K", "-f", "32", "-n", "1", "-w", "0");
+        assertEquals(0, r.code(), r::toString);
+        assertEquals(3, rows(r.out()).size(), r::toString);
+        assertTrue(r.out().contains("#  Rank  0 Group  0 Pid ") && !r.out().contains("#  Rank  1 "), r::toString);
+        assertTrue(r.out().contains("1 rank on 1 host, transport local"), r::toString);
+    }
+
+    @Test
+    void underJcclRunEachProcessIsARank() throws Exception {
+        List<String> command = new ArrayList<>(List.of("run", "-np", "3", "--", Cli.java().toString(), "-cp", Cli.classPath(),
+                JcclCommand.class.getName(), "perf", "reduce_scatter", "-b", "96", "-e", "96", "-o", "all", "-n", "1", "-w", "0"));
+        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), command.toArray(String[]::new));
+        assertEquals(0, r.code(), r::toString);
+        List<Matcher> rows = new ArrayList<>();
+        for (String line : r.out().split("\n")) {
+            if (!line.startsWith("[0] ") || line.startsWith("[0] #")) continue;
+            Matcher m = ROW.matcher(line.substring(4));
+            assertTrue(m.matches(), line);
+            rows.add(m);
+        }
+        assertEquals(5, rows.size(), r::toString); // one per op
+        for (Matcher m : rows) assertEquals("8", m.group(2), "96 B of floats over 3 ranks: 8 per rank");
+    }
+
+    @Test
+    void badFlagsAreClearErrors() {
+        record Case(String expect, String... args) {}
+        for (Case c : List.of(
+                new Case("-b must not exceed -e", "perf", "all_reduce", "-b", "64M", "-e", "8"),
+                new Case("unknown benchmark 'allreduce'", "perf", "allreduce"),
+                new Case("unknown data type 'float8'", "perf", "all_reduce", "-d", "float8"),
+                new Case("-a (average) must be 0", "perf", "all_reduce", "-a", "7"),
+                new Case("invalid size '12Q' for -e", "perf", "all_reduce", "-e", "12Q"),
+                new Case("-r takes a rank number or all", "perf", "broadcast", "-r", "first"),
+                new Case("-np must be at least 1", "perf", "all_reduce", "-np", "0"))) {
+            Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), c.args());
+            assertEquals(2, r.code(), r::toString);
+            assertTrue(r.err().contains(c.expect()), () -> "expected '" + c.expect() + "' in\n" + r);
+        }
+    }
+
+    @Test
+    void helpListsNcclTestsFlags() {
+        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "--help");
+        assertEquals(0, r.code(), r::toString);
+        for (String flag : List.of("-b, --minbytes", "-e, --maxbytes", "-f, --stepfactor", "-i, --stepbytes", "-n, --iters",
+                "-w, --warmup_iters", "-c, --check", "-o, --op", "-d, --datatype", "-r, --root", "-z, --blocking", "-a, --average",
+                "-np", "--json", "plot")) {
+            assertTrue(r.out().contains(flag), () -> flag + " missing from\n" + r.out());
+        }
+        assertTrue(!r.out().contains("debug-corrupt"), "the corruption switch is for tests, not users");
+    }
+
+    private static List<Matcher> rows(String out) {
+        List<Matcher> rows = new ArrayList<>();
+        for (String line : out.split("\n")) {
+            if (line.startsWith("#") || line.isBlank()) continue;
+            Matcher m = ROW.matcher(line);
+            assertTrue(m.matches(), () -> "not an nccl-tests row: '" + line + "'");
+            rows.add(m);
+        }
+        return rows;
+    }
+}
