@@ -4,8 +4,10 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * Writes JSON text, two spaces of indent per level. Small on purpose: the tools jar carries no
- * JSON library. Misuse (a value where a name is due) is the caller's bug and is not detected.
+ * Writes JSON text, two spaces of indent per level, for {@code info --json}, which builds its
+ * output field by field. It predates Jackson in the tools jar (perf's reports, which are read back
+ * as records, use Jackson: see PerfReports). Misuse (a value where a name is due) is the caller's
+ * bug and is not detected.
  */
 final class JsonWriter {
     private final StringBuilder out = new StringBuilder();
