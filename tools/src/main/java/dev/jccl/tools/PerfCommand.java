@@ -58,7 +58,8 @@ final class PerfCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "BENCHMARK", description = "all_reduce, all_gather, broadcast, reduce, reduce_scatter, alltoall or sendrecv")
+    // Optional to picocli only so that `perf plot …` parses; call() insists on it.
+    @Parameters(index = "0", arity = "0..1", paramLabel = "BENCHMARK", description = "all_reduce, all_gather, broadcast, reduce, reduce_scatter, alltoall or sendrecv")
     private String benchmark;
 
     @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", defaultValue = "32M", description = "Smallest size (default ${DEFAULT-VALUE}).")
@@ -179,7 +180,7 @@ final class PerfCommand implements Callable<Integer> {
     }
 
     private List<String> argumentsWithoutLocalRanks() {
-        List<String> original = spec.commandLine().getParseResult().originalArgs();
+        List<String> original = perfArguments();
         List<String> out = new ArrayList<>();
         for (int i = 0; i < original.size(); i++) {
             String a = original.get(i);
@@ -193,12 +194,24 @@ final class PerfCommand implements Callable<Integer> {
         return out;
     }
 
+    /** The arguments after {@code perf} (picocli's original arguments start at {@code jccl}'s). */
+    private List<String> perfArguments() {
+        List<String> all = spec.commandLine().getParseResult().originalArgs();
+        int at = all.indexOf(spec.name());
+        return at < 0 ? all : all.subList(at + 1, all.size());
+    }
+
     private static boolean onTerminal() {
         java.io.Console console = System.console();
         return console != null && console.isTerminal();
     }
 
     private PerfOptions options() {
+        if (benchmark == null) {
+            throw new ParameterException(spec.commandLine(), "which benchmark? Name one of all_reduce, all_gather, broadcast, reduce,"
+                    + " reduce_scatter, alltoall, sendrecv (or `perf plot FILE…` to draw a --json report)");
+        }
+        if (json != null) checkWritable(json);
         try {
             PerfCollective collective = PerfCollective.parse(benchmark);
             SizeSweep sweep = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes), stepFactor,
@@ -206,9 +219,20 @@ final class PerfCommand implements Callable<Integer> {
             sweep.sizes(); // refuses absurd row counts now, not after connecting
             if (blocking != 0 && blocking != 1) throw new IllegalArgumentException("-z (blocking) must be 0 or 1, got " + blocking);
             return new PerfOptions(collective, sweep, iters, warmupIters, check, ops(), types(), roots(), blocking == 1, average,
-                    corrupt, json, false, spec.commandLine().getParseResult().originalArgs());
+                    corrupt, json, false, perfArguments());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /** A --json path whose directory is missing would only fail after the whole sweep; say so now. */
+    private void checkWritable(Path file) {
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir != null && !java.nio.file.Files.isDirectory(dir)) {
+            throw new ParameterException(spec.commandLine(), "--json " + file + ": directory " + dir + " does not exist");
+        }
+        if (java.nio.file.Files.isDirectory(file)) {
+            throw new ParameterException(spec.commandLine(), "--json " + file + " is a directory; give a file name");
         }
     }
 

@@ -75,7 +75,7 @@ public final class PerfBenchmark {
         long maxBytes = options.sweep().max();
         List<String> devices = gatherDeviceLines();
         Set<String> hosts = new LinkedHashSet<>();
-        for (String d : devices) hosts.add(d.split(" ", 3)[1]);
+        for (String d : devices) hosts.add(d.split(" ", 3)[2]);
         String transport = transportOf(comm);
         String algorithm = algorithmAt(maxBytes);
         printHeader(devices, hosts.size(), transport, algorithm, maxBytes);
@@ -100,8 +100,8 @@ public final class PerfBenchmark {
             out.flush();
         }
         String label = transport + " " + algorithm + " " + ranks + (ranks == 1 ? " rank" : " ranks");
-        PerfReport report = new PerfReport("jccl perf", Jccl.version(), options.collective().cliName(), ranks, hosts.size(),
-                transport, algorithm, label, devices.getFirst().split(" ", 3)[1], started, options.arguments(), rows, outOfBounds, avg);
+        PerfReport report = new PerfReport(PerfReports.TOOL, Jccl.version(), options.collective().cliName(), ranks, hosts.size(),
+                transport, algorithm, label, devices.getFirst().split(" ", 3)[2], started, options.arguments(), rows, outOfBounds, avg);
         if (rank == 0 && options.json() != null) PerfReports.write(report, options.json());
         return report;
     }
@@ -240,7 +240,7 @@ public final class PerfBenchmark {
 
     // ---------------------------------------------------------------- header
 
-    /** {@code "pid host"} of every rank, in rank order. */
+    /** {@code "rank pid host"} of every rank, in rank order. */
     private List<String> gatherDeviceLines() {
         byte[] mine = new byte[DEVICE_LINE_BYTES];
         byte[] text = (ProcessHandle.current().pid() + " " + hostName()).getBytes(StandardCharsets.UTF_8);
@@ -276,7 +276,7 @@ public final class PerfBenchmark {
                 ranks == 1 ? "rank" : "ranks", hosts, hosts == 1 ? "host" : "hosts", transport, algorithm,
                 options.blocking() ? "blocking calls (-z 1)" : "async calls (-z 0)");
         out.printf(Locale.ROOT, "# Memory: %d buffers of %s per rank (send, recv%s), %s in all per rank, allocated and zeroed before timing%n",
-                buffers, SizeSweep.format(maxBytes) + "B", buffers == 3 ? ", expected" : "", SizeSweep.format(buffers * maxBytes) + "B");
+                buffers, SizeSweep.binary(maxBytes), buffers == 3 ? ", expected" : "", SizeSweep.binary(buffers * maxBytes));
         out.println("#");
         out.print(PerfTable.columnHeader());
         out.flush();

@@ -90,4 +90,16 @@ public record SizeSweep(long min, long max, long factor, long increment) {
         }
         return String.format(Locale.ROOT, "%d%s", v, units[u]);
     }
+
+    /** {@code 192 MiB}, {@code 1.5 KiB}, {@code 8 B}: bytes for people. */
+    public static String binary(long bytes) {
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        double v = bytes;
+        int u = 0;
+        while (u < units.length - 1 && v >= 1024) {
+            v /= 1024;
+            u++;
+        }
+        return (v == Math.rint(v) ? String.format(Locale.ROOT, "%d", (long) v) : String.format(Locale.ROOT, "%.1f", v)) + " " + units[u];
+    }
 }

@@ -53,4 +53,13 @@ class SizeSweepTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new SizeSweep(1, 1L << 30, 1, 1).sizes());
         assertTrue(e.getMessage().contains("larger step"), e.getMessage());
     }
+
+    @Test
+    void bytesForPeople() {
+        assertEquals("8 B", SizeSweep.binary(8));
+        assertEquals("192 MiB", SizeSweep.binary(192L << 20));
+        assertEquals("1.5 KiB", SizeSweep.binary(1536));
+        assertEquals("64M", SizeSweep.format(64L << 20));
+        assertEquals("1000", SizeSweep.format(1000));
+    }
 }
