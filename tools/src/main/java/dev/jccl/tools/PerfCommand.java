@@ -107,6 +107,9 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write every row, with the run's facts, as JSON (read by `jccl perf plot`).")
     private Path json;
 
+    @Option(names = "--plot", paramLabel = "PNG", description = "Also draw busbw against size for this run (for several runs: --json, then `perf plot`).")
+    private Path plot;
+
     @Option(names = "--ifname", paramLabel = "FILTER", description = "With -np: interface for the ranks (default: JCCL_SOCKET_IFNAME if set, else lo).")
     private String ifname;
 
@@ -128,7 +131,7 @@ final class PerfCommand implements Callable<Integer> {
             boolean progress = comm.rank() == 0 && ("1".equals(env.get(PROGRESS_VARIABLE)) || onTerminal());
             PerfOptions run = new PerfOptions(options.collective(), options.sweep(), options.iters(), options.warmupIters(),
                     options.checks(), options.ops(), options.types(), options.roots(), options.blocking(), options.average(),
-                    options.corrupt(), options.json(), progress, options.arguments());
+                    options.corrupt(), options.json(), options.plot(), progress, options.arguments());
             PerfReport report = new PerfBenchmark(comm, run, parent.out(), parent.err()).run();
             return report.outOfBounds() == 0 ? 0 : 1;
         }
@@ -211,7 +214,8 @@ final class PerfCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "which benchmark? Name one of all_reduce, all_gather, broadcast, reduce,"
                     + " reduce_scatter, alltoall, sendrecv (or `perf plot FILE…` to draw a --json report)");
         }
-        if (json != null) checkWritable(json);
+        if (json != null) checkWritable("--json", json);
+        if (plot != null) checkWritable("--plot", plot);
         try {
             PerfCollective collective = PerfCollective.parse(benchmark);
             SizeSweep sweep = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes), stepFactor,
@@ -219,20 +223,20 @@ final class PerfCommand implements Callable<Integer> {
             sweep.sizes(); // refuses absurd row counts now, not after connecting
             if (blocking != 0 && blocking != 1) throw new IllegalArgumentException("-z (blocking) must be 0 or 1, got " + blocking);
             return new PerfOptions(collective, sweep, iters, warmupIters, check, ops(), types(), roots(), blocking == 1, average,
-                    corrupt, json, false, perfArguments());
+                    corrupt, json, plot, false, perfArguments());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 
-    /** A --json path whose directory is missing would only fail after the whole sweep; say so now. */
-    private void checkWritable(Path file) {
+    /** An output path whose directory is missing would only fail after the whole sweep; say so now. */
+    private void checkWritable(String option, Path file) {
         Path dir = file.toAbsolutePath().getParent();
         if (dir != null && !java.nio.file.Files.isDirectory(dir)) {
-            throw new ParameterException(spec.commandLine(), "--json " + file + ": directory " + dir + " does not exist");
+            throw new ParameterException(spec.commandLine(), option + " " + file + ": directory " + dir + " does not exist");
         }
         if (java.nio.file.Files.isDirectory(file)) {
-            throw new ParameterException(spec.commandLine(), "--json " + file + " is a directory; give a file name");
+            throw new ParameterException(spec.commandLine(), option + " " + file + " is a directory; give a file name");
         }
     }
 

@@ -83,12 +83,23 @@ class PerfCommandTest {
     }
 
     @Test
-    void withoutLauncherOrNpTheProcessIsOneRank() {
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "sendrecv", "-b", "1", "-e", "1K", "-f", "32", "-n", "1", "-w", "0");
+    void withoutLauncherOrNpTheProcessIsOneRankAndPlotsItself(@TempDir Path dir) throws Exception {
+        Path png = dir.resolve("sr.png");
+        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "sendrecv", "-b", "1", "-e", "1K", "-f", "32", "-n", "1", "-w", "0",
+                "--plot", png.toString());
         assertEquals(0, r.code(), r::toString);
         assertEquals(3, rows(r.out()).size(), r::toString);
         assertTrue(r.out().contains("#  Rank  0 Group  0 Pid ") && !r.out().contains("#  Rank  1 "), r::toString);
         assertTrue(r.out().contains("1 rank on 1 host, transport local"), r::toString);
+        assertNotNull(ImageIO.read(png.toFile()), "--plot wrote no PNG");
+    }
+
+    @Test
+    void anOutputFileInAMissingDirectoryIsRefusedBeforeRunning(@TempDir Path dir) {
+        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "--json", dir.resolve("no/such/r.json").toString());
+        assertEquals(2, r.code(), r::toString);
+        assertTrue(r.err().contains("does not exist"), r::toString);
+        assertTrue(!r.out().contains("# nThread"), "it ran anyway");
     }
 
     @Test

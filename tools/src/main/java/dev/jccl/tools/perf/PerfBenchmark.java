@@ -103,7 +103,19 @@ public final class PerfBenchmark {
         PerfReport report = new PerfReport(PerfReports.TOOL, Jccl.version(), options.collective().cliName(), ranks, hosts.size(),
                 transport, algorithm, label, devices.getFirst().split(" ", 3)[2], started, options.arguments(), rows, outOfBounds, avg);
         if (rank == 0 && options.json() != null) PerfReports.write(report, options.json());
+        if (rank == 0 && options.plot() != null) plot(report);
         return report;
+    }
+
+    private void plot(PerfReport report) {
+        List<BusbwPlot.Run> run = List.of(new BusbwPlot.Run(options.plot().getFileName().toString(), report));
+        BusbwPlot.Lines lines = BusbwPlot.lines(run, false);
+        if (lines.lines().isEmpty()) {
+            out.println("# --plot: nothing to draw (every row has size 0)");
+            return;
+        }
+        BusbwPlot.write(lines.lines(), BusbwPlot.defaultTitle(run, false), 900, 560, options.plot());
+        out.println("# Plot: " + options.plot());
     }
 
     private List<ReduceOp> opsToRun() {

@@ -13,12 +13,13 @@ import java.util.List;
  * @param average   how rank times combine ({@code -a}): 0 rank 0's, 1 mean, 2 min, 3 max
  * @param corrupt   hidden debug switch: damage one received element before checking, to prove the check catches it
  * @param json      where rank 0 writes the report, or null
+ * @param plot      where rank 0 draws busbw against size for this run (PNG), or null
  * @param progress  whether rank 0 may draw a progress line on stderr (only on a terminal)
  * @param arguments the perf arguments as given, for the report
  */
 public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters, int warmupIters, int checks,
                           List<ReduceOp> ops, List<DataType> types, List<Integer> roots, boolean blocking, int average,
-                          boolean corrupt, Path json, boolean progress, List<String> arguments) {
+                          boolean corrupt, Path json, Path plot, boolean progress, List<String> arguments) {
     public PerfOptions {
         if (iters < 1) throw new IllegalArgumentException("-n (iters) must be at least 1, got " + iters);
         if (warmupIters < 0) throw new IllegalArgumentException("-w (warmup_iters) must not be negative, got " + warmupIters);

@@ -126,6 +126,6 @@ class PerfBenchmarkTest {
 
     static PerfOptions options(PerfCollective c, SizeSweep sweep, List<DataType> types, List<ReduceOp> ops, List<Integer> roots,
                                boolean corrupt, int checks) {
-        return new PerfOptions(c, sweep, 1, 1, checks, ops, types, roots, false, 1, corrupt, null, false, List.of("test"));
+        return new PerfOptions(c, sweep, 1, 1, checks, ops, types, roots, false, 1, corrupt, null, null, false, List.of("test"));
     }
 }
