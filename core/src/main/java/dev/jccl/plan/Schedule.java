@@ -31,9 +31,9 @@ public record Schedule(OpRequest request, String algorithm, long scratchCount, L
         /**
          * Sends and receives advance apart, each direction one step at a time: the sends of step
          * k are posted once the sends of step k-1 are done, whatever the receives are doing; the
-         * local actions of step k run once both directions have finished step k-1; the receives
-         * of step k are posted after those local actions and once the receives of step k-1 are
-         * done. So a peer may take all the sends before it sends anything back (a Send then a
+         * local actions of step k, if it has any, run once both directions have finished step
+         * k-1; the receives of step k are posted after those local actions and once the receives
+         * of step k-1 are done. So a peer may take all the sends before it sends anything back (a Send then a
          * Recv, or the other way round), as with MPI_Sendrecv. Valid only where no Send reads
          * memory that a Receive of the schedule writes, and a local action that writes memory a
          * Send reads comes in a later step than that Send (what SendRecv's plans promise and the
