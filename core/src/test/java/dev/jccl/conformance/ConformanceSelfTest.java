@@ -85,5 +85,7 @@ class ConformanceSelfTest {
         assertTrue(report.contains("count=-5: accepted"), report);
         assertTrue(report.contains("root=-1: accepted"), report);
         assertTrue(report.contains("allToAll with overlapping, shifted send and recv: accepted"), report);
+        assertTrue(report.contains("sendRecv count=-5: accepted"), report);
+        assertTrue(report.contains("sendRecv sendPeer=rank, recvPeer=prev: accepted"), report);
     }
 }
