@@ -97,12 +97,16 @@ public interface Communicator extends AutoCloseable {
     /**
      * Sends {@code count} elements of {@code send} to {@code sendPeer} while receiving {@code count}
      * elements from {@code recvPeer} into {@code recv}; both halves progress together, so a ring of
-     * sendRecv calls cannot deadlock, and neither half waits for the other: the peers may answer
-     * with sendRecv, or with a {@link #recv} and a {@link #send} in either order. Matches the
-     * peers' send/recv/sendRecv calls like separate Send and Recv would (in call order per peer).
-     * {@code sendPeer == recvPeer} exchanges with one peer; both equal to {@link #rank()} is a local
-     * copy; only one of them equal to {@link #rank()} is refused. In place when {@code send} and
-     * {@code recv} are the same memory.
+     * sendRecv calls cannot deadlock. Matches the peers' send/recv/sendRecv calls like separate Send
+     * and Recv would (each half in call order per peer), and neither half waits for the other, so a
+     * peer may also answer with a {@link #recv} and a {@link #send}, in either order.
+     * {@code sendPeer == recvPeer} exchanges both ways with one peer; both equal to {@link #rank()}
+     * is a local copy; only one of them equal to {@link #rank()} is refused.
+     *
+     * <p>In place when {@code send} and {@code recv} are the same memory. Then a chunk that arrives
+     * must wait until the same chunk has left, so a peer that sends all of its message before it
+     * receives anything is served only as far as the sockets buffer (a few MiB); out of place, and
+     * against a peer that uses sendRecv or receives first, there is no such limit.
      */
     void sendRecv(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type);
 
@@ -191,7 +195,10 @@ public interface Communicator extends AutoCloseable {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
     }
 
-    /** Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer} into {@code recv}, which has the same length (it may be {@code send}: in place). */
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
     default void sendRecv(byte[] send, int sendPeer, byte[] recv, int recvPeer) {
         sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
                 ArrayBuffers.moveType(send));
@@ -247,7 +254,10 @@ public interface Communicator extends AutoCloseable {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
     }
 
-    /** Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer} into {@code recv}, which has the same length (it may be {@code send}: in place). */
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
     default void sendRecv(short[] send, int sendPeer, short[] recv, int recvPeer) {
         sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
                 ArrayBuffers.moveType(send));
@@ -313,7 +323,10 @@ public interface Communicator extends AutoCloseable {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
     }
 
-    /** Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer} into {@code recv}, which has the same length (it may be {@code send}: in place). */
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
     default void sendRecv(int[] send, int sendPeer, int[] recv, int recvPeer) {
         sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
                 ArrayBuffers.moveType(send));
@@ -379,7 +392,10 @@ public interface Communicator extends AutoCloseable {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
     }
 
-    /** Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer} into {@code recv}, which has the same length (it may be {@code send}: in place). */
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
     default void sendRecv(long[] send, int sendPeer, long[] recv, int recvPeer) {
         sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
                 ArrayBuffers.moveType(send));
@@ -445,7 +461,10 @@ public interface Communicator extends AutoCloseable {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
     }
 
-    /** Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer} into {@code recv}, which has the same length (it may be {@code send}: in place). */
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
     default void sendRecv(float[] send, int sendPeer, float[] recv, int recvPeer) {
         sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
                 ArrayBuffers.moveType(send));
@@ -511,7 +530,10 @@ public interface Communicator extends AutoCloseable {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
     }
 
-    /** Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer} into {@code recv}, which has the same length (it may be {@code send}: in place). */
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
     default void sendRecv(double[] send, int sendPeer, double[] recv, int recvPeer) {
         sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
                 ArrayBuffers.moveType(send));

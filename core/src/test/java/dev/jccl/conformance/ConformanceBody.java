@@ -40,7 +40,7 @@ import java.util.function.Supplier;
  * A call that throws ends the battery: this rank records it and aborts the communicator, so that
  * peers fail at once instead of waiting on it; later cases could not stay in step anyway.
  *
- * <h2>Matrix ({@link Plan#FULL}): about 3,300 calls per rank</h2>
+ * <h2>Matrix ({@link Plan#FULL}): about 3,500 calls per rank</h2>
  * <pre>
  * collective     types × ops                           counts                        place    memory       roots
  * allReduce      10 × 5                                0 1 2 7 13 97 1021            oop+in   heap+native
@@ -54,15 +54,21 @@ import java.util.function.Supplier;
  * allToAll       10                                    small, 65537, ≈ 3 MiB / size  oop only (in place is refused)
  * send/recv      10, ring r→r+1, 2 messages per pair   small, 65537; 3 MiB + 3 for   oop      alternating  (size ≥ 2)
  *                                                      one type of each width
- * arrays         every overload × every type it carries, int[]/long[] as FLOAT32/FLOAT64 too; 0 13 97 1021
- * async          every async collective + barrierAsync + p2p issued back to back, then joined and checked,
+ * sendRecv       10; ring, reversed ring, pairs (r↔r^1), small × 2 (ring + the next    both     alternating
+ *                shift by 2, self (every rank is one   pattern); 65537 × 2; 3 MiB + 3
+ *                of these patterns' permutations)      for one type of each width
+ * sendRecv mixed 4; even ranks sendRecv, odd ranks     0 97 65537, 3 MiB + 3         both     alternating  (size ≥ 2)
+ *                recv+send or send+recv (ring, pairs)
+ * arrays         every overload × every type it carries, int[]/long[] as FLOAT32/FLOAT64 too; 0 13 97 1021;
+ *                sendRecv(array, next, array, prev) in a ring
+ * async          every async collective + barrierAsync + p2p + sendRecv issued back to back, then joined and checked,
  *                including completion order; a blocking call between async ones; 32 queued allReduces;
  *                confined segments refused (segments every rank uses)
  * split          (rank % 2, size - rank): size, rank order, allReduce, allGather; SPLIT_NOCOLOR; parent after
  * barrier        3 rounds: every rank's exit is after every rank's entry
  * </pre>
  * {@link Plan#PROCESS} (ranks in separate JVMs) keeps every dimension with fewer small counts and
- * the several-MiB count for SUM only: about 2,200 calls per rank.
+ * the several-MiB count for SUM only: about 2,350 calls per rank.
  */
 public final class ConformanceBody {
 
