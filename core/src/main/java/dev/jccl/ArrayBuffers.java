@@ -40,6 +40,17 @@ final class ArrayBuffers {
         return java.lang.reflect.Array.getLength(array);
     }
 
+    /** The common length of SendRecv's two arrays. */
+    static long sameCount(Object send, Object recv) {
+        long n = count(send);
+        long m = count(recv);
+        if (n != m) {
+            throw new IllegalArgumentException("SendRecv arrays differ in length: send holds " + n + " elements, recv " + m
+                    + "; pass arrays of the same length (or one array, in place)");
+        }
+        return n;
+    }
+
     static long blockCount(Object array, int size) {
         long n = count(array);
         if (n % size != 0) {

@@ -9,7 +9,8 @@ import java.util.concurrent.CompletableFuture;
  * <h2>Rules (NCCL's)</h2>
  * <ul>
  *   <li>Every rank calls the same collectives, with the same count, type, op and root, in the
- *       same order. Point-to-point {@link #send}/{@link #recv} pair up in call order per peer.</li>
+ *       same order. Point-to-point {@link #send}/{@link #recv} pair up in call order per peer;
+ *       each half of a {@link #sendRecv} pairs up like a send or a recv of its own.</li>
  *   <li>{@code count} is in elements, not bytes. AllGather's {@code recv} and ReduceScatter's
  *       {@code send} hold {@code size() * count} elements; AllToAll's both hold
  *       {@code size() * countPerPeer}.</li>
@@ -92,6 +93,24 @@ public interface Communicator extends AutoCloseable {
     void recv(MemorySegment buf, long count, DataType type, int peer);
 
     CompletableFuture<Void> recvAsync(MemorySegment buf, long count, DataType type, int peer);
+
+    /**
+     * Sends {@code count} elements of {@code send} to {@code sendPeer} while receiving {@code count}
+     * elements from {@code recvPeer} into {@code recv}; both halves progress together, so a ring of
+     * sendRecv calls cannot deadlock. Matches the peers' send/recv/sendRecv calls like separate Send
+     * and Recv would (each half in call order per peer), and neither half waits for the other, so a
+     * peer may also answer with a {@link #recv} and a {@link #send}, in either order.
+     * {@code sendPeer == recvPeer} exchanges both ways with one peer; both equal to {@link #rank()}
+     * is a local copy; only one of them equal to {@link #rank()} is refused.
+     *
+     * <p>In place when {@code send} and {@code recv} are the same memory. Then a chunk that arrives
+     * must wait until the same chunk has left, so a peer that sends all of its message before it
+     * receives anything is served only as far as the sockets buffer (a few MiB); out of place, and
+     * against a peer that uses sendRecv or receives first, there is no such limit.
+     */
+    void sendRecv(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type);
+
+    CompletableFuture<Void> sendRecvAsync(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type);
 
     /** Returns once every rank has called it. */
     void barrier();
@@ -176,6 +195,15 @@ public interface Communicator extends AutoCloseable {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
     }
 
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
+    default void sendRecv(byte[] send, int sendPeer, byte[] recv, int recvPeer) {
+        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
+                ArrayBuffers.moveType(send));
+    }
+
     // ---- short[] ----
     /** In-place AllReduce of short[] read as {@code type} (same element size). */
     default void allReduce(short[] data, DataType type, ReduceOp op) {
@@ -224,6 +252,15 @@ public interface Communicator extends AutoCloseable {
     /** Receives a whole array from {@code peer}. */
     default void recv(short[] data, int peer) {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
+    }
+
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
+    default void sendRecv(short[] send, int sendPeer, short[] recv, int recvPeer) {
+        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
+                ArrayBuffers.moveType(send));
     }
 
     // ---- int[] ----
@@ -286,6 +323,15 @@ public interface Communicator extends AutoCloseable {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
     }
 
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
+    default void sendRecv(int[] send, int sendPeer, int[] recv, int recvPeer) {
+        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
+                ArrayBuffers.moveType(send));
+    }
+
     // ---- long[] ----
     /** In-place AllReduce of long[] as INT64. */
     default void allReduce(long[] data, ReduceOp op) {
@@ -344,6 +390,15 @@ public interface Communicator extends AutoCloseable {
     /** Receives a whole array from {@code peer}. */
     default void recv(long[] data, int peer) {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
+    }
+
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
+    default void sendRecv(long[] send, int sendPeer, long[] recv, int recvPeer) {
+        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
+                ArrayBuffers.moveType(send));
     }
 
     // ---- float[] ----
@@ -406,6 +461,15 @@ public interface Communicator extends AutoCloseable {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
     }
 
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
+    default void sendRecv(float[] send, int sendPeer, float[] recv, int recvPeer) {
+        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
+                ArrayBuffers.moveType(send));
+    }
+
     // ---- double[] ----
     /** In-place AllReduce of double[] as FLOAT64. */
     default void allReduce(double[] data, ReduceOp op) {
@@ -464,6 +528,15 @@ public interface Communicator extends AutoCloseable {
     /** Receives a whole array from {@code peer}. */
     default void recv(double[] data, int peer) {
         recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
+    }
+
+    /**
+     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
+     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
+     */
+    default void sendRecv(double[] send, int sendPeer, double[] recv, int recvPeer) {
+        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
+                ArrayBuffers.moveType(send));
     }
 
 }

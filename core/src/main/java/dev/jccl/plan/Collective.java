@@ -1,6 +1,9 @@
 package dev.jccl.plan;
 
-/** The operations a schedule can describe; names as NCCL prints them. */
+/**
+ * The operations a schedule can describe; names as NCCL prints them. Ordinals go on the wire
+ * (frame headers), so new operations are appended, never inserted.
+ */
 public enum Collective {
     ALL_REDUCE("AllReduce"),
     BROADCAST("Broadcast"),
@@ -9,7 +12,9 @@ public enum Collective {
     REDUCE_SCATTER("ReduceScatter"),
     ALL_TO_ALL("AllToAll"),
     SEND("Send"),
-    RECV("Recv");
+    RECV("Recv"),
+    /** A Send and a Recv that progress together; on the wire each half is a plain SEND frame. */
+    SEND_RECV("SendRecv");
 
     private final String displayName;
 

@@ -5,14 +5,32 @@ import dev.jccl.ReduceOp;
 /**
  * What the planner needs to know about one operation on one rank. {@code count} follows the
  * public API: per-rank count for AllGather ({@code sendCount}), ReduceScatter ({@code recvCount})
- * and AllToAll ({@code countPerPeer}). {@code root} is the root for Broadcast/Reduce and the peer
- * for Send/Recv, -1 otherwise. {@code op} is null where nothing is reduced.
+ * and AllToAll ({@code countPerPeer}). {@code op} is null where nothing is reduced.
  * {@code chunkCount} is the largest number of elements one transfer may carry (at least 1).
+ *
+ * <p>Peers: {@code root} is the root for Broadcast/Reduce, the peer for Send/Recv, the peer sent
+ * to for SendRecv, and -1 otherwise. {@code recvPeer} is the peer SendRecv receives from, and -1
+ * for every other operation (the one peer of Send/Recv is {@code root}).
+ *
+ * <p>{@code inPlace} says that SEND and RECV are the same memory on this rank. Only SendRecv's
+ * plan depends on it (in place it must stage what arrives, out of place it need not); every other
+ * algorithm is written to be right either way and ignores it.
  */
-public record OpRequest(Collective collective, int rank, int size, long count, ReduceOp op, int root, long chunkCount) {
+public record OpRequest(Collective collective, int rank, int size, long count, ReduceOp op, int root, int recvPeer,
+                        boolean inPlace, long chunkCount) {
     public OpRequest {
         if (size < 1 || rank < 0 || rank >= size) throw new IllegalArgumentException("rank " + rank + " of " + size);
         if (count < 0) throw new IllegalArgumentException("count " + count);
         if (chunkCount < 1) throw new IllegalArgumentException("chunkCount " + chunkCount);
+    }
+
+    /** Any operation but SendRecv: no second peer ({@code recvPeer} -1), not marked in place. */
+    public OpRequest(Collective collective, int rank, int size, long count, ReduceOp op, int root, long chunkCount) {
+        this(collective, rank, size, count, op, root, -1, false, chunkCount);
+    }
+
+    /** SendRecv: send {@code count} elements to {@code sendPeer} while receiving as many from {@code recvPeer}. */
+    public static OpRequest sendRecv(int rank, int size, long count, int sendPeer, int recvPeer, boolean inPlace, long chunkCount) {
+        return new OpRequest(Collective.SEND_RECV, rank, size, count, null, sendPeer, recvPeer, inPlace, chunkCount);
     }
 }

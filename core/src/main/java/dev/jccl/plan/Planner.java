@@ -17,10 +17,12 @@ package dev.jccl.plan;
  *   <tr><td>Reduce</td><td>{@link ChainReduce chain}</td><td>m + P - 2, +1 for AVG</td></tr>
  *   <tr><td>AllToAll</td><td>{@link PairwiseAllToAll pairwise}</td><td>(P-1)·m + 1, P·m + 1 for odd P</td></tr>
  *   <tr><td>Send, Recv</td><td>{@link PointToPoint p2p}</td><td>m</td></tr>
- *   <tr><td>any but Send/Recv, P = 1</td><td>{@link SingleRank local}</td><td>1</td></tr>
+ *   <tr><td>SendRecv</td><td>{@link PointToPoint p2p}, per direction</td><td>m, m + 1 in place; to itself 1 (a copy), 0 in place</td></tr>
+ *   <tr><td>any but Send/Recv/SendRecv, P = 1</td><td>{@link SingleRank local}</td><td>1</td></tr>
  * </table>
  *
- * A {@code count} of 0 gives a schedule without steps.
+ * A {@code count} of 0 gives a schedule without steps. Every schedule is
+ * {@link Schedule.Pacing#LOCKSTEP} except SendRecv's, whose sends and receives advance apart.
  */
 public final class Planner {
     private Planner() {}
@@ -29,12 +31,13 @@ public final class Planner {
      * Plans {@code r} for its rank.
      *
      * @throws IllegalArgumentException if the request lacks a reduce op where one is needed, names
-     *         a root or peer outside {@code [0, size)}, or its buffers would exceed {@code Long.MAX_VALUE} elements
+     *         a root or peer outside {@code [0, size)}, is a SendRecv with this rank as one peer but
+     *         not the other, or its buffers would exceed {@code Long.MAX_VALUE} elements
      */
     public static Schedule plan(OpRequest r) {
         validate(r);
         return switch (r.collective()) {
-            case SEND, RECV -> PointToPoint.plan(r);
+            case SEND, RECV, SEND_RECV -> PointToPoint.plan(r);
             default -> r.size() == 1 ? SingleRank.plan(r) : planCollective(r);
         };
     }
@@ -52,8 +55,14 @@ public final class Planner {
             case BROADCAST -> ChainBroadcast.plan(r);
             case REDUCE -> ChainReduce.plan(r);
             case ALL_TO_ALL -> PairwiseAllToAll.plan(r);
-            case SEND, RECV -> throw new AssertionError(r.collective());
+            case SEND, RECV, SEND_RECV -> throw new AssertionError(r.collective());
         };
+    }
+
+    private static void checkPeer(OpRequest r, String what, int peer) {
+        if (peer < 0 || peer >= r.size()) {
+            throw new IllegalArgumentException(r.collective().displayName() + " " + what + " " + peer + " not in [0, " + r.size() + ")");
+        }
     }
 
     private static void validate(OpRequest r) {
@@ -77,6 +86,14 @@ public final class Planner {
                 }
             }
             default -> {}
+        }
+        if (c == Collective.SEND_RECV) {
+            checkPeer(r, "sendPeer", r.root());
+            checkPeer(r, "recvPeer", r.recvPeer());
+            if ((r.root() == r.rank()) != (r.recvPeer() == r.rank())) {
+                throw new IllegalArgumentException("SendRecv on rank " + r.rank() + " to " + r.root() + ", from " + r.recvPeer()
+                        + ": this rank may be both peers (a local copy) or neither, not one");
+            }
         }
         switch (c) {
             case ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL -> {

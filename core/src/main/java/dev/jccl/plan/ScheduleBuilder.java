@@ -14,6 +14,7 @@ final class ScheduleBuilder {
     private final List<List<Action>> locals = new ArrayList<>();
     private final List<List<Action>> transfers = new ArrayList<>();
     private long scratchCount;
+    private Schedule.Pacing pacing = Schedule.Pacing.LOCKSTEP;
 
     ScheduleBuilder(OpRequest request, String algorithm) {
         this.request = request;
@@ -31,6 +32,11 @@ final class ScheduleBuilder {
 
     ScheduleBuilder scratch(long count) {
         scratchCount = count;
+        return this;
+    }
+
+    ScheduleBuilder pacing(Schedule.Pacing p) {
+        pacing = p;
         return this;
     }
 
@@ -68,7 +74,7 @@ final class ScheduleBuilder {
             actions.addAll(transfers.get(i));
             steps.add(new Step(actions));
         }
-        return new Schedule(request, algorithm, scratchCount, steps);
+        return new Schedule(request, algorithm, scratchCount, steps, pacing);
     }
 
     private void checkChunk(Region r) {

@@ -22,10 +22,16 @@ final class ScheduleText {
         if (r.op() != null) {
             out.append(", op ").append(r.op());
         }
-        if (r.root() >= 0) {
+        if (r.collective() == Collective.SEND_RECV) {
+            out.append(", to ").append(r.root()).append(", from ").append(r.recvPeer());
+            if (r.inPlace()) {
+                out.append(", in place");
+            }
+        } else if (r.root() >= 0) {
             out.append(r.collective() == Collective.SEND || r.collective() == Collective.RECV ? ", peer " : ", root ").append(r.root());
         }
         out.append(", chunk ").append(r.chunkCount()).append(": ").append(s.algorithm())
+                .append(s.pacing() == Schedule.Pacing.PER_DIRECTION ? " per direction" : "")
                 .append(", ").append(s.steps().size()).append(" steps, scratch ").append(s.scratchCount()).append('\n');
         List<Step> steps = s.steps();
         for (int i = 0; i < steps.size(); i++) {

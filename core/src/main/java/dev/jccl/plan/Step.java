@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * A unit of a schedule. The runtime first performs the step's local actions ({@link Action.LocalCopy},
  * {@link Action.DivideBySize}) in order, then progresses all its {@link Action.Send}s and
- * {@link Action.Receive}s concurrently, and finishes the step when every one of them is done.
+ * {@link Action.Receive}s concurrently, and finishes the step when every one of them is done
+ * (in a {@link Schedule.Pacing#PER_DIRECTION} schedule, each direction finishes on its own).
  *
  * <p>Why steps and not a free-form graph: if every send of step {@code k} is matched by a receive
  * in the peer's step {@code k}, a rank at the lowest step always makes progress, so no schedule

@@ -82,4 +82,13 @@ final class ArgumentChecks {
     void notSelf(int peer) {
         if (peer == rank) throw bad("peer " + peer + " is this rank; copy the data locally instead of sending it to yourself");
     }
+
+    /** SendRecv with itself is a local copy, allowed both ways at once; one way only is a mistake. */
+    void selfBothWaysOrNeither(int sendPeer, int recvPeer) {
+        if ((sendPeer == rank) == (recvPeer == rank)) return;
+        String self = sendPeer == rank ? "sendPeer " + sendPeer : "recvPeer " + recvPeer;
+        String other = sendPeer == rank ? "recvPeer " + recvPeer : "sendPeer " + sendPeer;
+        throw bad(self + " is this rank but " + other + " is not: a rank can exchange with itself only both ways "
+                + "(sendPeer == recvPeer == rank, a local copy); pass two other ranks, or use send/recv");
+    }
 }

@@ -8,26 +8,55 @@ import dev.jccl.transport.FrameHeader;
 /**
  * One operation as error messages and frame headers describe it: which collective, its
  * arguments, its sequence number, and when it started.
+ *
+ * <p>{@code root} is the root, the peer of a Send/Recv, or the peer a SendRecv sends to;
+ * {@code recvPeer} is the peer a SendRecv receives from (-1 otherwise). {@code sequence} numbers
+ * the operation among the communicator's collectives, a Send/Recv among the messages of its
+ * ordered pair of ranks, and a SendRecv's send half among those to {@code root};
+ * {@code recvSequence} numbers a SendRecv's receive half among the messages from
+ * {@code recvPeer} (-1 otherwise).
  */
-record OpContext(Collective collective, long count, DataType type, ReduceOp op, int root, long sequence, long startNanos) {
+record OpContext(Collective collective, long count, DataType type, ReduceOp op, int root, int recvPeer, long sequence,
+                 long recvSequence, long startNanos) {
 
-    /**
-     * The header this rank sends at {@code step}, which is also the header it expects: both sides
-     * of a transfer compute it from the same call. A Send and its Recv share one wire form (the
-     * collective SEND, no root), their sequence counting messages of that ordered pair.
-     */
-    FrameHeader header(int step, long bytes) {
-        boolean p2p = collective == Collective.SEND || collective == Collective.RECV;
-        return new FrameHeader(p2p ? Collective.SEND.ordinal() : collective.ordinal(), type.ordinal(),
-                op == null ? FrameHeader.NO_OP : op.ordinal(), step, p2p ? -1 : root, sequence, bytes);
+    /** Any operation but SendRecv. */
+    OpContext(Collective collective, long count, DataType type, ReduceOp op, int root, long sequence, long startNanos) {
+        this(collective, count, type, op, root, -1, sequence, -1, startNanos);
     }
 
-    /** {@code AllReduce #12 (1000 × FLOAT32, SUM)}. */
+    /**
+     * The header of a chunk this rank sends at {@code step}, which is also the header the peer
+     * expects: both sides of a transfer compute it from their own calls. A Send and its Recv share
+     * one wire form (the collective SEND, no root), their sequence counting messages of that
+     * ordered pair; each half of a SendRecv has that form too, so it matches a plain Send or Recv.
+     */
+    FrameHeader sendHeader(int step, long bytes) {
+        return header(step, bytes, sequence);
+    }
+
+    /** The header this rank expects on a chunk it receives at {@code step}; see {@link #sendHeader}. */
+    FrameHeader recvHeader(int step, long bytes) {
+        return header(step, bytes, collective == Collective.SEND_RECV ? recvSequence : sequence);
+    }
+
+    private FrameHeader header(int step, long bytes, long seq) {
+        boolean p2p = isPointToPoint();
+        return new FrameHeader(p2p ? Collective.SEND.ordinal() : collective.ordinal(), type.ordinal(),
+                op == null ? FrameHeader.NO_OP : op.ordinal(), step, p2p ? -1 : root, seq, bytes);
+    }
+
+    private boolean isPointToPoint() {
+        return collective == Collective.SEND || collective == Collective.RECV || collective == Collective.SEND_RECV;
+    }
+
+    /** {@code AllReduce #12 (1000 × FLOAT32, SUM)}; {@code SendRecv #3/#5 (100 × FLOAT32, to 1, from 2)}. */
     String describe() {
-        StringBuilder sb = new StringBuilder(collective.displayName()).append(" #").append(sequence).append(" (").append(count)
-                .append(" × ").append(type);
+        StringBuilder sb = new StringBuilder(collective.displayName()).append(" #").append(sequence);
+        if (collective == Collective.SEND_RECV) sb.append("/#").append(recvSequence);
+        sb.append(" (").append(count).append(" × ").append(type);
         if (op != null) sb.append(", ").append(op);
-        if (collective == Collective.SEND || collective == Collective.RECV) sb.append(", peer ").append(root);
+        if (collective == Collective.SEND_RECV) sb.append(", to ").append(root).append(", from ").append(recvPeer);
+        else if (collective == Collective.SEND || collective == Collective.RECV) sb.append(", peer ").append(root);
         else if (root >= 0) sb.append(", root ").append(root);
         return sb.append(')').toString();
     }

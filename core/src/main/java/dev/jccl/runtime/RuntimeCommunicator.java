@@ -164,9 +164,16 @@ public final class RuntimeCommunicator implements Communicator {
 
     // ---------------------------------------------------------------- preparing operations
 
-    /** A checked call, ready to be sequenced. */
-    private record Prepared(Collective collective, long count, DataType type, ReduceOp op, int root, MemorySegment send,
-                            MemorySegment recv) {}
+    /**
+     * A checked call, ready to be sequenced. {@code root} is the root, the peer of a Send/Recv or
+     * the peer a SendRecv sends to; {@code recvPeer} is the peer a SendRecv receives from (-1 otherwise).
+     */
+    private record Prepared(Collective collective, long count, DataType type, ReduceOp op, int root, int recvPeer,
+                            MemorySegment send, MemorySegment recv) {
+        Prepared(Collective collective, long count, DataType type, ReduceOp op, int root, MemorySegment send, MemorySegment recv) {
+            this(collective, count, type, op, root, -1, send, recv);
+        }
+    }
 
     private Prepared prepareAllReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
         ArgumentChecks check = new ArgumentChecks("AllReduce", rank);
@@ -283,6 +290,26 @@ public final class RuntimeCommunicator implements Communicator {
         return new Prepared(kind, count, type, null, peer, b, b);
     }
 
+    /**
+     * Both peers may be this rank (a local copy, as MPI allows), or neither; one but not the other
+     * is almost certainly a mistake in the caller's peer arithmetic, so it is refused.
+     */
+    private Prepared prepareSendRecv(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type) {
+        ArgumentChecks check = new ArgumentChecks("SendRecv", rank);
+        check.count(count, "count");
+        check.type(type);
+        check.rankInRange(sendPeer, size, "sendPeer");
+        check.rankInRange(recvPeer, size, "recvPeer");
+        check.selfBothWaysOrNeither(sendPeer, recvPeer);
+        long bytes = check.bytes(count, 1, type);
+        check.readable(send, bytes, "send", count + " × " + type);
+        check.writable(recv, bytes, "recv", count + " × " + type);
+        MemorySegment s = send.asSlice(0, bytes);
+        MemorySegment r = recv.asSlice(0, bytes);
+        check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
+        return new Prepared(Collective.SEND_RECV, count, type, null, sendPeer, recvPeer, s, r);
+    }
+
     // ---------------------------------------------------------------- sequencing and running
 
     private void runBlocking(Prepared p) {
@@ -303,27 +330,32 @@ public final class RuntimeCommunicator implements Communicator {
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<Void> previous;
         long sequence;
+        long recvSeq = -1;
         synchronized (issueLock) {
+            // Point-to-point numbers count messages per ordered pair, so that each half of a
+            // SendRecv takes the number a plain Send or Recv to that peer would have taken.
             sequence = switch (p.collective) {
-                case SEND -> sendSequence[p.root]++;
+                case SEND, SEND_RECV -> sendSequence[p.root]++;
                 case RECV -> recvSequence[p.root]++;
                 default -> collectiveSequence++;
             };
+            if (p.collective == Collective.SEND_RECV) recvSeq = recvSequence[p.recvPeer]++;
             previous = tail;
             tail = mine;
         }
+        long recvSequenceNumber = recvSeq;
         if (async) {
-            previous.whenCompleteAsync((v, e) -> runInto(mine, p, sequence), progressThread);
+            previous.whenCompleteAsync((v, e) -> runInto(mine, p, sequence, recvSequenceNumber), progressThread);
         } else {
             awaitPrevious(previous, p);
-            runInto(mine, p, sequence);
+            runInto(mine, p, sequence, recvSequenceNumber);
         }
         return mine;
     }
 
-    private void runInto(CompletableFuture<Void> mine, Prepared p, long sequence) {
+    private void runInto(CompletableFuture<Void> mine, Prepared p, long sequence, long recvSequence) {
         try {
-            execute(p, sequence);
+            execute(p, sequence, recvSequence);
             mine.complete(null);
         } catch (Throwable t) {
             mine.completeExceptionally(t);
@@ -358,12 +390,13 @@ public final class RuntimeCommunicator implements Communicator {
         }
     }
 
-    private void execute(Prepared p, long sequence) {
+    private void execute(Prepared p, long sequence, long recvSequence) {
         checkUsable(p.collective.displayName());
         long start = System.nanoTime();
-        OpContext ctx = new OpContext(p.collective, p.count, p.type, p.op, p.root, sequence, start);
+        OpContext ctx = new OpContext(p.collective, p.count, p.type, p.op, p.root, p.recvPeer, sequence, recvSequence, start);
         long chunk = Math.max(1, config.chunkBytes() / p.type.byteSize());
-        Schedule schedule = Planner.plan(new OpRequest(p.collective, rank, size, p.count, p.op, p.root, chunk));
+        Schedule schedule = Planner.plan(new OpRequest(p.collective, rank, size, p.count, p.op, p.root, p.recvPeer,
+                Memory.same(p.send, p.recv), chunk));
         if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) {
             log.trace(Log.Subsys.COLL, ctx.describe() + " algorithm " + schedule.algorithm() + ", " + schedule.steps().size() + " steps");
         }
@@ -506,6 +539,17 @@ public final class RuntimeCommunicator implements Communicator {
     @Override
     public CompletableFuture<Void> recvAsync(MemorySegment buf, long count, DataType type, int peer) {
         return runAsync(preparePointToPoint(Collective.RECV, buf, count, type, peer), null, buf);
+    }
+
+    @Override
+    public void sendRecv(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type) {
+        runBlocking(prepareSendRecv(send, sendPeer, recv, recvPeer, count, type));
+    }
+
+    @Override
+    public CompletableFuture<Void> sendRecvAsync(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count,
+                                                 DataType type) {
+        return runAsync(prepareSendRecv(send, sendPeer, recv, recvPeer, count, type), send, recv);
     }
 
     @Override

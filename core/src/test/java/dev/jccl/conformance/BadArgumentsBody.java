@@ -20,7 +20,8 @@ import java.util.Locale;
  * (-1, size), peer out of range (-1, size), each buffer of each collective one byte too small,
  * AllGather recv smaller than size × count, ReduceScatter send smaller than size × recvCount,
  * AllToAll with shifted overlapping buffers, a count whose byte size overflows a long, and array overloads with the wrong
- * element width or shape; and, separately ({@link #runRootOnly}), root-only buffers too small.
+ * element width or shape; SendRecv with each of those that applies, and with this rank as one peer but not the other;
+ * and, separately ({@link #runRootOnly}), root-only buffers too small.
  */
 final class BadArgumentsBody {
     private static final int COUNT = 16;
@@ -140,6 +141,7 @@ final class BadArgumentsBody {
             buffersTooSmall(arena, shared);
             allToAllInPlace(arena, shared);
             byteSizeOverflow(arena);
+            if (size > 1) sendRecvBadCalls(arena, shared);
         }
         arrayOverloads();
     }
@@ -314,6 +316,51 @@ final class BadArgumentsBody {
                 List.of(b, b2), "count|send|recv|overflow|large");
         expectRejected("allGather count=" + (Long.MAX_VALUE / 2) + " INT8", () -> comm.allGather(b, b2, Long.MAX_VALUE / 2, DataType.INT8),
                 List.of(b, b2), "count|send|recv|overflow|large");
+    }
+
+    /**
+     * SendRecv: negative count, each peer out of range, this rank as one peer only, each buffer
+     * one byte short, send and recv overlapping without being the same memory, arrays of
+     * different lengths — blocking and async.
+     */
+    private void sendRecvBadCalls(Arena a, Arena shared) {
+        MemorySegment s = big(a);
+        MemorySegment r = big(a);
+        MemorySegment ss = big(shared);
+        MemorySegment sr = big(shared);
+        List<MemorySegment> both = List.of(s, r);
+        List<MemorySegment> sharedBoth = List.of(ss, sr);
+        expectRejected("sendRecv count=-5", () -> comm.sendRecv(s, next(), r, prev(), -5, T), both, "count", "-5");
+        expectRejected("sendRecvAsync count=-5", () -> comm.sendRecvAsync(ss, next(), sr, prev(), -5, T), sharedBoth, "count", "-5");
+        for (int peer : new int[] {-1, size}) {
+            String v = Integer.toString(peer);
+            expectRejected("sendRecv sendPeer=" + peer, () -> comm.sendRecv(s, peer, r, prev(), COUNT, T), both, "peer", v);
+            expectRejected("sendRecv recvPeer=" + peer, () -> comm.sendRecv(s, next(), r, peer, COUNT, T), both, "peer", v);
+            expectRejected("sendRecvAsync sendPeer=" + peer, () -> comm.sendRecvAsync(ss, peer, sr, prev(), COUNT, T), sharedBoth, "peer", v);
+            expectRejected("sendRecvAsync recvPeer=" + peer, () -> comm.sendRecvAsync(ss, next(), sr, peer, COUNT, T), sharedBoth, "peer", v);
+        }
+        // Itself both ways is a local copy; one way only is refused.
+        expectRejected("sendRecv sendPeer=rank, recvPeer=prev", () -> comm.sendRecv(s, rank, r, prev(), COUNT, T), both, "peer", "rank|itself|self");
+        expectRejected("sendRecv sendPeer=next, recvPeer=rank", () -> comm.sendRecv(s, next(), r, rank, COUNT, T), both, "peer", "rank|itself|self");
+        expectRejected("sendRecvAsync sendPeer=rank, recvPeer=prev", () -> comm.sendRecvAsync(ss, rank, sr, prev(), COUNT, T), sharedBoth,
+                "peer", "rank|itself|self");
+
+        MemorySegment small = buffer(a, BYTES - 1);
+        MemorySegment ok = big(a);
+        expectRejected("sendRecv send 63 bytes for 16 INT32", () -> comm.sendRecv(small, next(), ok, prev(), COUNT, T), List.of(small, ok), "send", "63|64");
+        expectRejected("sendRecv recv 63 bytes for 16 INT32", () -> comm.sendRecv(ok, next(), small, prev(), COUNT, T), List.of(small, ok), "recv", "63|64");
+
+        MemorySegment wide = buffer(shared, 2 * BYTES);
+        MemorySegment first = wide.asSlice(0, BYTES + 4);
+        MemorySegment shifted = wide.asSlice(4, BYTES + 4);
+        expectRejected("sendRecv with overlapping, shifted send and recv", () -> comm.sendRecv(first, next(), shifted, prev(), COUNT, T),
+                List.of(wide), "overlap");
+        expectRejected("sendRecvAsync with overlapping, shifted send and recv", () -> comm.sendRecvAsync(first, next(), shifted, prev(), COUNT, T),
+                List.of(wide), "overlap");
+
+        int[] shortRecv = filled(new int[COUNT - 1]);
+        expectRejected("sendRecv(int[16], next, int[15], prev)", () -> comm.sendRecv(filled(new int[COUNT]), next(), shortRecv, prev()),
+                List.of(MemorySegment.ofArray(shortRecv)), "length|recv");
     }
 
     private void arrayOverloads() {

@@ -40,7 +40,7 @@ import java.util.function.Supplier;
  * A call that throws ends the battery: this rank records it and aborts the communicator, so that
  * peers fail at once instead of waiting on it; later cases could not stay in step anyway.
  *
- * <h2>Matrix ({@link Plan#FULL}): about 3,300 calls per rank</h2>
+ * <h2>Matrix ({@link Plan#FULL}): about 3,500 calls per rank</h2>
  * <pre>
  * collective     types × ops                           counts                        place    memory       roots
  * allReduce      10 × 5                                0 1 2 7 13 97 1021            oop+in   heap+native
@@ -54,15 +54,21 @@ import java.util.function.Supplier;
  * allToAll       10                                    small, 65537, ≈ 3 MiB / size  oop only (in place is refused)
  * send/recv      10, ring r→r+1, 2 messages per pair   small, 65537; 3 MiB + 3 for   oop      alternating  (size ≥ 2)
  *                                                      one type of each width
- * arrays         every overload × every type it carries, int[]/long[] as FLOAT32/FLOAT64 too; 0 13 97 1021
- * async          every async collective + barrierAsync + p2p issued back to back, then joined and checked,
+ * sendRecv       10; ring, reversed ring, pairs (r↔r^1), small × 2 (ring + the next    both     alternating
+ *                shift by 2, self (every rank is one   pattern); 65537 × 2; 3 MiB + 3
+ *                of these patterns' permutations)      for one type of each width
+ * sendRecv mixed 4; even ranks sendRecv, odd ranks     0 97 65537, 3 MiB + 3         both     alternating  (size ≥ 2)
+ *                recv+send or send+recv (ring, pairs)
+ * arrays         every overload × every type it carries, int[]/long[] as FLOAT32/FLOAT64 too; 0 13 97 1021;
+ *                sendRecv(array, next, array, prev) in a ring
+ * async          every async collective + barrierAsync + p2p + sendRecv issued back to back, then joined and checked,
  *                including completion order; a blocking call between async ones; 32 queued allReduces;
  *                confined segments refused (segments every rank uses)
  * split          (rank % 2, size - rank): size, rank order, allReduce, allGather; SPLIT_NOCOLOR; parent after
  * barrier        3 rounds: every rank's exit is after every rank's entry
  * </pre>
  * {@link Plan#PROCESS} (ranks in separate JVMs) keeps every dimension with fewer small counts and
- * the several-MiB count for SUM only: about 2,200 calls per rank.
+ * the several-MiB count for SUM only: about 2,350 calls per rank.
  */
 public final class ConformanceBody {
 
@@ -139,11 +145,33 @@ public final class ConformanceBody {
         section(progress, "allGather", this::allGatherCases);
         section(progress, "allToAll", this::allToAllCases);
         section(progress, "send/recv", this::sendRecvCases);
+        sendRecvSections(progress);
         section(progress, "arrays", this::arrayCases);
         section(progress, "async", this::asyncCases);
         section(progress, "async refusals", this::asyncRefusesConfinedSegments);
         section(progress, "split", this::splitCases);
         section(progress, "barrier", this::barrierCases);
+    }
+
+    private void sendRecvSections(Consumer<String> progress) {
+        section(progress, "sendRecv", this::exchangeCases);
+        section(progress, "sendRecv mixed", this::mixedExchangeCases);
+    }
+
+    /**
+     * Only the sendRecv sections of the battery (the call patterns, and sendRecv against plain
+     * send/recv), for running them under other settings, such as small chunks.
+     */
+    public static List<String> runSendRecv(Communicator comm, Plan plan, Consumer<String> progress) {
+        ConformanceBody body = new ConformanceBody(comm, plan);
+        try {
+            body.sendRecvSections(progress);
+        } catch (Stop stopped) {
+            // recorded already
+        }
+        List<String> out = new ArrayList<>(body.failures);
+        if (body.unrecorded > 0) out.add("rank " + body.rank + ": … and " + body.unrecorded + " more failures");
+        return out;
     }
 
     private void section(Consumer<String> progress, String name, Runnable cases) {
@@ -686,6 +714,179 @@ public final class ConformanceBody {
         });
     }
 
+    // ------------------------------------------------------------------ SendRecv
+
+    /** Who sends to whom in a sendRecv case: a permutation of the ranks, so every rank receives from exactly one. */
+    private enum Exchange {
+        /** r → r+1, so r receives from r-1 (what nccl-tests' sendrecv does). */
+        RING("ring"),
+        /** r → r-1. */
+        REVERSED_RING("reversed ring"),
+        /** r ↔ r^1, both ways with one peer; with an odd size the last rank exchanges with itself. */
+        PAIRS("pairs"),
+        /** r → r+2. */
+        SHIFT_BY_TWO("shift by 2"),
+        /** r → r: a local copy. */
+        SELF("self");
+
+        final String label;
+
+        Exchange(String label) {
+            this.label = label;
+        }
+
+        int to(int rank, int size) {
+            return switch (this) {
+                case RING -> (rank + 1) % size;
+                case REVERSED_RING -> (rank + size - 1) % size;
+                case PAIRS -> partner(rank, size);
+                case SHIFT_BY_TWO -> (rank + 2) % size;
+                case SELF -> rank;
+            };
+        }
+
+        int from(int rank, int size) {
+            return switch (this) {
+                case RING -> (rank + size - 1) % size;
+                case REVERSED_RING -> (rank + 1) % size;
+                case PAIRS -> partner(rank, size);
+                case SHIFT_BY_TWO -> (rank + 2 * size - 2) % size;
+                case SELF -> rank;
+            };
+        }
+
+        static int partner(int rank, int size) {
+            return (rank ^ 1) < size ? rank ^ 1 : rank;
+        }
+    }
+
+    private static final Exchange[] EXCHANGES = Exchange.values();
+
+    /**
+     * Every type × small count as a ring, and again in the next pattern of the list, in place and
+     * out of place in turn; the medium count both ways for every type; the several-MiB count (more
+     * than one chunk, and not a multiple of one) for one type of each width, ring and pairs.
+     */
+    private void exchangeCases() {
+        for (DataType t : TYPES) {
+            long k = t.ordinal();
+            for (long count : plan.smallCounts()) {
+                exchange(t, count, Exchange.RING, (k & 1) == 1, alternate(k));
+                exchange(t, count, EXCHANGES[(int) (k % EXCHANGES.length)], (k & 1) == 0, alternate(k + 1));
+                k++;
+            }
+        }
+        for (DataType t : TYPES) {
+            exchange(t, plan.mediumCount(), EXCHANGES[t.ordinal() % EXCHANGES.length], t.ordinal() % 2 == 0, alternate(t.ordinal()));
+            exchange(t, plan.mediumCount(), Exchange.RING, t.ordinal() % 2 == 1, alternate(t.ordinal() + 1));
+            if (t.ordinal() % 3 == 0) {
+                exchange(t, bigCount(t), Exchange.RING, t.ordinal() % 2 == 0, alternate(t.ordinal()));
+                exchange(t, bigCount(t), Exchange.PAIRS, t.ordinal() % 2 == 1, alternate(t.ordinal() + 1));
+            }
+        }
+    }
+
+    private void exchange(DataType t, long count, Exchange pattern, boolean inPlace, Mem mem) {
+        long seed = nextSeed();
+        int to = pattern.to(rank, size);
+        int from = pattern.from(rank, size);
+        Case c = new Case("sendRecv " + pattern.label + " (to " + to + ", from " + from + ")", t, null, count, -1, inPlace, mem.label, seed);
+        long bytes = count * t.byteSize();
+        withArena(mem, arena -> {
+            if (inPlace) {
+                MemorySegment buf = GuardedBuffers.allocate(mem, arena, bytes);
+                TestData.fill(buf, seed, rank, count, t, Dist.BITS);
+                call(c, () -> comm.sendRecv(buf, to, buf, from, count, t));
+                expectInput(c, "buffer (rank " + from + "'s data)", buf, t, count, seed, from, 0, Dist.BITS);
+                expectGuard(c, "buffer", buf, bytes);
+            } else {
+                MemorySegment send = GuardedBuffers.allocate(mem, arena, bytes);
+                MemorySegment recv = GuardedBuffers.allocate(mem, arena, bytes);
+                TestData.fill(send, seed, rank, count, t, Dist.BITS);
+                call(c, () -> comm.sendRecv(send, to, recv, from, count, t));
+                expectInput(c, "recv (rank " + from + "'s data)", recv, t, count, seed, from, 0, Dist.BITS);
+                expectGuard(c, "recv", recv, bytes);
+                expectInput(c, "send (must not change)", send, t, count, seed, rank, 0, Dist.BITS);
+                expectGuard(c, "send", send, bytes);
+            }
+        });
+    }
+
+    /** How the ranks that do not call sendRecv in a mixed case answer: recv then send, or send then recv. */
+    private enum PlainOrder {
+        RECV_FIRST("recv then send"),
+        SEND_FIRST("send then recv");
+
+        final String label;
+
+        PlainOrder(String label) {
+            this.label = label;
+        }
+    }
+
+    /**
+     * Each half of a sendRecv meets a plain recv or send: in a ring (even ranks call sendRecv, odd
+     * ranks send and receive with blocking calls, so no two plain ranks are neighbours) and in pairs
+     * (the even rank of each pair calls sendRecv, the odd one answers with two blocking calls, in
+     * either order). A pair whose partner receives everything before it sends anything back
+     * only completes if the two halves of sendRecv do not wait for each other; with the several-MiB
+     * count (more than one chunk) that is checked here. In place, what arrives must wait for the
+     * same chunk to have left, so in place is paired with a partner that receives first (except
+     * for small counts, which the sockets buffer whatever the order).
+     */
+    private void mixedExchangeCases() {
+        if (size < 2) return; // with one rank the plain calls would be a send to itself
+        DataType[] types = {DataType.INT32, DataType.FLOAT64, DataType.UINT8, DataType.BFLOAT16};
+        int k = 0;
+        for (Exchange pattern : new Exchange[] {Exchange.RING, Exchange.PAIRS}) {
+            for (PlainOrder order : PlainOrder.values()) {
+                for (long count : new long[] {0, 97, plan.mediumCount()}) {
+                    DataType t = types[k % types.length];
+                    mixedExchange(t, count, pattern, order, k % 2 == 1, alternate(k));
+                    k++;
+                }
+                DataType t = types[k++ % types.length];
+                mixedExchange(t, bigCount(t), pattern, order, order == PlainOrder.RECV_FIRST, alternate(k));
+            }
+        }
+        // The numbering of messages per pair stays shared: a plain ring right after a mixed case lines up.
+        sendRecv(DataType.INT64, 13, Mem.HEAP);
+    }
+
+    private void mixedExchange(DataType t, long count, Exchange pattern, PlainOrder order, boolean inPlace, Mem mem) {
+        long seed = nextSeed();
+        int to = pattern.to(rank, size);
+        int from = pattern.from(rank, size);
+        // In pairs with an odd size the last rank has no partner and exchanges with itself.
+        boolean callsSendRecv = rank % 2 == 0 || to == rank;
+        boolean mine = callsSendRecv && inPlace;
+        Case c = new Case((callsSendRecv ? "sendRecv" : order.label) + " in a " + pattern.label + " of sendRecv and plain send/recv (to "
+                + to + ", from " + from + ")", t, null, count, -1, mine, mem.label, seed);
+        long bytes = count * t.byteSize();
+        withArena(mem, arena -> {
+            MemorySegment send = GuardedBuffers.allocate(mem, arena, bytes);
+            MemorySegment recv = mine ? send : GuardedBuffers.allocate(mem, arena, bytes);
+            TestData.fill(send, seed, rank, count, t, Dist.BITS);
+            call(c, () -> {
+                if (callsSendRecv) {
+                    comm.sendRecv(send, to, recv, from, count, t);
+                } else if (order == PlainOrder.RECV_FIRST) {
+                    comm.recv(recv, count, t, from);
+                    comm.send(send, count, t, to);
+                } else {
+                    comm.send(send, count, t, to);
+                    comm.recv(recv, count, t, from);
+                }
+            });
+            expectInput(c, "recv (rank " + from + "'s data)", recv, t, count, seed, from, 0, Dist.BITS);
+            expectGuard(c, "recv", recv, bytes);
+            if (!mine) {
+                expectInput(c, "send (must not change)", send, t, count, seed, rank, 0, Dist.BITS);
+                expectGuard(c, "send", send, bytes);
+            }
+        });
+    }
+
     // ------------------------------------------------------------------ array overloads
 
     /** The Java array whose element width matches {@code t}; FLOAT32/FLOAT64 get float[]/double[]. */
@@ -858,6 +1059,7 @@ public final class ConformanceBody {
                 arrayReduceScatter(t, ReduceOp.values()[t.ordinal() % OPS.length], 13, ints);
                 arrayAllToAll(t, 7, ints);
                 if (size > 1) arraySendRecv(t, 97, ints);
+                arrayExchange(t, 97, ints, t.ordinal() % 2 == 1);
             }
         }
     }
@@ -952,6 +1154,31 @@ public final class ConformanceBody {
         expectInput(c, "recv (message from " + prev() + ")", view(r), t, count, seed, prev(), 0, Dist.BITS);
     }
 
+    /** sendRecv(array, next, array, prev), or with one array in place. */
+    private void arrayExchange(DataType t, int count, boolean ints, boolean inPlace) {
+        long seed = nextSeed();
+        Object s = newArray(t, count, ints);
+        Object r = inPlace ? s : newArray(t, count, ints);
+        Case c = new Case("sendRecv(" + kind(s) + ", next, " + kind(r) + ", prev) ring", t, null, count, -1, inPlace, "array", seed);
+        TestData.fill(view(s), seed, rank, count, t, Dist.BITS);
+        if (!inPlace) view(r).fill(GuardedBuffers.SENTINEL);
+        call(c, () -> arraySendRecvCall(s, next(), r, prev()));
+        expectInput(c, "recv (rank " + prev() + "'s data)", view(r), t, count, seed, prev(), 0, Dist.BITS);
+        if (!inPlace) expectInput(c, "send (must not change)", view(s), t, count, seed, rank, 0, Dist.BITS);
+    }
+
+    private void arraySendRecvCall(Object s, int to, Object r, int from) {
+        switch (s) {
+            case byte[] x -> comm.sendRecv(x, to, (byte[]) r, from);
+            case short[] x -> comm.sendRecv(x, to, (short[]) r, from);
+            case int[] x -> comm.sendRecv(x, to, (int[]) r, from);
+            case long[] x -> comm.sendRecv(x, to, (long[]) r, from);
+            case float[] x -> comm.sendRecv(x, to, (float[]) r, from);
+            case double[] x -> comm.sendRecv(x, to, (double[]) r, from);
+            default -> throw new AssertionError();
+        }
+    }
+
     // ------------------------------------------------------------------ async
 
     /** An issued async call and how to check it once joined. */
@@ -1005,6 +1232,9 @@ public final class ConformanceBody {
             if (size > 1) {
                 for (Pending p : asyncSendRecv(shared, DataType.FLOAT64, 1021)) track.accept(p);
             }
+            track.accept(asyncExchange(shared, DataType.FLOAT32, 1021, Exchange.RING, false));
+            track.accept(asyncExchange(shared, DataType.INT8, plan.mediumCount(), Exchange.PAIRS, true));
+            track.accept(asyncExchange(shared, DataType.UINT64, bigCount(DataType.UINT64), Exchange.REVERSED_RING, false));
             for (int i = 0; i < plan.queuedAsync(); i++) {
                 track.accept(asyncAllReduce(shared, DataType.INT32, ReduceOp.SUM, 7 + i, i % 2 == 0, Mem.SHARED));
             }
@@ -1160,6 +1390,24 @@ public final class ConformanceBody {
         return out;
     }
 
+    private Pending asyncExchange(Arena shared, DataType t, long count, Exchange pattern, boolean inPlace) {
+        long seed = nextSeed();
+        int to = pattern.to(rank, size);
+        int from = pattern.from(rank, size);
+        Case c = new Case("sendRecvAsync " + pattern.label + " (to " + to + ", from " + from + ")", t, null, count, -1, inPlace,
+                Mem.SHARED.label, seed);
+        long bytes = count * t.byteSize();
+        MemorySegment send = GuardedBuffers.allocate(Mem.SHARED, shared, bytes);
+        MemorySegment recv = inPlace ? send : GuardedBuffers.allocate(Mem.SHARED, shared, bytes);
+        TestData.fill(send, seed, rank, count, t, Dist.BITS);
+        CompletableFuture<Void> f = callGet(c, () -> comm.sendRecvAsync(send, to, recv, from, count, t));
+        return new Pending(c, f, () -> {
+            expectInput(c, "recv (rank " + from + "'s data)", recv, t, count, seed, from, 0, Dist.BITS);
+            expectGuard(c, "recv", recv, bytes);
+            if (!inPlace) expectInput(c, "send (must not change)", send, t, count, seed, rank, 0, Dist.BITS);
+        });
+    }
+
     /**
      * Every async form must refuse a segment confined to the calling thread, with an
      * IllegalArgumentException thrown by the call itself, before any data moves. Only segments
@@ -1188,6 +1436,9 @@ public final class ConformanceBody {
                 expectRefused("sendAsync(confined)", () -> comm.sendAsync(conf, count, t, next()));
                 expectRefused("recvAsync(confined)", () -> comm.recvAsync(conf, count, t, prev()));
             }
+            expectRefused("sendRecvAsync(confined send)", () -> comm.sendRecvAsync(conf, next(), sh, prev(), count, t));
+            expectRefused("sendRecvAsync(confined recv)", () -> comm.sendRecvAsync(sh, next(), conf, prev(), count, t));
+            expectRefused("sendRecvAsync(confined, in place)", () -> comm.sendRecvAsync(conf, next(), conf, prev(), count, t));
             Case c = new Case("async calls with confined segments", t, null, count, -1, false, "native-confined and native-shared", 0);
             expectSentinel(c, "confined buffer (no data may move)", conf, 0, conf.byteSize());
             expectSentinel(c, "shared buffer (no data may move)", sh, 0, sh.byteSize());

@@ -49,6 +49,7 @@ class ConformanceSelfTest {
             entry(Fault.ALLTOALL_TRANSPOSED, "allToAll"),
             entry(Fault.REDUCESCATTER_ALWAYS_BLOCK_ZERO, "reduceScatter"),
             entry(Fault.RECV_LIFO, "recv"),
+            entry(Fault.SENDRECV_SENDS_RECV_BUFFER, "sendRecv"),
             entry(Fault.ASYNC_ACCEPTS_CONFINED, "confined"),
             entry(Fault.ASYNC_COMPLETES_OUT_OF_ORDER, "completed before"),
             entry(Fault.BARRIER_DOES_NOT_WAIT, "barrier"),
@@ -84,5 +85,7 @@ class ConformanceSelfTest {
         assertTrue(report.contains("count=-5: accepted"), report);
         assertTrue(report.contains("root=-1: accepted"), report);
         assertTrue(report.contains("allToAll with overlapping, shifted send and recv: accepted"), report);
+        assertTrue(report.contains("sendRecv count=-5: accepted"), report);
+        assertTrue(report.contains("sendRecv sendPeer=rank, recvPeer=prev: accepted"), report);
     }
 }

@@ -33,7 +33,8 @@ import java.util.concurrent.TimeoutException;
  * the real runtime.
  *
  * <p>Every collective is a rendezvous: each rank deposits a copy of its input, all wait, each
- * computes its own output from the deposits, all wait again. Send copies into the peer's mailbox.
+ * computes its own output from the deposits, all wait again. Send copies into the peer's mailbox;
+ * SendRecv sends (never waits) and then receives.
  */
 final class InMemoryCommunicator implements Communicator {
 
@@ -62,6 +63,8 @@ final class InMemoryCommunicator implements Communicator {
         REDUCESCATTER_ALWAYS_BLOCK_ZERO,
         /** Recv takes the newest pending message from the peer instead of the oldest. */
         RECV_LIFO,
+        /** SendRecv sends what recv holds instead of send (the same out of place only by accident). */
+        SENDRECV_SENDS_RECV_BUFFER,
         /** Async calls take confined segments (and fail later, on the progress thread). */
         ASYNC_ACCEPTS_CONFINED,
         /** Every second async future completes 50 ms after the op ran, i.e. after later ones. */
@@ -392,6 +395,12 @@ final class InMemoryCommunicator implements Communicator {
         MemorySegment.copy(MemorySegment.ofArray(msg), 0, buf, 0, msg.length);
     }
 
+    /** The send is a copy into the peer's mailbox, so it never waits: the receive cannot block it. */
+    private void doSendRecv(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType t) {
+        doSend(fault(Fault.SENDRECV_SENDS_RECV_BUFFER) ? recv : send, count, t, sendPeer);
+        doRecv(recv, count, t, recvPeer);
+    }
+
     private void doBarrier() {
         if (!fault(Fault.BARRIER_DOES_NOT_WAIT)) exchange(null);
     }
@@ -515,6 +524,32 @@ final class InMemoryCommunicator implements Communicator {
     public CompletableFuture<Void> recvAsync(MemorySegment buf, long count, DataType t, int peer) {
         if (!checks(count, t, 0, peer, "Recv", null, 0, buf, count * t.byteSize())) return CompletableFuture.completedFuture(null);
         return async(() -> doRecv(buf, count, t, peer), buf);
+    }
+
+    private boolean sendRecvChecks(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType t) {
+        check(send != null && recv != null, "SendRecv: a buffer is null");
+        if (send == null || recv == null) return false;
+        if (!checks(count, t, 0, sendPeer, "SendRecv", send, count * t.byteSize(), recv, count * t.byteSize())) return false;
+        if (!checks(count, t, 0, recvPeer, "SendRecv", null, 0, null, 0)) return false;
+        check((sendPeer == rank) == (recvPeer == rank), "SendRecv: sendPeer " + sendPeer + " and recvPeer " + recvPeer
+                + " must both be this rank or both not");
+        boolean same = send.address() == recv.address() && send.isNative() == recv.isNative() && send.heapBase().equals(recv.heapBase());
+        long bytes = count * t.byteSize();
+        boolean overlap = bytes > 0 && send.asSlice(0, bytes).asOverlappingSlice(recv.asSlice(0, bytes)).isPresent();
+        check(same || !overlap, "SendRecv: send and recv overlap without being the same memory");
+        return (sendPeer == rank) == (recvPeer == rank) && (same || !overlap);
+    }
+
+    @Override
+    public void sendRecv(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType t) {
+        if (!sendRecvChecks(send, sendPeer, recv, recvPeer, count, t)) return;
+        blocking(() -> doSendRecv(send, sendPeer, recv, recvPeer, count, t));
+    }
+
+    @Override
+    public CompletableFuture<Void> sendRecvAsync(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType t) {
+        if (!sendRecvChecks(send, sendPeer, recv, recvPeer, count, t)) return CompletableFuture.completedFuture(null);
+        return async(() -> doSendRecv(send, sendPeer, recv, recvPeer, count, t), send, recv);
     }
 
     @Override

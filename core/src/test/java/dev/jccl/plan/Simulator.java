@@ -17,7 +17,10 @@ import java.util.List;
  *   <li>within a step, since the runtime runs transfers concurrently, no memory written by a
  *       receive is touched by another transfer of the rank — except a combine reading exactly the
  *       memory it writes (what the reduce kernels allow); a LocalCopy's ends are the same memory
- *       or disjoint.</li>
+ *       or disjoint;</li>
+ *   <li>in a {@link Schedule.Pacing#PER_DIRECTION} schedule, whose sends may run ahead of its
+ *       receives and local actions, no Send reads memory that any Receive writes, and a local
+ *       action that writes memory a Send reads comes in a later step than that Send.</li>
  * </ul>
  *
  * Elements are longs; combining uses the op with Java's wrapping arithmetic, AVG adds and
@@ -55,6 +58,11 @@ final class Simulator {
                 throw new IllegalArgumentException("rank " + rank + " memory lacks the schedule's scratch");
             }
         }
+        for (int rank = 0; rank < size; rank++) {
+            if (schedules.get(rank).pacing() == Schedule.Pacing.PER_DIRECTION) {
+                checkDirectionsApart(rank);
+            }
+        }
         int steps = schedules.stream().mapToInt(s -> s.steps().size()).max().orElse(0);
         for (int k = 0; k < steps; k++) {
             for (int rank = 0; rank < size; rank++) {
@@ -70,6 +78,36 @@ final class Simulator {
                 checkTransfers(rank, k);
             }
             deliver(k);
+        }
+    }
+
+    /** The hazards that per-direction pacing adds to lockstep's; see the class comment. */
+    private void checkDirectionsApart(int rank) {
+        RankMemory m = memories.get(rank);
+        List<Step> steps = schedules.get(rank).steps();
+        for (int j = 0; j < steps.size(); j++) {
+            for (Action a : steps.get(j).actions()) {
+                if (!(a instanceof Action.Send send)) {
+                    continue;
+                }
+                int at = m.address(send.from());
+                long n = send.from().count();
+                for (int i = 0; i < steps.size(); i++) {
+                    for (Action b : steps.get(i).actions()) {
+                        Region written = switch (b) {
+                            case Action.Receive v -> v.into();
+                            case Action.LocalCopy c -> i <= j ? c.to() : null;
+                            case Action.DivideBySize d -> i <= j ? d.region() : null;
+                            case Action.Send x -> null;
+                        };
+                        if (written != null && overlaps(at, n, m.address(written), written.count())) {
+                            fail(rank, i, "per-direction pacing lets the send of step " + j + " [" + ScheduleText.action(send, request(rank))
+                                    + "] run ahead of, or alongside, [" + ScheduleText.action(b, request(rank)) + "] in step " + i
+                                    + ", which writes the memory it reads");
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -149,6 +149,85 @@ class FailureBehaviourTest {
     }
 
     @Test
+    void sendRecvAgainstACollectiveIsDescribedBothWays() throws Exception {
+        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(10)), (rank, c) -> {
+            float[] x = new float[100];
+            if (rank == 0) c.sendRecv(x, 1, new float[100], 1);
+            else c.allReduce(x, ReduceOp.SUM);
+            return "no error";
+        });
+        // Rank 1 reads rank 0's Send chunk where it expects an AllReduce chunk, and rank 0 the other way round.
+        String all = results.toString();
+        assertTrue(all.contains("called different operations"), all);
+        assertTrue(all.contains("SendRecv #0/#0 (100 × FLOAT32, to 1, from 1)") || all.contains("Send #0 (FLOAT32) step 0"), all);
+        for (Object r : results) assertInstanceOf(JcclException.class, r);
+    }
+
+    @Test
+    void sendRecvWithDifferentCountsIsAMismatchNotCorruption() throws Exception {
+        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(10)), (rank, c) -> {
+            float[] x = new float[rank == 0 ? 100 : 101];
+            c.sendRecv(x, 1 - rank, x, 1 - rank);
+            return "no error";
+        });
+        boolean described = false;
+        for (Object r : results) {
+            Throwable t = assertInstanceOf(JcclException.class, r);
+            described |= t.getMessage().contains("called different operations") && t.getMessage().contains("SendRecv #0/#0");
+        }
+        assertTrue(described, results.toString());
+    }
+
+    @Test
+    void aSendRecvWhosePeerNeverSendsTimesOutNamingBothHalves() throws Exception {
+        CountDownLatch done = new CountDownLatch(1);
+        List<Object> results = TestRanks.run(3, TestRanks.loopback(Duration.ofSeconds(2)), (rank, c) -> {
+            if (rank == 0) {
+                try {
+                    c.sendRecv(new float[10], 1, new float[10], 2);
+                    return "no error";
+                } finally {
+                    done.countDown();
+                }
+            }
+            if (rank == 1) {
+                c.recv(new float[10], 0); // takes the send half
+                return "received";
+            }
+            done.await(30, TimeUnit.SECONDS); // rank 2 never sends
+            return "idle";
+        });
+        assertEquals("received", results.get(1));
+        JcclTimeoutException t = assertInstanceOf(JcclTimeoutException.class, results.get(0));
+        assertTrue(t.getMessage().contains("SendRecv #0/#0 (10 × FLOAT32, to 1, from 2) timed out"), t.getMessage());
+        assertTrue(t.getMessage().contains("rank 2 ("), t.getMessage());
+    }
+
+    @Test
+    void aRankThatGoesAwayFailsItsSendRecvPeersFast() throws Exception {
+        Config config = TestRanks.loopback(Duration.ofSeconds(60));
+        long start = System.nanoTime();
+        List<Object> results = TestRanks.run(3, config, (rank, c) -> {
+            float[] out = new float[1 << 18];
+            float[] in = new float[1 << 18];
+            for (int i = 0; ; i++) {
+                if (rank == 2 && i == 5) {
+                    c.abort();
+                    return "left";
+                }
+                c.sendRecv(out, (rank + 1) % 3, in, (rank + 2) % 3);
+            }
+        });
+        assertEquals("left", results.get(2));
+        for (int r = 0; r < 2; r++) {
+            JcclException e = assertInstanceOf(JcclException.class, results.get(r));
+            assertTrue(e instanceof PeerFailedException || e.getMessage().contains("lost peer"), e.getMessage());
+            assertTrue(e.getMessage().contains("SendRecv #"), e.getMessage());
+        }
+        assertTrue((System.nanoTime() - start) / 1e9 < 20, "peers must fail long before the 60 s timeout");
+    }
+
+    @Test
     void badArgumentsThrowBeforeAnythingMovesAndTheCommunicatorStaysUsable() throws Exception {
         List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(20)), (rank, c) -> {
             MemorySegment small = MemorySegment.ofArray(new float[3]);
@@ -158,6 +237,12 @@ class FailureBehaviourTest {
             assertThrows(IllegalArgumentException.class, () -> c.broadcast(small, small, -1, DataType.FLOAT32, 0));
             assertThrows(IllegalArgumentException.class, () -> c.broadcast(small, small, 1, DataType.FLOAT32, 2));
             assertThrows(IllegalArgumentException.class, () -> c.send(small, 1, DataType.FLOAT32, rank));
+            IllegalArgumentException oneWay = assertThrows(IllegalArgumentException.class,
+                    () -> c.sendRecv(small, rank, MemorySegment.ofArray(new float[3]), 1 - rank, 1, DataType.FLOAT32));
+            assertTrue(oneWay.getMessage().contains("sendPeer " + rank + " is this rank but recvPeer " + (1 - rank) + " is not"), oneWay.getMessage());
+            IllegalArgumentException overlap = assertThrows(IllegalArgumentException.class,
+                    () -> c.sendRecv(small.asSlice(0, 8), 1 - rank, small.asSlice(4, 8), 1 - rank, 2, DataType.FLOAT32));
+            assertTrue(overlap.getMessage().contains("overlap"), overlap.getMessage());
             float[] x = {rank + 1};
             c.allReduce(x, ReduceOp.SUM);
             return x[0];
