@@ -26,7 +26,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -49,8 +48,11 @@ import java.util.concurrent.Callable;
                 "  mpirun -np 8 -x JCCL_ROOT=host0 jccl perf all_reduce -b 1M -e 1G -f 2",
                 "  jccl perf plot ag.json ar.json -o busbw.png             # draw busbw against size"})
 final class PerfCommand implements Callable<Integer> {
-    /** Set by {@code perf -np} for its rank 0 when the launcher's own output is a terminal. */
-    static final String PROGRESS_VARIABLE = "JCCL_PERF_PROGRESS";
+    /**
+     * Set by {@code perf -np} on its rank 0 when the launcher's own output is a terminal (a system
+     * property rather than a variable, so that Jccl's check for misspelt JCCL_ variables stays quiet).
+     */
+    static final String PROGRESS_PROPERTY = "jccl.perf.progress";
 
     @ParentCommand
     private JcclCommand parent;
@@ -128,7 +130,7 @@ final class PerfCommand implements Callable<Integer> {
         Config config = Config.fromEnvironment(env);
         boolean launched = LaunchEnvironment.launched(env);
         try (Communicator comm = launched ? join(env, config) : Jccl.init(0, 1, UniqueId.create(config), config)) {
-            boolean progress = comm.rank() == 0 && ("1".equals(env.get(PROGRESS_VARIABLE)) || onTerminal());
+            boolean progress = comm.rank() == 0 && (Boolean.getBoolean(PROGRESS_PROPERTY) || onTerminal());
             PerfOptions run = new PerfOptions(options.collective(), options.sweep(), options.iters(), options.warmupIters(),
                     options.checks(), options.ops(), options.types(), options.roots(), options.blocking(), options.average(),
                     options.corrupt(), options.json(), options.plot(), progress, options.arguments());
@@ -162,21 +164,19 @@ final class PerfCommand implements Callable<Integer> {
 
         boolean terminal = onTerminal();
         List<Map<String, String>> environments = new ArrayList<>();
-        for (int r = 0; r < localRanks; r++) {
-            Map<String, String> rankEnv = new HashMap<>(RankEnvironment.forRank(env, r, localRanks, id, ranksIfname));
-            rankEnv.remove(PROGRESS_VARIABLE);
-            if (r == 0 && terminal) rankEnv.put(PROGRESS_VARIABLE, "1");
-            environments.add(rankEnv);
-        }
-        RankSupervisor job = new RankSupervisor("jccl perf", rankCommand(), environments, new LineSink(parent.out()),
+        for (int r = 0; r < localRanks; r++) environments.add(RankEnvironment.forRank(env, r, localRanks, id, ranksIfname));
+        RankSupervisor job = new RankSupervisor("jccl perf", rankCommand(terminal), environments, new LineSink(parent.out()),
                 new LineSink(parent.err()), new RankSupervisor.Output(false, terminal));
         return job.run(limit);
     }
 
-    /** This same program, minus {@code -np N}, in a fresh JVM of the running kind. */
-    private List<String> rankCommand() {
+    /**
+     * This same program, minus {@code -np N}, in a fresh JVM of the running kind. Only rank 0
+     * draws progress, and its stderr is ours, so the property reaches every rank harmlessly.
+     */
+    private List<String> rankCommand(boolean progress) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-D" + PROGRESS_PROPERTY + "=" + progress,
                 "-cp", System.getProperty("java.class.path"), JcclCommand.class.getName(), "perf"));
         cmd.addAll(argumentsWithoutLocalRanks());
         return cmd;

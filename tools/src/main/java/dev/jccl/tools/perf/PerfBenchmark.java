@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Runs one {@code jccl perf} sweep on one rank of a communicator, as nccl-tests' common.cu does:
@@ -145,9 +146,8 @@ public final class PerfBenchmark {
         int ws = type.byteSize();
         for (long warmBytes : new long[] {options.sweep().max(), options.sweep().min()}) {
             PerfCollective.Geometry g = coll.geometry(warmBytes / ws, ranks);
-            for (int i = 0; i < options.warmupIters(); i++) {
-                coll.run(comm, send(g, ws, false), recv(g, ws, false), g.paramCount(), type, op, root);
-            }
+            // The same calls as the timed loop (async ones start the progress thread, and get compiled).
+            iterate(options.warmupIters(), g, type, op, root, send(g, ws, false), recv(g, ws, false));
         }
         List<Long> sizes = options.sweep().sizes();
         for (int s = 0; s < sizes.size(); s++) {
@@ -181,16 +181,7 @@ public final class PerfBenchmark {
         comm.barrier();
 
         long start = System.nanoTime();
-        if (options.blocking()) {
-            for (int i = 0; i < options.iters(); i++) {
-                coll.run(comm, send, recv, g.paramCount(), type, op, root);
-                comm.barrier();
-            }
-        } else {
-            List<CompletableFuture<Void>> pending = new ArrayList<>(options.iters());
-            for (int i = 0; i < options.iters(); i++) pending.add(coll.start(comm, send, recv, g.paramCount(), type, op, root));
-            for (CompletableFuture<Void> f : pending) f.join();
-        }
+        iterate(options.iters(), g, type, op, root, send, recv);
         double seconds = aggregate((System.nanoTime() - start) / 1e9 / options.iters());
         double algbw = seconds > 0 ? g.sizeBytes(type) / 1e9 / seconds : 0;
         double busbw = algbw * coll.busFactor(ranks);
@@ -202,6 +193,32 @@ public final class PerfBenchmark {
         String redop = op == null ? "none" : op.ncclTestsName();
         rows.add(new PerfRow(g.sizeBytes(type), g.paramCount(), type.ncclTestsName(), redop, root, inPlace, seconds * 1e6, algbw, busbw, wrong));
         return PerfTable.measurement(seconds * 1e6, algbw, busbw, wrong);
+    }
+
+    /**
+     * {@code n} operations as {@code -z} says: blocking calls with a barrier after each, or all
+     * issued asynchronously and then waited for (nccl-tests: enqueue on the stream, synchronize once).
+     */
+    private void iterate(int n, PerfCollective.Geometry g, DataType type, ReduceOp op, int root, MemorySegment send, MemorySegment recv) {
+        PerfCollective coll = options.collective();
+        if (options.blocking()) {
+            for (int i = 0; i < n; i++) {
+                coll.run(comm, send, recv, g.paramCount(), type, op, root);
+                comm.barrier();
+            }
+            return;
+        }
+        List<CompletableFuture<Void>> pending = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) pending.add(coll.start(comm, send, recv, g.paramCount(), type, op, root));
+        for (CompletableFuture<Void> f : pending) {
+            try {
+                f.join();
+            } catch (CompletionException e) {
+                // The operation's own exception says what went wrong; the wrapper adds nothing.
+                if (e.getCause() instanceof RuntimeException cause) throw cause;
+                throw e;
+            }
+        }
     }
 
     /** Runs {@code -c} checked operations on fresh data; returns the wrong elements over all ranks (stops at the first bad one). */
@@ -322,8 +339,8 @@ public final class PerfBenchmark {
     private void showProgress(DataType type, String redop, long size, int index, int count, boolean inPlace) {
         if (rank != 0 || !options.progress() || System.nanoTime() - sweepStart < PROGRESS_AFTER_NANOS) return;
         long secs = (System.nanoTime() - sweepStart) / 1_000_000_000L;
-        progressOut.printf(Locale.ROOT, "\r\033[K# %s %s %s: %sB %s (%d of %d sizes), %d:%02d elapsed", options.collective().cliName(),
-                type.ncclTestsName(), redop, SizeSweep.format(size), inPlace ? "in-place" : "out-of-place", index + 1, count,
+        progressOut.printf(Locale.ROOT, "\r\033[K# %s %s %s: %s %s (%d of %d sizes), %d:%02d elapsed", options.collective().cliName(),
+                type.ncclTestsName(), redop, SizeSweep.binary(size), inPlace ? "in-place" : "out-of-place", index + 1, count,
                 secs / 60, secs % 60);
         progressOut.flush();
         progressShown = true;
