@@ -36,13 +36,14 @@ public final class PerfBenchmark {
     /** Seed of the data the timed operations carry; check {@code c} uses seed {@code c + 1}. */
     private static final long TIMING_SEED = 99;
     /** A sweep shorter than this shows no progress line. */
-    private static final long PROGRESS_AFTER_NANOS = 2_000_000_000L;
+    static final long PROGRESS_AFTER_NANOS = 2_000_000_000L;
     private static final int DEVICE_LINE_BYTES = 256;
 
     private final Communicator comm;
     private final PerfOptions options;
     private final PrintStream out;
     private final PrintStream progressOut;
+    private final long progressAfterNanos;
     private final int rank;
     private final int ranks;
     private final List<PerfRow> rows = new ArrayList<>();
@@ -61,6 +62,12 @@ public final class PerfBenchmark {
      * @param progressOut where rank 0 draws its progress line when {@link PerfOptions#progress()} is set
      */
     public PerfBenchmark(Communicator comm, PerfOptions options, PrintStream out, PrintStream progressOut) {
+        this(comm, options, out, progressOut, PROGRESS_AFTER_NANOS);
+    }
+
+    /** As above; tests shorten the time before the progress line appears. */
+    PerfBenchmark(Communicator comm, PerfOptions options, PrintStream out, PrintStream progressOut, long progressAfterNanos) {
+        this.progressAfterNanos = progressAfterNanos;
         this.comm = comm;
         this.options = options;
         this.out = out;
@@ -337,7 +344,7 @@ public final class PerfBenchmark {
     // ---------------------------------------------------------------- progress
 
     private void showProgress(DataType type, String redop, long size, int index, int count, boolean inPlace) {
-        if (rank != 0 || !options.progress() || System.nanoTime() - sweepStart < PROGRESS_AFTER_NANOS) return;
+        if (rank != 0 || !options.progress() || System.nanoTime() - sweepStart < progressAfterNanos) return;
         long secs = (System.nanoTime() - sweepStart) / 1_000_000_000L;
         progressOut.printf(Locale.ROOT, "\r\033[K# %s %s %s: %s %s (%d of %d sizes), %d:%02d elapsed", options.collective().cliName(),
                 type.ncclTestsName(), redop, SizeSweep.binary(size), inPlace ? "in-place" : "out-of-place", index + 1, count,

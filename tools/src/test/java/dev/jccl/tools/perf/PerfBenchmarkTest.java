@@ -99,6 +99,36 @@ class PerfBenchmarkTest {
     }
 
     @Test
+    void blockingModeSaysSoAndChecksClean() throws Exception {
+        PerfOptions o = options(PerfCollective.REDUCE, ODD_SIZES, List.of(DataType.INT32), List.of(ReduceOp.MAX), List.of(1), false, 1);
+        PerfOptions blocking = new PerfOptions(o.collective(), o.sweep(), 3, 1, 2, o.ops(), o.types(), o.roots(), true, 3, false,
+                null, null, false, o.arguments());
+        Run run = run(3, blocking);
+        assertTrue(run.table.contains("# Blocking Enabled: wait for completion and barrier after each collective"), run.table);
+        for (Matcher m : NcclTestsOutput.rows(run.table)) {
+            assertEquals("1", m.group(5), "root column");
+            assertEquals("0", m.group(9), run.table);
+        }
+    }
+
+    @Test
+    void progressLineIsDrawnAndClearedOnlyOnRankZero() throws Exception {
+        PerfOptions o = options(PerfCollective.ALL_REDUCE, new SizeSweep(8, 512, 8, 1), List.of(DataType.FLOAT32), List.of(ReduceOp.SUM),
+                null, false, 1);
+        PerfOptions withProgress = new PerfOptions(o.collective(), o.sweep(), 1, 0, 1, o.ops(), o.types(), null, false, 1, false,
+                null, null, true, o.arguments());
+        ByteArrayOutputStream[] progress = {new ByteArrayOutputStream(), new ByteArrayOutputStream()};
+        List<Object> results = TestRanks.run(2, CONFIG, (rank, comm) -> new PerfBenchmark(comm, withProgress,
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(progress[rank], true, StandardCharsets.UTF_8), 0).run());
+        for (Object r : results) assertInstanceOf(PerfReport.class, r);
+        String drawn = progress[0].toString(StandardCharsets.UTF_8);
+        assertTrue(java.util.regex.Pattern.compile("\r\033\\[K# all_reduce float sum: 512 B in-place \\(3 of 3 sizes\\), \\d+:\\d\\d elapsed")
+                .matcher(drawn).find(), drawn);
+        assertTrue(drawn.endsWith("\r\033[K"), "the last progress line must be erased: " + drawn);
+        assertEquals("", progress[1].toString(StandardCharsets.UTF_8), "only rank 0 draws progress");
+    }
+
+    @Test
     void aRootOutsideTheJobIsAClearError() throws Exception {
         List<Object> results = TestRanks.run(2, CONFIG, (rank, comm) -> new PerfBenchmark(comm,
                 options(PerfCollective.BROADCAST, ODD_SIZES, List.of(DataType.FLOAT32), List.of(ReduceOp.SUM), List.of(2), false, 1),
