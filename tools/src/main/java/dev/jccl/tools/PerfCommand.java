@@ -22,7 +22,6 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -147,24 +146,9 @@ final class PerfCommand implements Callable<Integer> {
     /** {@code -np N}: this process only launches; N children run the benchmark, rank 0 prints. */
     private int runLocalRanks(Map<String, String> env) throws IOException, InterruptedException {
         if (localRanks < 1) throw new ParameterException(spec.commandLine(), "-np must be at least 1, got " + localRanks);
-        Duration limit = null;
-        if (timeout != null) {
-            try {
-                limit = Config.parseDuration("--timeout", timeout);
-            } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
-            }
-        }
-        String ranksIfname = ifname != null ? ifname : Config.fromEnvironment(env).socketIfname() != null ? null : "lo";
-        Config config = Config.fromEnvironment(env);
-        if (ranksIfname != null) config = config.toBuilder().socketIfname(ranksIfname).build();
-        UniqueId id = UniqueId.create(config);
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close(); // rank 0 is a child, which must bind the port itself
-
+        Duration limit = RankEnvironment.parseTimeout(spec.commandLine(), timeout);
         boolean terminal = onTerminal();
-        List<Map<String, String>> environments = new ArrayList<>();
-        for (int r = 0; r < localRanks; r++) environments.add(RankEnvironment.forRank(env, r, localRanks, id, ranksIfname));
+        List<Map<String, String>> environments = RankEnvironment.localJob(env, localRanks, ifname);
         RankSupervisor job = new RankSupervisor("jccl perf", rankCommand(terminal), environments, new LineSink(parent.out()),
                 new LineSink(parent.err()), new RankSupervisor.Output(false, terminal));
         return job.run(limit);

@@ -1,8 +1,16 @@
 package dev.jccl.tools;
 
+import dev.jccl.Config;
 import dev.jccl.UniqueId;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
 
+import java.io.IOException;
+import java.nio.channels.ServerSocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -36,5 +44,36 @@ final class RankEnvironment {
         env.put(ID, id.toString());
         if (ifname != null) env.put(SOCKET_IFNAME, ifname);
         return env;
+    }
+
+    /**
+     * The environments of an N-rank job on this host ({@code jccl run}, {@code jccl perf -np}):
+     * one fresh id whose port rank 0 (a child) will bind, and the interface filter {@code ifname},
+     * else the one already set in {@code base}, else loopback, since all ranks are here.
+     */
+    static List<Map<String, String>> localJob(Map<String, String> base, int size, String ifname) throws IOException {
+        String ranksIfname = ifname != null ? ifname : Config.fromEnvironment(base).socketIfname() != null ? null : "lo";
+        Config config = Config.fromEnvironment(base);
+        if (ranksIfname != null) config = config.toBuilder().socketIfname(ranksIfname).build();
+        UniqueId id = UniqueId.create(config);
+        // create() holds the port for a rank 0 in this process; ours is a child, which must bind it.
+        ServerSocketChannel reserved = id.takeReservedListener();
+        if (reserved != null) reserved.close();
+        List<Map<String, String>> environments = new ArrayList<>();
+        for (int r = 0; r < size; r++) environments.add(forRank(base, r, size, id, ranksIfname));
+        return environments;
+    }
+
+    /** A launcher's {@code --timeout} (30, 30s, 500ms, 2m), or null when none was given. */
+    static Duration parseTimeout(CommandLine commandLine, String text) {
+        if (text == null) return null;
+        Duration d;
+        try {
+            d = Config.parseDuration("--timeout", text);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(commandLine, e.getMessage());
+        }
+        if (d.isNegative() || d.isZero()) throw new ParameterException(commandLine, "--timeout must be positive, got " + text);
+        return d;
     }
 }

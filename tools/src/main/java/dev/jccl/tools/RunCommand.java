@@ -1,7 +1,5 @@
 package dev.jccl.tools;
 
-import dev.jccl.Config;
-import dev.jccl.UniqueId;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -11,9 +9,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
-import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -49,42 +45,10 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (ranks < 1) throw new ParameterException(spec.commandLine(), "-np must be at least 1, got " + ranks);
-        Duration limit = timeout == null ? null : parseTimeout();
-        Map<String, String> env = parent.environment();
-        String ranksIfname = ranksIfname(env);
-        Config config = Config.fromEnvironment(env);
-        if (ranksIfname != null) config = config.toBuilder().socketIfname(ranksIfname).build();
-        UniqueId id = UniqueId.create(config);
-        // create() holds the port for a rank 0 in this process; ours is a child, which must bind it.
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
-
-        List<Map<String, String>> environments = new ArrayList<>();
-        for (int r = 0; r < ranks; r++) environments.add(RankEnvironment.forRank(env, r, ranks, id, ranksIfname));
+        Duration limit = RankEnvironment.parseTimeout(spec.commandLine(), timeout);
+        List<Map<String, String>> environments = RankEnvironment.localJob(parent.environment(), ranks, ifname);
         RankSupervisor job = new RankSupervisor(command, environments,
                 new LineSink(parent.out()), new LineSink(parent.err()));
         return job.run(limit);
-    }
-
-    /**
-     * The interface filter to give every rank: --ifname; else none (keep the one set by
-     * JCCL_SOCKET_IFNAME or NCCL_SOCKET_IFNAME); else loopback, since all ranks are on this host.
-     */
-    private String ranksIfname(Map<String, String> env) {
-        if (ifname != null) return ifname;
-        return Config.fromEnvironment(env).socketIfname() != null ? null : "lo";
-    }
-
-    private Duration parseTimeout() {
-        Duration d;
-        try {
-            d = Config.parseDuration("--timeout", timeout);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-        if (d.isNegative() || d.isZero()) {
-            throw new ParameterException(spec.commandLine(), "--timeout must be positive, got " + timeout);
-        }
-        return d;
     }
 }
