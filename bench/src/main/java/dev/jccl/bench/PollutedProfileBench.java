@@ -1,0 +1,82 @@
+package dev.jccl.bench;
+
+import dev.jccl.DataType;
+import dev.jccl.ReduceOp;
+import dev.jccl.reduce.ReduceKernel;
+import dev.jccl.reduce.ReduceKernels;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * A kernel that the JIT first compiled while it saw only native segments (a process whose first
+ * collectives ran on native buffers), then called on {@code memory}: the order that sent C2 into
+ * a deoptimise/recompile cycle on JDK 25 (profiled loop predication). Compare with
+ * {@link ReduceKernelBench} for the same kernel, size and memory.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx2g"})
+public class PollutedProfileBench {
+
+    @Param({"FLOAT32_SUM", "BFLOAT16_SUM", "INT32_SUM"})
+    public String kernel;
+
+    @Param({"1048576"})
+    public long bytes;
+
+    @Param({"HEAP", "MIXED"})
+    public Memory memory;
+
+    private Arena arena;
+    private ReduceKernel reduce;
+    private long count;
+    private MemorySegment a;
+    private MemorySegment b;
+    private MemorySegment dst;
+
+    @Setup(Level.Trial)
+    public void setUp() throws InterruptedException {
+        int split = kernel.lastIndexOf('_');
+        DataType type = DataType.valueOf(kernel.substring(0, split));
+        reduce = ReduceKernels.of(type, ReduceOp.valueOf(kernel.substring(split + 1)));
+        count = bytes / type.byteSize();
+        arena = Arena.ofShared();
+        MemorySegment x = Buffers.allocate(Buffers.Kind.NATIVE, type, 64 * 1024, arena, 4);
+        MemorySegment y = Buffers.allocate(Buffers.Kind.NATIVE, type, 64 * 1024, arena, 5);
+        long warmCount = 64 * 1024 / type.byteSize();
+        for (int i = 0; i < 20_000; i++) {
+            reduce.apply(x, 0, y, 0, x, 0, warmCount);
+        }
+        Thread.sleep(500); // let C2 finish what the loop queued
+        a = Buffers.allocate(memory.a, type, bytes, arena, 1);
+        b = Buffers.allocate(memory.b, type, bytes, arena, 2);
+        dst = Buffers.allocate(memory.dst, type, bytes, arena, 3);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        arena.close();
+    }
+
+    @Benchmark
+    public void reduce() {
+        reduce.apply(a, 0, b, 0, dst, 0, count);
+    }
+}

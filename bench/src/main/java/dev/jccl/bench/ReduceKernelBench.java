@@ -1,0 +1,87 @@
+package dev.jccl.bench;
+
+import dev.jccl.DataType;
+import dev.jccl.ReduceOp;
+import dev.jccl.reduce.ReduceKernel;
+import dev.jccl.reduce.ReduceKernels;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One reduce kernel, {@code dst = a op b} over {@code bytes} bytes of each operand, as the runtime
+ * calls it. Time per call in ns; {@code bytes / ns} is GB/s of reduced data (bench/kernels.sh
+ * prints that next to {@link CopyBench}'s copy of the same bytes, the limit a kernel can approach:
+ * it reads twice what a copy reads).
+ *
+ * <p>{@code kernel} is {@code TYPE_OP}; {@code FLOAT32_AVG} is the SUM kernel followed by the
+ * division by 2 ranks over the result, what a 2-rank AVG costs in all.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx2g"})
+public class ReduceKernelBench {
+
+    @Param({"INT8_SUM", "UINT8_SUM", "INT32_SUM", "UINT32_SUM", "INT64_SUM", "UINT64_SUM",
+            "FLOAT16_SUM", "BFLOAT16_SUM", "FLOAT32_SUM", "FLOAT64_SUM",
+            "FLOAT32_PROD", "FLOAT32_MIN", "FLOAT32_MAX", "FLOAT32_AVG"})
+    public String kernel;
+
+    @Param({"4096", "1048576", "67108864"})
+    public long bytes;
+
+    @Param({"NATIVE", "HEAP", "MIXED"})
+    public Memory memory;
+
+    private Arena arena;
+    private DataType type;
+    private boolean average;
+    private ReduceKernel reduce;
+    private long count;
+    private MemorySegment a;
+    private MemorySegment b;
+    private MemorySegment dst;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        int split = kernel.lastIndexOf('_');
+        type = DataType.valueOf(kernel.substring(0, split));
+        ReduceOp op = ReduceOp.valueOf(kernel.substring(split + 1));
+        average = op == ReduceOp.AVG;
+        reduce = ReduceKernels.of(type, op);
+        count = bytes / type.byteSize();
+        arena = Arena.ofShared();
+        a = Buffers.allocate(memory.a, type, bytes, arena, 1);
+        b = Buffers.allocate(memory.b, type, bytes, arena, 2);
+        dst = Buffers.allocate(memory.dst, type, bytes, arena, 3);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        arena.close();
+    }
+
+    @Benchmark
+    public void reduce() {
+        reduce.apply(a, 0, b, 0, dst, 0, count);
+        if (average) {
+            ReduceKernels.divideBySize(dst, 0, count, type, 2);
+        }
+    }
+}
