@@ -28,43 +28,37 @@ import java.util.Objects;
  *       simpler and rounds once.)</li>
  * </ul>
  *
- * <p>Each kernel is a plain counted loop of {@link MemorySegment} gets and sets, one compiled
- * method per type × op with its operator inlined, so the JIT can vectorise it; there is no
- * per-element dispatch. Segments may be heap (over any primitive array) or native, at any byte
- * offset: the loops use the unaligned layouts in native byte order.
- *
- * <p>What the JIT makes of them on JDK 25 (measured with throwaway probes, not JMH; confirm with
- * JMH before acting on it): a loop over three segments is not vectorised (a FLOAT32 SUM runs at
- * about 0.3 ns per element, the same loop over {@code float[]} at 0.07), and a kernel compiled while
- * it saw only native segments and then given heap segments falls into a deoptimise/recompile cycle
- * (C2's profiled loop predication; {@code -XX:-UseProfiledLoopPredicate} avoids it) that makes it
- * some 50 times slower for as long as that lasts. Heap first, then native, stays fast.
+ * <p>Each kernel is a plain counted loop over two Java arrays, one compiled method per type × op
+ * with its operator inlined, so that C2 vectorises it; {@link ChunkedKernel} streams the operands
+ * through per-thread scratch arrays with bulk copies, because C2 on JDK 25 does not vectorise loops
+ * over {@code MemorySegment}s (see there for the measurements). There is no per-element dispatch.
+ * Segments may be heap (over any primitive array) or native, at any byte offset, in any mix.
  */
 public final class ReduceKernels {
 
     private static final ReduceKernel[][] KERNELS = new ReduceKernel[DataType.values().length][ReduceOp.values().length];
 
     static {
-        register(DataType.INT8, IntegerKernels.Int8::sum, IntegerKernels.Int8::prod,
-                IntegerKernels.Int8::max, IntegerKernels.Int8::min);
-        register(DataType.UINT8, IntegerKernels.Int8::sum, IntegerKernels.Int8::prod,
-                IntegerKernels.Uint8::max, IntegerKernels.Uint8::min);
-        register(DataType.INT32, IntegerKernels.Int32::sum, IntegerKernels.Int32::prod,
-                IntegerKernels.Int32::max, IntegerKernels.Int32::min);
-        register(DataType.UINT32, IntegerKernels.Int32::sum, IntegerKernels.Int32::prod,
-                IntegerKernels.Uint32::max, IntegerKernels.Uint32::min);
-        register(DataType.INT64, IntegerKernels.Int64::sum, IntegerKernels.Int64::prod,
-                IntegerKernels.Int64::max, IntegerKernels.Int64::min);
-        register(DataType.UINT64, IntegerKernels.Int64::sum, IntegerKernels.Int64::prod,
-                IntegerKernels.Uint64::max, IntegerKernels.Uint64::min);
-        register(DataType.FLOAT16, FloatKernels.Fp16::sum, FloatKernels.Fp16::prod,
-                FloatKernels.Fp16::max, FloatKernels.Fp16::min);
-        register(DataType.BFLOAT16, FloatKernels.Bf16::sum, FloatKernels.Bf16::prod,
-                FloatKernels.Bf16::max, FloatKernels.Bf16::min);
-        register(DataType.FLOAT32, FloatKernels.Fp32::sum, FloatKernels.Fp32::prod,
-                FloatKernels.Fp32::max, FloatKernels.Fp32::min);
-        register(DataType.FLOAT64, FloatKernels.Fp64::sum, FloatKernels.Fp64::prod,
-                FloatKernels.Fp64::max, FloatKernels.Fp64::min);
+        register(DataType.INT8, new ChunkedKernel.OfByte(IntegerKernels.Int8::sum), new ChunkedKernel.OfByte(IntegerKernels.Int8::prod),
+                new ChunkedKernel.OfByte(IntegerKernels.Int8::max), new ChunkedKernel.OfByte(IntegerKernels.Int8::min));
+        register(DataType.UINT8, of(DataType.INT8, ReduceOp.SUM), of(DataType.INT8, ReduceOp.PROD),
+                new ChunkedKernel.OfByte(IntegerKernels.Uint8::max), new ChunkedKernel.OfByte(IntegerKernels.Uint8::min));
+        register(DataType.INT32, new ChunkedKernel.OfInt(IntegerKernels.Int32::sum), new ChunkedKernel.OfInt(IntegerKernels.Int32::prod),
+                new ChunkedKernel.OfInt(IntegerKernels.Int32::max), new ChunkedKernel.OfInt(IntegerKernels.Int32::min));
+        register(DataType.UINT32, of(DataType.INT32, ReduceOp.SUM), of(DataType.INT32, ReduceOp.PROD),
+                new ChunkedKernel.OfInt(IntegerKernels.Uint32::max), new ChunkedKernel.OfInt(IntegerKernels.Uint32::min));
+        register(DataType.INT64, new ChunkedKernel.OfLong(IntegerKernels.Int64::sum), new ChunkedKernel.OfLong(IntegerKernels.Int64::prod),
+                new ChunkedKernel.OfLong(IntegerKernels.Int64::max), new ChunkedKernel.OfLong(IntegerKernels.Int64::min));
+        register(DataType.UINT64, of(DataType.INT64, ReduceOp.SUM), of(DataType.INT64, ReduceOp.PROD),
+                new ChunkedKernel.OfLong(IntegerKernels.Uint64::max), new ChunkedKernel.OfLong(IntegerKernels.Uint64::min));
+        register(DataType.FLOAT16, new ChunkedKernel.OfShort(FloatKernels.Fp16::sum), new ChunkedKernel.OfShort(FloatKernels.Fp16::prod),
+                new ChunkedKernel.OfShort(FloatKernels.Fp16::max), new ChunkedKernel.OfShort(FloatKernels.Fp16::min));
+        register(DataType.BFLOAT16, new ChunkedKernel.OfShort(FloatKernels.Bf16::sum), new ChunkedKernel.OfShort(FloatKernels.Bf16::prod),
+                new ChunkedKernel.OfShort(FloatKernels.Bf16::max), new ChunkedKernel.OfShort(FloatKernels.Bf16::min));
+        register(DataType.FLOAT32, new ChunkedKernel.OfFloat(FloatKernels.Fp32::sum), new ChunkedKernel.OfFloat(FloatKernels.Fp32::prod),
+                new ChunkedKernel.OfFloat(FloatKernels.Fp32::max), new ChunkedKernel.OfFloat(FloatKernels.Fp32::min));
+        register(DataType.FLOAT64, new ChunkedKernel.OfDouble(FloatKernels.Fp64::sum), new ChunkedKernel.OfDouble(FloatKernels.Fp64::prod),
+                new ChunkedKernel.OfDouble(FloatKernels.Fp64::max), new ChunkedKernel.OfDouble(FloatKernels.Fp64::min));
     }
 
     private ReduceKernels() {

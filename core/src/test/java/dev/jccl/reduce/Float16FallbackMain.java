@@ -1,5 +1,7 @@
 package dev.jccl.reduce;
 
+import dev.jccl.DataType;
+import dev.jccl.ReduceOp;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,6 +30,11 @@ public final class Float16FallbackMain {
         failures.addAll(ConversionChecks.fromFloatOfRandomFloats(half, seed, 100_000));
         for (int bits : new int[] {0x7f80_0001, 0xff80_0001, 0x7fa0_0000, 0xffbf_ffff, 0x7fff_ffff}) {
             ConversionChecks.check(half, Float.intBitsToFloat(bits), failures);
+        }
+        // The FLOAT16 kernels round back through the same conversion (SUM and PROD without their own
+        // quieting step: see Float16.fromArithmeticResult), so they must hold under the fallback too.
+        for (ReduceOp op : ReduceOp.values()) {
+            failures.addAll(KernelChecks.everyCase(DataType.FLOAT16, op, seed));
         }
         if (!failures.isEmpty()) {
             System.out.println(Failures.summary(failures));

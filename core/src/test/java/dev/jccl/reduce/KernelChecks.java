@@ -19,8 +19,11 @@ import java.util.SplittableRandom;
  */
 final class KernelChecks {
 
-    /** Odd counts, none a multiple of a vector width, to reach every pre-, main- and post-loop. */
-    static final int[] COUNTS = {0, 1, 2, 7, 31, 1023, 4099};
+    /**
+     * Odd counts, none a multiple of a vector width, to reach every pre-, main- and post-loop; the
+     * last spans several of ChunkedKernel's chunks for every element width, ending in a partial one.
+     */
+    static final int[] COUNTS = {0, 1, 2, 7, 31, 1023, 4099, 20011};
 
     private static final int MAX_OFFSET = 15;
 

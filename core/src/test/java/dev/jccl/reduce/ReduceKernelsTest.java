@@ -9,10 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.reduce.ReferenceArithmetic.Expected;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -77,6 +83,51 @@ class ReduceKernelsTest {
     private static String lastLines(String text, int lines) {
         String[] all = text.split("\\n");
         return String.join("\n", Arrays.asList(all).subList(Math.max(0, all.length - lines), all.length));
+    }
+
+    /**
+     * ChunkedKernel streams through per-thread scratch arrays: threads sharing one kernel at once
+     * must each get their own result, over heap and native memory alike.
+     */
+    @Test
+    void oneKernelOnManyThreadsAtOnce() throws Exception {
+        ReduceKernel kernel = ReduceKernels.of(DataType.FLOAT32, ReduceOp.SUM);
+        int threads = 4;
+        int count = 3 * ChunkedKernel.CHUNK_BYTES / Float.BYTES + 5;
+        List<Callable<String>> tasks = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            tasks.add(() -> {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment a = MemorySegment.ofArray(new float[count]);
+                    MemorySegment b = thread % 2 == 0 ? arena.allocate((long) count * Float.BYTES) : MemorySegment.ofArray(new float[count]);
+                    MemorySegment dst = thread % 2 == 0 ? MemorySegment.ofArray(new float[count]) : arena.allocate((long) count * Float.BYTES);
+                    for (int i = 0; i < count; i++) {
+                        a.setAtIndex(ValueLayout.JAVA_FLOAT, i, i);
+                        b.setAtIndex(ValueLayout.JAVA_FLOAT, i, 1_000_000f * thread);
+                    }
+                    for (int round = 0; round < 200; round++) {
+                        kernel.apply(a, 0, b, 0, dst, 0, count);
+                        for (int i = 0; i < count; i++) {
+                            float got = dst.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+                            if (got != i + 1_000_000f * thread) {
+                                return "thread " + thread + " round " + round + " element " + i + ": " + got;
+                            }
+                        }
+                    }
+                    return null;
+                }
+            });
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (Future<String> result : pool.invokeAll(tasks)) {
+                String failure = result.get();
+                assertTrue(failure == null, failure);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
