@@ -63,7 +63,7 @@ for memory in ["NATIVE", "HEAP", "MIXED"]:
         for s in sizes:
             ns = score.get((bench, kernel, memory, s))
             if ns is None:
-                cells.append(f"{'-':>18}")
+                cells.append(f"{'-':>11}{'':<7}")
                 continue
             gbs = s / ns
             copy = score.get(("CopyBench", "copy", memory, s))
