@@ -13,10 +13,16 @@ import java.lang.foreign.MemorySegment;
  * shift, and has no runtime aliasing check for it until a later JDK. Measured on this project's
  * 2-core Zen 3 machine (JMH, bench/kernels.sh), FLOAT32 SUM over 1 MiB went from about 0.27 ns per
  * element with a segment loop to about 0.14 through the arrays; the three bulk copies are
- * {@code memcpy}s of L1-resident chunks. The copies also keep every array loop monomorphic: it
- * only ever sees its two scratch arrays, so a process that mixes heap and native buffers cannot
- * send it into the deoptimise/recompile cycle that C2's profiled loop predication caused in the
- * segment loops (native first, then heap: some 50 times slower while it lasted).
+ * {@code memcpy}s of L1-resident chunks (8 KiB per array measured faster than 2, 4, 16 or 32 KiB).
+ * Over 64 MiB, where memory bandwidth is the limit, the runs on that shared, heavily loaded machine
+ * were too noisy to show a difference either way (some showed the segment loop ahead): rerun
+ * bench/kernels.sh on a quiet machine before relying on either.
+ *
+ * <p>The copies also keep every array loop's profile clean: it only ever sees its two scratch
+ * arrays, whatever mix of heap and native segments the callers pass, so no call can send it into
+ * the deoptimise/recompile cycle that an earlier probe saw in the segment loops (compiled on native
+ * segments, then given heap ones). bench's PollutedProfileBench did not reproduce that cycle for
+ * the old loops, so this is a precaution, not a measured gain.
  *
  * <p>The whole chunk of {@code a} and of {@code b} is read before any of {@code dst} is written, so
  * {@code dst} may be exactly {@code a} or {@code b} (ReduceKernel's contract); one kernel may run on
