@@ -1,5 +1,7 @@
 package dev.jccl.transport;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 
 /**
@@ -32,6 +34,30 @@ public record FrameHeader(int collective, int dataType, int op, int step, int ro
         out.putInt(root);
         out.putLong(sequence);
         out.putLong(length);
+    }
+
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /** Writes the same 32 bytes as {@link #encode(ByteBuffer)} at {@code offset} of {@code out}. */
+    public void encode(MemorySegment out, long offset) {
+        out.set(INT, offset, MAGIC);
+        out.set(ValueLayout.JAVA_BYTE, offset + 4, (byte) collective);
+        out.set(ValueLayout.JAVA_BYTE, offset + 5, (byte) dataType);
+        out.set(ValueLayout.JAVA_BYTE, offset + 6, (byte) op);
+        out.set(ValueLayout.JAVA_BYTE, offset + 7, (byte) 0);
+        out.set(INT, offset + 8, step);
+        out.set(INT, offset + 12, root);
+        out.set(LONG, offset + 16, sequence);
+        out.set(LONG, offset + 24, length);
+    }
+
+    /** Decodes 32 bytes at {@code offset} of {@code in}; null for a wrong magic. */
+    public static FrameHeader decode(MemorySegment in, long offset) {
+        if (in.get(INT, offset) != MAGIC) return null;
+        return new FrameHeader(Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 4)),
+                Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 5)), Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 6)),
+                in.get(INT, offset + 8), in.get(INT, offset + 12), in.get(LONG, offset + 16), in.get(LONG, offset + 24));
     }
 
     /** Decodes 32 bytes; a wrong magic is reported as null (the stream is not ours or is out of sync). */

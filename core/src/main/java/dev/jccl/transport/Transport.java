@@ -24,7 +24,17 @@ public interface Transport extends AutoCloseable {
     boolean tryConnect(Collection<Integer> peers) throws IOException;
 
     /** Queues {@code data} for {@code peer} behind {@code header}; {@code data} must stay valid until done. */
-    TransferHandle postSend(int peer, FrameHeader header, MemorySegment data);
+    default TransferHandle postSend(int peer, FrameHeader header, MemorySegment data) {
+        return postSend(peer, header, data, data.byteSize());
+    }
+
+    /**
+     * Queues a send of which only the first {@code readyBytes} bytes exist yet; the caller raises
+     * the mark with {@link TransferHandle#ready(long)} as it produces the rest, in whole elements.
+     * The header goes out at once, so the peer learns early what is coming; the payload follows
+     * as far as the mark allows. Sends to one peer still leave in posting order.
+     */
+    TransferHandle postSend(int peer, FrameHeader header, MemorySegment data, long readyBytes);
 
     /**
      * Expects a frame with header {@code expected} from {@code peer}; its payload goes to {@code sink}
@@ -37,6 +47,9 @@ public interface Transport extends AutoCloseable {
 
     /** Blocks until I/O may be possible, at most {@code maxNanos}. */
     void awaitIo(long maxNanos) throws IOException;
+
+    /** True while a transfer or a connection is pending: whether {@link #awaitIo} has anything to wait for. */
+    boolean busy();
 
     /** Human-readable description of what {@code peer}'s connection is waiting for, for timeouts. */
     String describePending(int peer);

@@ -24,6 +24,7 @@ import java.util.ArrayDeque;
  */
 final class TcpConnection {
     private static final int MAX_READS_PER_PROGRESS = 16;
+    private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
 
     private final int peer;
     private final SocketChannel channel;
@@ -36,19 +37,45 @@ final class TcpConnection {
     private final MemorySegment stagingSegment;
     private SelectionKey key;
 
+    /**
+     * A frame being written: its header, then its payload as far as the send's ready mark allows.
+     * Native data is written straight from the caller's memory; heap data is copied, as it becomes
+     * ready, into pooled direct memory (NIO would copy it into a temporary direct buffer anyway).
+     */
     private static final class OutgoingFrame {
-        final ByteBuffer[] buffers;
+        final ByteBuffer header;
+        final MemorySegment data;
+        final ByteBuffer payload;
+        final boolean copied;
         final TransferHandle handle;
-        final ByteBuffer pooled;
+        final ByteBuffer[] buffers;
+        long copiedBytes;
 
-        OutgoingFrame(ByteBuffer[] buffers, TransferHandle handle, ByteBuffer pooled) {
-            this.buffers = buffers;
+        OutgoingFrame(ByteBuffer header, MemorySegment data, ByteBuffer payload, boolean copied, TransferHandle handle) {
+            this.header = header;
+            this.data = data;
+            this.payload = payload;
+            this.copied = copied;
             this.handle = handle;
-            this.pooled = pooled;
+            this.buffers = new ByteBuffer[] {header, payload};
+        }
+
+        /** Lets the payload's limit follow the ready mark, copying newly ready heap bytes first. */
+        void exposeReady() {
+            int ready = (int) Math.min(handle.readyBytes(), data.byteSize());
+            if (copied && ready > copiedBytes) {
+                MemorySegment.copy(data, copiedBytes, MemorySegment.ofBuffer(payload.duplicate().clear()), copiedBytes, ready - copiedBytes);
+                copiedBytes = ready;
+            }
+            if (payload.limit() < ready) payload.limit(ready);
         }
 
         boolean fullyWritten() {
-            return !buffers[buffers.length - 1].hasRemaining();
+            return !header.hasRemaining() && payload.position() == data.byteSize();
+        }
+
+        long unsent() {
+            return header.remaining() + data.byteSize() - payload.position();
         }
     }
 
@@ -96,39 +123,42 @@ final class TcpConnection {
         return !recvs.isEmpty();
     }
 
-    boolean wantsWrite() {
+    /** True while a send is queued, ready or not: the connection must stay among the active ones. */
+    boolean hasSends() {
         return !sends.isEmpty();
     }
 
-    TransferHandle postSend(FrameHeader header, MemorySegment data) {
+    /** True if the socket has bytes to take now (a queued send whose ready mark is ahead of what was written). */
+    boolean wantsWrite() {
+        OutgoingFrame f = sends.peek();
+        return f != null && (f.header.hasRemaining() || f.payload.position() < Math.min(f.handle.readyBytes(), f.data.byteSize()));
+    }
+
+    TransferHandle postSend(FrameHeader header, MemorySegment data, long readyBytes) {
         // Direct memory is slow to allocate; headers are reused once their frame is written.
         ByteBuffer h = freeHeaders.poll();
         if (h == null) h = ByteBuffer.allocateDirect(FrameHeader.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         h.clear();
         header.encode(h);
         h.flip();
-        TransferHandle handle = new TransferHandle(peer);
-        ByteBuffer[] buffers;
-        ByteBuffer pooled = null;
+        TransferHandle handle = new TransferHandle(peer, readyBytes);
+        OutgoingFrame f;
         if (data.byteSize() == 0) {
-            buffers = new ByteBuffer[] {h};
+            f = new OutgoingFrame(h, data, EMPTY, false, handle);
         } else if (data.isNative()) {
-            buffers = new ByteBuffer[] {h, data.asByteBuffer()};
+            f = new OutgoingFrame(h, data, data.asByteBuffer().limit(0), false, handle);
         } else {
-            // Heap segments of non-byte arrays have no ByteBuffer view, and NIO would copy a heap
-            // buffer into a temporary direct one anyway: copy once into pooled direct memory.
-            pooled = takeSendBuffer(data.byteSize());
-            MemorySegment.ofBuffer(pooled).copyFrom(data);
-            buffers = new ByteBuffer[] {h, pooled};
+            // Heap segments of non-byte arrays have no ByteBuffer view: copy into pooled direct memory.
+            f = new OutgoingFrame(h, data, takeSendBuffer(data.byteSize()).limit(0), true, handle);
         }
-        sends.add(new OutgoingFrame(buffers, handle, pooled));
+        sends.add(f);
         return handle;
     }
 
     private ByteBuffer takeSendBuffer(long bytes) {
         ByteBuffer b = bytes <= staging.capacity() ? freeSendBuffers.poll() : null;
         if (b == null) b = ByteBuffer.allocateDirect((int) Math.max(bytes, staging.capacity()));
-        b.clear().limit((int) bytes);
+        b.clear();
         return b;
     }
 
@@ -147,6 +177,7 @@ final class TcpConnection {
         int work = 0;
         OutgoingFrame f;
         while ((f = sends.peek()) != null) {
+            f.exposeReady();
             long n;
             try {
                 n = channel.write(f.buffers);
@@ -157,8 +188,8 @@ final class TcpConnection {
             if (!f.fullyWritten()) break;
             f.handle.markDone();
             sends.poll();
-            if (f.pooled != null && f.pooled.capacity() == staging.capacity()) freeSendBuffers.add(f.pooled);
-            freeHeaders.add(f.buffers[0]);
+            if (f.copied && f.payload.capacity() == staging.capacity()) freeSendBuffers.add(f.payload);
+            freeHeaders.add(f.header);
         }
         return work;
     }
@@ -228,8 +259,7 @@ final class TcpConnection {
         StringBuilder sb = new StringBuilder();
         OutgoingFrame s = sends.peek();
         if (s != null) {
-            long left = 0;
-            for (ByteBuffer b : s.buffers) left += b.remaining();
+            long left = s.unsent();
             sb.append(sends.size()).append(" send(s) queued, ").append(left).append(" bytes of the first unsent");
         }
         IncomingFrame r = recvs.peek();

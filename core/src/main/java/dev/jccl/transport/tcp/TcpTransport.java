@@ -218,10 +218,10 @@ public final class TcpTransport implements Transport {
     }
 
     @Override
-    public TransferHandle postSend(int peer, FrameHeader header, MemorySegment data) {
+    public TransferHandle postSend(int peer, FrameHeader header, MemorySegment data, long readyBytes) {
         TcpConnection c = connection(peer);
         markActive(c);
-        return c.postSend(header, data);
+        return c.postSend(header, data, readyBytes);
     }
 
     @Override
@@ -242,7 +242,7 @@ public final class TcpTransport implements Transport {
         for (int i = active.size() - 1; i >= 0; i--) {
             TcpConnection c = active.get(i);
             work += c.progress();
-            if (!c.wantsRead() && !c.wantsWrite()) active.remove(i);
+            if (!c.wantsRead() && !c.hasSends()) active.remove(i);
         }
         if (!accepting.isEmpty()) work += acceptPending();
         return work;
@@ -262,6 +262,11 @@ public final class TcpTransport implements Transport {
         selector.select(millis);
         selector.selectedKeys().clear();
         for (TcpConnection c : active) c.key().interestOps(0);
+    }
+
+    @Override
+    public boolean busy() {
+        return !active.isEmpty() || !accepting.isEmpty();
     }
 
     @Override
