@@ -15,13 +15,28 @@ import dev.jccl.ReduceOp;
  * <p>{@code inPlace} says that SEND and RECV are the same memory on this rank. Only SendRecv's
  * plan depends on it (in place it must stage what arrives, out of place it need not); every other
  * algorithm is written to be right either way and ignores it.
+ *
+ * <p>{@code algorithm} is the {@link Tuner}'s choice; a collective without a schedule for it is
+ * planned with its ring (or chain, or pairwise) schedule.
  */
 public record OpRequest(Collective collective, int rank, int size, long count, ReduceOp op, int root, int recvPeer,
-                        boolean inPlace, long chunkCount) {
+                        boolean inPlace, long chunkCount, Tuner.Algorithm algorithm) {
     public OpRequest {
         if (size < 1 || rank < 0 || rank >= size) throw new IllegalArgumentException("rank " + rank + " of " + size);
         if (count < 0) throw new IllegalArgumentException("count " + count);
         if (chunkCount < 1) throw new IllegalArgumentException("chunkCount " + chunkCount);
+        if (algorithm == null) algorithm = Tuner.Algorithm.RING;
+    }
+
+    /** The default algorithm (ring, chain, pairwise or point-to-point, as the collective has). */
+    public OpRequest(Collective collective, int rank, int size, long count, ReduceOp op, int root, int recvPeer,
+                     boolean inPlace, long chunkCount) {
+        this(collective, rank, size, count, op, root, recvPeer, inPlace, chunkCount, Tuner.Algorithm.RING);
+    }
+
+    /** The same request with another algorithm. */
+    public OpRequest with(Tuner.Algorithm a) {
+        return new OpRequest(collective, rank, size, count, op, root, recvPeer, inPlace, chunkCount, a);
     }
 
     /** Any operation but SendRecv: no second peer ({@code recvPeer} -1), not marked in place. */

@@ -11,6 +11,7 @@ package dev.jccl.plan;
  *   <caption>Algorithms</caption>
  *   <tr><th>collective</th><th>algorithm</th><th>steps (chunks m, slices s, size P ≥ 2)</th></tr>
  *   <tr><td>AllReduce</td><td>{@link RingAllReduce ring}</td><td>2(P-1)·s</td></tr>
+ *   <tr><td>AllReduce</td><td>{@link OneShotAllReduce one-shot} (when asked for)</td><td>m + 1</td></tr>
  *   <tr><td>ReduceScatter</td><td>{@link RingReduceScatter ring}</td><td>(P-1)·m, +1 for AVG</td></tr>
  *   <tr><td>AllGather</td><td>{@link RingAllGather ring}</td><td>(P-1)·m</td></tr>
  *   <tr><td>Broadcast</td><td>{@link ChainBroadcast chain}</td><td>m + P - 2</td></tr>
@@ -49,7 +50,7 @@ public final class Planner {
 
     private static Schedule planCollective(OpRequest r) {
         return switch (r.collective()) {
-            case ALL_REDUCE -> RingAllReduce.plan(r);
+            case ALL_REDUCE -> r.algorithm() == Tuner.Algorithm.ONE_SHOT ? OneShotAllReduce.plan(r) : RingAllReduce.plan(r);
             case REDUCE_SCATTER -> RingReduceScatter.plan(r);
             case ALL_GATHER -> RingAllGather.plan(r);
             case BROADCAST -> ChainBroadcast.plan(r);

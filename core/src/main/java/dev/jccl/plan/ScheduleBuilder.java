@@ -46,6 +46,12 @@ final class ScheduleBuilder {
         }
     }
 
+    void reduce(int step, Region a, Region b, Region into) {
+        if (into.count() > 0) {
+            steps(step + 1).locals.get(step).add(new Action.LocalReduce(a, b, into));
+        }
+    }
+
     void divide(int step, Region region) {
         if (region.count() > 0) {
             steps(step + 1).locals.get(step).add(new Action.DivideBySize(region));

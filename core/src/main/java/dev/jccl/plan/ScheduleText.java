@@ -54,6 +54,7 @@ final class ScheduleText {
             case Action.Receive v -> "recv ←" + v.peer() + " " + region(v.into())
                     + (v.combineWith() == null ? "" : " = " + region(v.combineWith()) + " " + opName(r) + " in");
             case Action.LocalCopy c -> "copy " + region(c.from()) + " → " + region(c.to());
+            case Action.LocalReduce x -> region(x.into()) + " = " + region(x.a()) + " " + opName(r) + " " + region(x.b());
             case Action.DivideBySize d -> "avg " + region(d.region());
         };
     }

@@ -69,6 +69,7 @@ class PlannerTest {
                         }
                         case Action.DivideBySize d -> divides += d.region().count();
                         case Action.LocalCopy x -> throw new AssertionError("no prologue copy expected: " + x);
+                        case Action.LocalReduce x -> throw new AssertionError("the ring reduces as it receives: " + x);
                     }
                 }
                 assertEquals(1, sends);
@@ -183,6 +184,7 @@ class PlannerTest {
                                     Region written = switch (a) {
                                         case Action.Receive v -> v.into();
                                         case Action.LocalCopy c -> c.to();
+                                        case Action.LocalReduce x -> x.into();
                                         case Action.DivideBySize d -> d.region();
                                         case Action.Send x -> null;
                                     };

@@ -14,6 +14,7 @@ import java.util.List;
  *       per (sender, receiver) pair, with the same count; nothing is left unmatched;</li>
  *   <li>no transfer is empty or longer than chunkCount; every region fits its buffer (SCRATCH is
  *       {@code scratchCount} long); nothing writes SEND;</li>
+ *   <li>a LocalReduce's output is one of its inputs exactly or disjoint from both;</li>
  *   <li>within a step, since the runtime runs transfers concurrently, no memory written by a
  *       receive is touched by another transfer of the rank — except a combine reading exactly the
  *       memory it writes (what the reduce kernels allow); a LocalCopy's ends are the same memory
@@ -69,6 +70,7 @@ final class Simulator {
                 for (Action a : actions(rank, k)) {
                     switch (a) {
                         case Action.LocalCopy c -> copy(rank, k, c);
+                        case Action.LocalReduce x -> localReduce(rank, k, x);
                         case Action.DivideBySize d -> divide(rank, k, d);
                         default -> {}
                     }
@@ -97,6 +99,7 @@ final class Simulator {
                         Region written = switch (b) {
                             case Action.Receive v -> v.into();
                             case Action.LocalCopy c -> i <= j ? c.to() : null;
+                            case Action.LocalReduce x -> i <= j ? x.into() : null;
                             case Action.DivideBySize d -> i <= j ? d.region() : null;
                             case Action.Send x -> null;
                         };
@@ -126,6 +129,23 @@ final class Simulator {
             fail(rank, step, "copy between partly overlapping memory: " + ScheduleText.action(c, request(rank)));
         }
         System.arraycopy(m.cells, from, m.cells, to, n);
+    }
+
+    /** {@code into = a op b}; {@code into} may be {@code a} or {@code b} exactly, as the kernels allow, but not partly overlap them. */
+    private void localReduce(int rank, int step, Action.LocalReduce x) {
+        RankMemory m = memories.get(rank);
+        checkWritable(rank, step, x.into());
+        int n = Math.toIntExact(x.into().count());
+        int to = m.address(x.into());
+        for (Region in : new Region[] {x.a(), x.b()}) {
+            int from = m.address(in);
+            if (from != to && overlaps(from, n, to, n)) {
+                fail(rank, step, "reduce between partly overlapping memory: " + ScheduleText.action(x, request(rank)));
+            }
+        }
+        long[] a = read(rank, x.a());
+        long[] b = read(rank, x.b());
+        for (int i = 0; i < n; i++) m.cells[to + i] = combine(a[i], b[i]);
     }
 
     private void divide(int rank, int step, Action.DivideBySize d) {

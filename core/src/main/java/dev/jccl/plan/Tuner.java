@@ -1,0 +1,262 @@
+package dev.jccl.plan;
+
+import dev.jccl.DataType;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Chooses how each collective runs, as NCCL's tuning does: every algorithm × protocol that can
+ * carry the operation gets an estimated time {@code latency + bytes × factor / bandwidth}, and the
+ * cheapest wins, among those that {@code JCCL_ALGO} / {@code JCCL_PROTO} allow. The table is
+ * plain data, printed at start-up with {@code JCCL_DEBUG_SUBSYS=TUNING} and tested.
+ *
+ * <p>Algorithms: {@link Algorithm#RING} (ring AllReduce/AllGather/ReduceScatter, pipelined chain
+ * Broadcast/Reduce, pairwise AllToAll: what NCCL also calls Ring), and {@link Algorithm#ONE_SHOT}
+ * (every rank hands its whole input to every other rank, which computes its result locally, in
+ * rank order, in one round: the least latency, the most traffic). Protocols: {@link Protocol#SIMPLE}
+ * (framed chunks through the transports' rings and sockets) and {@link Protocol#LL} (low latency:
+ * one flagged slot per rank in shared memory that every local rank reads directly; only when
+ * every rank shares memory and the input fits a slot).
+ *
+ * <p>The constants are measured on the project's reference machine (2-core Zen 4 VM, see
+ * FIELD-NOTES), rounded; they decide crossovers, not promises.
+ */
+public final class Tuner {
+
+    public enum Algorithm {
+        RING("Ring"), ONE_SHOT("OneShot");
+
+        private final String displayName;
+
+        Algorithm(String displayName) {
+            this.displayName = displayName;
+        }
+
+        public String displayName() {
+            return displayName;
+        }
+    }
+
+    public enum Protocol {
+        LL("LL"), SIMPLE("Simple");
+
+        private final String displayName;
+
+        Protocol(String displayName) {
+            this.displayName = displayName;
+        }
+
+        public String displayName() {
+            return displayName;
+        }
+    }
+
+    /** The winner for one operation, with its estimate in microseconds. */
+    public record Choice(Algorithm algorithm, Protocol protocol, double micros) {
+        public String describe() {
+            return algorithm.displayName() + "/" + protocol.displayName();
+        }
+    }
+
+    /** Latency of one step (µs) and bandwidth (GB/s) of a class of link. */
+    record Link(double stepMicros, double gbPerSecond) {}
+
+    /** Ring steps between ranks that share memory: one pass of the runtime's step loop plus a cache-line handoff. */
+    static final Link SHM = new Link(1.5, 8.0);
+    /** Ring steps over sockets: a loopback or LAN round of small frames. */
+    static final Link NET = new Link(12.0, 2.5);
+    /** The low-latency slot exchange: one flag per rank, data copied once and read in place. */
+    static final double LL_MICROS = 0.6;
+    static final double LL_GB_PER_SECOND = 6.0;
+
+    private static final List<Collective> TUNED = List.of(Collective.ALL_REDUCE, Collective.BROADCAST,
+            Collective.REDUCE, Collective.ALL_GATHER, Collective.REDUCE_SCATTER, Collective.ALL_TO_ALL);
+
+    private final int nRanks;
+    private final boolean allShareMemory;
+    private final Link link;
+    private final long llSlotBytes;
+    private final Set<Algorithm> algorithms;
+    private final Set<Protocol> protocols;
+    private final List<String> warnings = new ArrayList<>();
+
+    /**
+     * @param nRanks         ranks in the communicator
+     * @param allShareMemory every rank reaches every other through shared memory (LL is possible)
+     * @param anyNetwork     some pair of ranks talks over the network (ring steps cost a network step)
+     * @param llSlotBytes    the most one rank may publish in a low-latency slot
+     * @param algo           JCCL_ALGO / NCCL_ALGO, or null: names to allow, or {@code ^names} to forbid
+     * @param proto          JCCL_PROTO / NCCL_PROTO, or null, the same way
+     */
+    public Tuner(int nRanks, boolean allShareMemory, boolean anyNetwork, long llSlotBytes, String algo, String proto) {
+        this.nRanks = nRanks;
+        this.allShareMemory = allShareMemory;
+        this.link = anyNetwork ? NET : SHM;
+        this.llSlotBytes = llSlotBytes;
+        this.algorithms = parse(algo, Algorithm.class, "ALGO", List.of("tree", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"));
+        this.protocols = parse(proto, Protocol.class, "PROTO", List.of("ll128"));
+    }
+
+    /** Problems with JCCL_ALGO / JCCL_PROTO, each a line for a warning. */
+    public List<String> warnings() {
+        return List.copyOf(warnings);
+    }
+
+    /**
+     * The fastest allowed way to run {@code collective} on {@code count} elements of {@code type}
+     * ({@code count} as the API takes it: per rank for AllGather, ReduceScatter and AllToAll).
+     * When the user's filters leave nothing that can run it, the fastest of all is used.
+     */
+    public Choice choose(Collective collective, long count, DataType type) {
+        Choice best = null;
+        Choice bestUnfiltered = null;
+        for (Algorithm a : Algorithm.values()) {
+            for (Protocol p : Protocol.values()) {
+                double t = estimate(collective, a, p, count, type.byteSize());
+                if (Double.isNaN(t)) continue;
+                Choice c = new Choice(a, p, t);
+                if (bestUnfiltered == null || t < bestUnfiltered.micros()) bestUnfiltered = c;
+                if (algorithms.contains(a) && protocols.contains(p) && (best == null || t < best.micros())) best = c;
+            }
+        }
+        return best != null ? best : bestUnfiltered;
+    }
+
+    /** Estimated µs of one way to run an operation, or NaN where that way cannot run it. */
+    double estimate(Collective c, Algorithm a, Protocol p, long count, int elementBytes) {
+        if (!TUNED.contains(c) || nRanks < 2) return a == Algorithm.RING && p == Protocol.SIMPLE ? 0 : Double.NaN;
+        int n = nRanks;
+        double perRank = (double) count * elementBytes;
+        boolean blocked = c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER || c == Collective.ALL_TO_ALL;
+        double total = blocked ? perRank * n : perRank; // nccl-tests' "size": the larger buffer
+        if (p == Protocol.LL) {
+            if (a != Algorithm.ONE_SHOT || !allShareMemory || publishedBytes(c, count, elementBytes) > llSlotBytes) return Double.NaN;
+            // Each rank copies what it publishes once and reads what it needs from every peer's slot.
+            double read = switch (c) {
+                case ALL_REDUCE, REDUCE -> perRank * n;
+                case BROADCAST -> perRank;
+                default -> total;
+            };
+            return LL_MICROS + (perRank + read) / (LL_GB_PER_SECOND * 1e3);
+        }
+        if (a == Algorithm.ONE_SHOT) {
+            if (c != Collective.ALL_REDUCE) return Double.NaN; // only AllReduce has a one-shot schedule
+            // Sends its input to n-1 peers while receiving theirs, then reduces n inputs locally.
+            return link.stepMicros() + (n - 1) * perRank / (link.gbPerSecond() * 1e3) + n * perRank / (LL_GB_PER_SECOND * 1e3);
+        }
+        double steps;
+        double factor;
+        switch (c) {
+            case ALL_REDUCE -> {
+                steps = 2 * (n - 1);
+                factor = 2.0 * (n - 1) / n;
+            }
+            case BROADCAST, REDUCE -> {
+                steps = n - 1;
+                factor = 1;
+            }
+            default -> {
+                steps = n - 1;
+                factor = (n - 1.0) / n;
+            }
+        }
+        return steps * link.stepMicros() + total * factor / (link.gbPerSecond() * 1e3);
+    }
+
+    /** Bytes one rank publishes in its low-latency slot for an operation (the most any rank does). */
+    public static long publishedBytes(Collective c, long count, int elementBytes, int nRanks) {
+        long perRank = count * elementBytes;
+        return switch (c) {
+            case REDUCE_SCATTER, ALL_TO_ALL -> perRank * nRanks;
+            default -> perRank;
+        };
+    }
+
+    private long publishedBytes(Collective c, long count, int elementBytes) {
+        if (count > Long.MAX_VALUE / (8L * nRanks)) return Long.MAX_VALUE;
+        return publishedBytes(c, count, elementBytes, nRanks);
+    }
+
+    /**
+     * NCCL's tuning table: per collective and algorithm/protocol, the latency (µs) and bandwidth
+     * (GB/s of nccl-tests' size) the model assumes; "-" where the pair cannot run it.
+     */
+    public String table() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%-14s", "Algorithm"));
+        for (Algorithm a : Algorithm.values()) sb.append(String.format(Locale.ROOT, "| %-27s", a.displayName()));
+        sb.append('\n').append(String.format(Locale.ROOT, "%-14s", "Protocol"));
+        for (Algorithm a : Algorithm.values()) {
+            sb.append('|');
+            for (Protocol p : Protocol.values()) sb.append(String.format(Locale.ROOT, " %-13s", p.displayName()));
+        }
+        sb.append('\n');
+        for (Collective c : TUNED) {
+            sb.append(String.format(Locale.ROOT, "%-14s", c.displayName()));
+            for (Algorithm a : Algorithm.values()) {
+                sb.append('|');
+                for (Protocol p : Protocol.values()) {
+                    // Latency: the estimate for nothing; bandwidth: nccl-tests' size over the time the bytes add.
+                    long count = Math.min(1 << 20, llSlotBytes / nRanks);
+                    double lat = estimate(c, a, p, 0, 1);
+                    double t = estimate(c, a, p, count, 1);
+                    if (Double.isNaN(lat) || Double.isNaN(t)) {
+                        sb.append(String.format(Locale.ROOT, " %-13s", "-"));
+                        continue;
+                    }
+                    boolean blocked = c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER || c == Collective.ALL_TO_ALL;
+                    double size = blocked ? (double) count * nRanks : count;
+                    sb.append(String.format(Locale.ROOT, " %5.1f/%6.2f ", lat, size / (t - lat) / 1e3));
+                }
+            }
+            sb.append('\n');
+        }
+        sb.append(String.format(Locale.ROOT, "(latency µs / bandwidth GB/s, %d ranks, %s; allowed: algorithms %s, protocols %s)",
+                nRanks, allShareMemory ? "all in shared memory" : link == NET ? "over the network" : "shared memory and network",
+                names(algorithms), names(protocols)));
+        return sb.toString();
+    }
+
+    private static <E extends Enum<E>> String names(Set<E> set) {
+        List<String> out = new ArrayList<>();
+        for (E e : set) out.add(e instanceof Algorithm a ? a.displayName() : ((Protocol) e).displayName());
+        return String.join(",", out);
+    }
+
+    /** NCCL's filter syntax: {@code Ring,LL} allows those; {@code ^LL} allows all but those; case does not matter. */
+    private <E extends Enum<E>> Set<E> parse(String spec, Class<E> type, String variable, List<String> ncclOnly) {
+        Set<E> all = EnumSet.allOf(type);
+        if (spec == null || spec.isBlank()) return all;
+        String s = spec.trim();
+        boolean exclude = s.startsWith("^");
+        if (exclude) s = s.substring(1);
+        Set<E> named = EnumSet.noneOf(type);
+        for (String part : s.split(",")) {
+            String name = part.trim().toLowerCase(Locale.ROOT).replace("_", "");
+            if (name.isEmpty()) continue;
+            E match = null;
+            for (E e : all) {
+                String display = (e instanceof Algorithm a ? a.displayName() : ((Protocol) e).displayName()).toLowerCase(Locale.ROOT);
+                if (display.equals(name)) match = e;
+            }
+            if (match != null) {
+                named.add(match);
+            } else if (ncclOnly.contains(name)) {
+                warnings.add("JCCL_" + variable + "/NCCL_" + variable + " names " + part.trim() + ", which NCCL has and Jccl does not; ignored");
+            } else {
+                warnings.add("JCCL_" + variable + "/NCCL_" + variable + " names " + part.trim() + ", which is not a Jccl "
+                        + (type == Algorithm.class ? "algorithm (Ring, OneShot)" : "protocol (LL, Simple)") + "; ignored");
+            }
+        }
+        if (exclude) {
+            Set<E> allowed = EnumSet.copyOf(all);
+            allowed.removeAll(named);
+            return allowed;
+        }
+        return named.isEmpty() ? all : named;
+    }
+}
