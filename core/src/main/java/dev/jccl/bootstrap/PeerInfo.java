@@ -13,8 +13,29 @@ import java.io.UncheckedIOException;
  * @param hostId    host identity (see {@code HostIdentity}); equal ids share memory
  * @param dataHost  address of this rank's data listener
  * @param dataPort  port of this rank's data listener
+ * @param shmPrefix how this rank names its shared-memory segments, or empty when it will not use
+ *                  shared memory (JCCL_SHM_DISABLE, or no /dev/shm); two ranks of one host talk
+ *                  through shared memory only if both have one
+ * @param settings  the settings every rank must share (algorithm and protocol filters, buffer
+ *                  size), as text: ranks that differ would plan different schedules
  */
-public record PeerInfo(int rank, String hostId, String hostName, long pid, String dataHost, int dataPort) {
+public record PeerInfo(int rank, String hostId, String hostName, long pid, String dataHost, int dataPort, String shmPrefix,
+                       String settings) {
+
+    public PeerInfo {
+        if (shmPrefix == null) shmPrefix = "";
+        if (settings == null) settings = "";
+    }
+
+    /** The same rank with another rank number and data port (a split communicator's view of it). */
+    public PeerInfo renumbered(int newRank, int newDataPort) {
+        return new PeerInfo(newRank, hostId, hostName, pid, dataHost, newDataPort, shmPrefix, settings);
+    }
+
+    /** True if this rank and {@code other} share a host and both use shared memory. */
+    public boolean sharesMemoryWith(PeerInfo other) {
+        return hostId.equals(other.hostId) && !shmPrefix.isEmpty() && !other.shmPrefix.isEmpty();
+    }
 
     public byte[] encode() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
@@ -25,6 +46,8 @@ public record PeerInfo(int rank, String hostId, String hostName, long pid, Strin
             out.writeLong(pid);
             out.writeUTF(dataHost);
             out.writeInt(dataPort);
+            out.writeUTF(shmPrefix);
+            out.writeUTF(settings);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -40,7 +63,9 @@ public record PeerInfo(int rank, String hostId, String hostName, long pid, Strin
         String dataHost = in.readUTF();
         int dataPort = in.readInt();
         if (dataPort < 0 || dataPort > 65535) throw new IOException("bad data port " + dataPort);
-        return new PeerInfo(rank, hostId, hostName, pid, dataHost, dataPort);
+        String shmPrefix = in.readUTF();
+        String settings = in.readUTF();
+        return new PeerInfo(rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings);
     }
 
     public static PeerInfo decode(byte[] bytes) throws IOException {

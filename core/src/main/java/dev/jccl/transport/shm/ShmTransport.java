@@ -1,0 +1,467 @@
+package dev.jccl.transport.shm;
+
+import dev.jccl.JcclException;
+import dev.jccl.bootstrap.PeerInfo;
+import dev.jccl.debug.Log;
+import dev.jccl.transport.FrameHeader;
+import dev.jccl.transport.OperationMismatchException;
+import dev.jccl.transport.PeerLostException;
+import dev.jccl.transport.RecvSink;
+import dev.jccl.transport.TransferHandle;
+import dev.jccl.transport.Transport;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The shared-memory transport between ranks of one host.
+ *
+ * <p>At start-up every local rank creates its {@linkplain RankPages rank page} and maps its local
+ * peers' pages; each page is unlinked once every peer has mapped it, so nothing is left in
+ * /dev/shm however the processes end. A pair of ranks that exchange data get a pair segment with
+ * one {@link ShmRing} per direction, made by the lower rank the first time a schedule needs it
+ * (as the socket transport dials lazily) and unlinked as soon as the higher rank has mapped it.
+ *
+ * <p>Nothing here can wake a waiting thread, so {@link #awaitIo} parks briefly; while it waits it
+ * looks at the peers it waits for: a peer whose page says it failed, aborted or closed, or whose
+ * process is gone, is a {@link PeerLostException} at once rather than at the deadline.
+ */
+public final class ShmTransport implements Transport {
+    /** Bit of an announced descriptor: that collective cannot finish on any rank before every rank has joined it. */
+    public static final long NEEDS_EVERY_RANK = 1L << 56;
+    /** Default bytes of one low-latency slot: the most one rank publishes in a one-shot operation. */
+    public static final int DEFAULT_LL_SLOT_BYTES = 64 * 1024;
+    private static final long PEER_CHECK_INTERVAL_NANOS = 5_000_000;
+    private static final long MAX_PARK_NANOS = 50_000;
+
+    private final ShmDirectory directory;
+    private final long commId;
+    private final int rank;
+    private final List<PeerInfo> peers;
+    private final int ringBytes;
+    private final Log log;
+    private final RankPages pages;
+    private final boolean[] local;
+    private final long pidNamespace;
+    private final ShmConnection[] connections;
+    /** Pair segments the higher rank has mapped but whose creator has not marked ready yet. */
+    private final ShmSegment[] opening;
+    private final List<ShmSegment> awaitingAttach = new ArrayList<>();
+    private final List<ShmConnection> active = new ArrayList<>();
+    private final List<Integer> connecting = new ArrayList<>();
+    private long lastPeerCheck;
+    private long currentSequence = -1;
+    private long currentDescriptor;
+    private long currentCount;
+    private boolean inPointToPoint;
+    private long collectivesDone;
+    private volatile boolean closed;
+
+    private ShmTransport(ShmDirectory directory, long commId, int rank, List<PeerInfo> peers, boolean[] local, int ringBytes,
+                         RankPages pages, Log log) {
+        this.directory = directory;
+        this.commId = commId;
+        this.rank = rank;
+        this.peers = List.copyOf(peers);
+        this.local = local;
+        this.ringBytes = ringBytes;
+        this.pages = pages;
+        this.log = log;
+        this.pidNamespace = ShmDirectory.pidNamespace();
+        this.connections = new ShmConnection[peers.size()];
+        this.opening = new ShmSegment[peers.size()];
+    }
+
+    /**
+     * What this process puts in its {@link PeerInfo#shmPrefix()}: its segment name prefix, or
+     * empty (with {@code why} filled in) when it cannot use shared memory here.
+     */
+    public static String prefixForThisProcess(StringBuilder why) {
+        String reason = ShmDirectory.standard().unavailableReason();
+        if (reason != null) {
+            why.append(reason);
+            return "";
+        }
+        return ShmDirectory.processPrefix();
+    }
+
+    /**
+     * Sets up shared memory with every rank of {@code peers} that shares memory with this one:
+     * creates this rank's page, maps theirs, and waits until each of them has mapped this one,
+     * all before {@code deadlineNanos}.
+     *
+     * @param bufferBytes bytes of each direction's ring (JCCL_BUFFSIZE)
+     */
+    public static ShmTransport open(long commId, int rank, List<PeerInfo> peers, int bufferBytes, int llSlotBytes, Log log,
+                                    long deadlineNanos) {
+        ShmDirectory directory = ShmDirectory.standard();
+        for (String stale : directory.reap()) {
+            log.info(Log.Subsys.INIT, "removed " + directory.dir().resolve(stale) + ", left by a process that no longer runs");
+        }
+        PeerInfo me = peers.get(rank);
+        boolean[] local = new boolean[peers.size()];
+        int localPeers = 0;
+        for (PeerInfo p : peers) {
+            if (p.rank() != rank && me.sharesMemoryWith(p)) {
+                local[p.rank()] = true;
+                localPeers++;
+            }
+        }
+        ShmSegment[] pageSegments = new ShmSegment[peers.size()];
+        RankPages pages = new RankPages(rank, llSlotBytes, pageSegments);
+        long pageBytes = ShmLayout.rankPageBytes(llSlotBytes);
+        try {
+            Path mine = directory.rankPage(me.shmPrefix(), commId, rank);
+            try {
+                pageSegments[rank] = ShmSegment.create(mine, pageBytes);
+            } catch (ShmSpaceException e) {
+                throw new JcclException(spaceMessage(rank, "its shared-memory page", e), e);
+            } catch (IOException e) {
+                throw new JcclException("rank " + rank + " cannot create " + mine + ": " + e.getMessage()
+                        + ". Set JCCL_SHM_DISABLE=1 to use TCP between ranks of this host instead.", e);
+            }
+            RankPages.initialise(pageSegments[rank].memory(), commId, rank, peers.size(), llSlotBytes);
+            RankPages.setState(pageSegments[rank].memory(), ShmLayout.STATE_READY);
+            ShmTransport t = new ShmTransport(directory, commId, rank, peers, local, ShmLayout.ringBytes(bufferBytes), pages, log);
+            t.mapPeerPages(pageSegments, pageBytes, deadlineNanos);
+            t.awaitAttachments(localPeers, deadlineNanos);
+            pageSegments[rank].unlink();
+            return t;
+        } catch (RuntimeException e) {
+            if (pageSegments[rank] != null) {
+                RankPages.setState(pageSegments[rank].memory(), ShmLayout.STATE_FAILED);
+                pageSegments[rank].unlink();
+            }
+            pages.close();
+            throw e;
+        }
+    }
+
+    private void mapPeerPages(ShmSegment[] pageSegments, long pageBytes, long deadlineNanos) {
+        for (PeerInfo p : peers) {
+            if (!local[p.rank()]) continue;
+            Path path = directory.rankPage(p.shmPrefix(), commId, p.rank());
+            String problem = "its page " + path + " does not exist yet";
+            for (int round = 0; ; round++) {
+                try {
+                    ShmSegment s = pageSegments[p.rank()] != null ? pageSegments[p.rank()] : ShmSegment.tryOpen(path, pageBytes);
+                    pageSegments[p.rank()] = s;
+                    if (s != null) {
+                        problem = RankPages.check(s.memory(), commId, p.rank());
+                        if (problem == null) {
+                            RankPages.attach(s.memory());
+                            break;
+                        }
+                        problem = "its page " + path + " is " + problem;
+                    }
+                } catch (IOException e) {
+                    problem = "mapping " + path + " failed: " + e.getMessage();
+                }
+                waitDuringSetUp(round, p, deadlineNanos, problem);
+            }
+        }
+    }
+
+    /** Waits until every local peer has mapped this rank's page, so that it can be unlinked. */
+    private void awaitAttachments(int localPeers, long deadlineNanos) {
+        for (int round = 0; pages.attached() < localPeers; round++) {
+            waitDuringSetUp(round, null, deadlineNanos, (localPeers - pages.attached()) + " of " + localPeers
+                    + " local peer(s) have not mapped this rank's page");
+        }
+    }
+
+    private void waitDuringSetUp(int round, PeerInfo peer, long deadlineNanos, String problem) {
+        if (System.nanoTime() - deadlineNanos > 0) {
+            String who = peer == null ? "" : " rank " + peer.rank() + " (" + peer.where() + "):";
+            throw new JcclException("rank " + rank + ": shared-memory set-up did not finish in time (JCCL_TIMEOUT):" + who + " " + problem
+                    + ". Are all ranks of this host running, and do they see the same /dev/shm (containers need a shared IPC"
+                    + " namespace or volume)? JCCL_SHM_DISABLE=1 makes them use TCP instead.");
+        }
+        if (peer != null && samePidNamespace(peer) && !ShmDirectory.isAlive(peer.pid())) {
+            throw new JcclException("rank " + rank + ": rank " + peer.rank() + " (" + peer.where() + ") exited during shared-memory set-up");
+        }
+        if (round < 100) Thread.onSpinWait();
+        else if (round < 200) Thread.yield();
+        else LockSupport.parkNanos(1_000_000);
+    }
+
+    private boolean samePidNamespace(PeerInfo p) {
+        String[] parts = p.shmPrefix().split("-");
+        return parts.length >= 2 && parts[1].equals(Long.toString(pidNamespace));
+    }
+
+    static String spaceMessage(int rank, String what, ShmSpaceException e) {
+        String free = e.usable < 0 ? "an unknown amount" : mib(e.usable);
+        return "rank " + rank + " cannot create " + what + ": " + e.directory + " is too small (" + free + " free, "
+                + mib(e.needed) + " needed). Containers get a 64 MB /dev/shm by default: start them with a larger one "
+                + "(docker run --shm-size=1g; in Kubernetes mount an emptyDir with medium: Memory at /dev/shm), lower "
+                + "JCCL_BUFFSIZE, or set JCCL_SHM_DISABLE=1 to use TCP between ranks of this host.";
+    }
+
+    private static String mib(long bytes) {
+        return String.format("%.1f MiB", bytes / 1048576.0);
+    }
+
+    // ---------------------------------------------------------------- Transport
+
+    @Override
+    public String name() {
+        return "SHM";
+    }
+
+    /** True if this transport carries data between this rank and {@code peer}. */
+    public boolean reaches(int peer) {
+        return local[peer];
+    }
+
+    /** The pages of this rank and its local peers, for the low-latency path. */
+    public ShmLowLatency lowLatency() {
+        return new ShmLowLatency(this, pages, rank, peers.size());
+    }
+
+    @Override
+    public boolean tryConnect(Collection<Integer> wanted) throws IOException {
+        checkOpen();
+        boolean all = true;
+        for (int peer : wanted) {
+            if (peer == rank || connections[peer] != null) continue;
+            if (!local[peer]) throw new IllegalStateException("rank " + peer + " does not share memory with rank " + rank);
+            if (rank < peer) {
+                create(peer);
+            } else if (!attach(peer)) {
+                all = false;
+                if (!connecting.contains(peer)) connecting.add(peer);
+            }
+        }
+        return all;
+    }
+
+    /** The lower rank of a pair makes the pair segment; it can send at once, the ring being in shared memory. */
+    private void create(int peer) throws IOException {
+        Path path = directory.pairSegment(peers.get(rank).shmPrefix(), commId, rank, peer);
+        ShmSegment s;
+        try {
+            s = ShmSegment.create(path, ShmLayout.pairSegmentBytes(ringBytes));
+        } catch (ShmSpaceException e) {
+            throw new IOException(spaceMessage(rank, "the shared-memory rings it shares with rank " + peer, e), e);
+        }
+        MemorySegment m = s.memory();
+        SharedWords.setPlain(m, ShmLayout.MAGIC_OFFSET, ShmLayout.MAGIC);
+        m.set(java.lang.foreign.ValueLayout.JAVA_INT, ShmLayout.VERSION_OFFSET, ShmLayout.VERSION);
+        m.set(java.lang.foreign.ValueLayout.JAVA_INT, ShmLayout.SIZE_PARAM_OFFSET, ringBytes);
+        SharedWords.setPlain(m, ShmLayout.PID_OFFSET, ProcessHandle.current().pid());
+        SharedWords.setPlain(m, ShmLayout.COMM_OFFSET, commId);
+        m.set(java.lang.foreign.ValueLayout.JAVA_INT, ShmLayout.RANK_A_OFFSET, rank);
+        m.set(java.lang.foreign.ValueLayout.JAVA_INT, ShmLayout.RANK_B_OFFSET, peer);
+        SharedWords.release(m, ShmLayout.READY_OFFSET, 1);
+        connections[peer] = new ShmConnection(peer, s, ringBytes, true);
+        awaitingAttach.add(s);
+        log.info(Log.Subsys.INIT, "Channel 00 : " + rank + "[" + rank + "] <-> " + peer + "[" + peer + "] via SHM/direct "
+                + path.getFileName() + " (" + ringBytes / 1024 + " KiB each way)");
+    }
+
+    /** The higher rank maps the segment once its creator has made it; false while it is not ready. */
+    private boolean attach(int peer) throws IOException {
+        ShmSegment s = opening[peer];
+        if (s == null) {
+            Path path = directory.pairSegment(peers.get(peer).shmPrefix(), commId, peer, rank);
+            s = ShmSegment.tryOpen(path, ShmLayout.pairSegmentBytes(ringBytes));
+            if (s == null) return false;
+            opening[peer] = s;
+        }
+        MemorySegment m = s.memory();
+        if (SharedWords.acquire(m, ShmLayout.READY_OFFSET) != 1) return false;
+        if (SharedWords.plain(m, ShmLayout.COMM_OFFSET) != commId
+                || m.get(java.lang.foreign.ValueLayout.JAVA_INT, ShmLayout.SIZE_PARAM_OFFSET) != ringBytes) {
+            throw new PeerLostException(peer, s.path() + " does not match this communicator (ring of "
+                    + m.get(java.lang.foreign.ValueLayout.JAVA_INT, ShmLayout.SIZE_PARAM_OFFSET) + " bytes, this rank expects "
+                    + ringBytes + "; do the ranks have the same JCCL_BUFFSIZE?)", null);
+        }
+        SharedWords.getAndAdd(m, ShmLayout.PAIR_ATTACHED_OFFSET, 1);
+        opening[peer] = null;
+        connecting.remove((Integer) peer);
+        connections[peer] = new ShmConnection(peer, s, ringBytes, false);
+        log.info(Log.Subsys.INIT, "Channel 00 : " + peer + "[" + peer + "] <-> " + rank + "[" + rank + "] via SHM/direct "
+                + s.path().getFileName() + " (mapped)");
+        return true;
+    }
+
+    private ShmConnection connection(int peer) {
+        ShmConnection c = connections[peer];
+        if (c == null) throw new IllegalStateException("rank " + rank + " has no shared-memory connection to " + peer + " (tryConnect first)");
+        if (!active.contains(c)) active.add(c);
+        return c;
+    }
+
+    @Override
+    public TransferHandle postSend(int peer, FrameHeader header, MemorySegment data, long readyBytes) {
+        return connection(peer).postSend(header, data, readyBytes);
+    }
+
+    @Override
+    public TransferHandle postRecv(int peer, FrameHeader expected, int elementBytes, RecvSink sink) {
+        return connection(peer).postRecv(expected, sink);
+    }
+
+    @Override
+    public int progress() throws IOException {
+        checkOpen();
+        int work = 0;
+        for (int i = active.size() - 1; i >= 0; i--) {
+            ShmConnection c = active.get(i);
+            work += c.progress();
+            if (c.idle()) active.remove(i);
+        }
+        if (!awaitingAttach.isEmpty()) unlinkAttached();
+        return work;
+    }
+
+    private void unlinkAttached() {
+        for (int i = awaitingAttach.size() - 1; i >= 0; i--) {
+            ShmSegment s = awaitingAttach.get(i);
+            if (SharedWords.acquire(s.memory(), ShmLayout.PAIR_ATTACHED_OFFSET) > 0) {
+                s.unlink();
+                awaitingAttach.remove(i);
+            }
+        }
+    }
+
+    @Override
+    public boolean busy() {
+        return !active.isEmpty() || !connecting.isEmpty();
+    }
+
+    /**
+     * Parks briefly: shared memory has no way to wake a waiter, and a short park lets the peers
+     * we wait for have the CPU when ranks outnumber cores. Every few milliseconds it also checks
+     * on the peers with pending transfers.
+     */
+    @Override
+    public void awaitIo(long maxNanos) throws IOException {
+        checkOpen();
+        long now = System.nanoTime();
+        if (now - lastPeerCheck > PEER_CHECK_INTERVAL_NANOS) {
+            lastPeerCheck = now;
+            for (ShmConnection c : active) {
+                checkPeer(c.peer());
+                checkOperation(c.peer());
+            }
+            for (int p : connecting) checkPeer(p);
+        }
+        LockSupport.parkNanos(Math.min(maxNanos, MAX_PARK_NANOS));
+    }
+
+    /** A {@link PeerLostException} if {@code peer}'s page says it stopped, or its process is gone. */
+    void checkPeer(int peer) throws PeerLostException {
+        long state = pages.state(peer);
+        if (state == ShmLayout.STATE_FAILED) {
+            String reason = pages.reason(peer);
+            throw new PeerLostException(peer, "rank " + peer + " failed" + (reason.isEmpty() ? "" : ": " + reason), null);
+        }
+        if (state == ShmLayout.STATE_ABORTED) throw new PeerLostException(peer, "rank " + peer + " aborted its communicator", null);
+        if (state == ShmLayout.STATE_CLOSED) throw new PeerLostException(peer, "rank " + peer + " closed its communicator", null);
+        PeerInfo p = peers.get(peer);
+        if (samePidNamespace(p) && !ShmDirectory.isAlive(p.pid())) {
+            throw new PeerLostException(peer, "its process " + p.pid() + " is gone (killed or crashed)", null);
+        }
+    }
+
+    @Override
+    public String describePending(int peer) {
+        ShmConnection c = connections[peer];
+        if (c == null) return peer > rank ? "waiting for the pair segment rank " + peer + " creates" : "not connected";
+        return c.describePending();
+    }
+
+    @Override
+    public void wakeup() {
+        // a waiter parks for at most MAX_PARK_NANOS and then sees the transport closed
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    // ---------------------------------------------------------------- what this rank is doing, for its peers
+
+    /**
+     * Tells local peers that this rank has started collective {@code sequence}, with the given
+     * signature: a peer that waits on this rank and finds it in another operation at the same
+     * sequence number fails with an {@link OperationMismatchException} instead of waiting for
+     * the deadline.
+     */
+    public void announce(long sequence, long descriptor, long count) {
+        currentSequence = sequence;
+        currentDescriptor = descriptor;
+        currentCount = count;
+        inPointToPoint = false;
+        pages.announce(sequence, descriptor, count);
+    }
+
+    /**
+     * This rank is in a point-to-point operation ({@code descriptor} × {@code count} describes it
+     * for error messages). While it waits on a peer that is in a collective this rank has not yet
+     * called and that needs every rank, neither can ever go on: that is reported as a mismatch.
+     */
+    public void announcePointToPoint(long descriptor, long count) {
+        currentSequence = -1;
+        currentDescriptor = descriptor;
+        currentCount = count;
+        inPointToPoint = true;
+    }
+
+    /** Tells local peers that this rank has finished {@code collectivesDone} collectives. */
+    public void finished(long collectivesDone) {
+        currentSequence = -1;
+        inPointToPoint = false;
+        this.collectivesDone = collectivesDone;
+        pages.finished(collectivesDone);
+    }
+
+    /** Point-to-point operations leave the collectives' count alone, and clear the operation in progress. */
+    public void finishedPointToPoint() {
+        inPointToPoint = false;
+    }
+
+    private void checkOperation(int peer) throws OperationMismatchException {
+        RankPages.Announcement a = pages.announced(peer);
+        if (a == null) return;
+        if (currentSequence >= 0 && a.sequence() == currentSequence && (a.descriptor() != currentDescriptor || a.count() != currentCount)) {
+            throw new OperationMismatchException(peer, currentSequence, a.descriptor(), a.count());
+        }
+        if (inPointToPoint && a.sequence() >= collectivesDone && (a.descriptor() & NEEDS_EVERY_RANK) != 0
+                && pages.done(peer) <= a.sequence()) {
+            throw new OperationMismatchException(peer, a.sequence(), a.descriptor(), a.count());
+        }
+    }
+
+    private void checkOpen() throws IOException {
+        if (closed) throw new IOException("transport closed");
+    }
+
+    /** Marks this rank FAILED with {@code reason} for its local peers to report; call before {@link #close()}. */
+    public void fail(String reason) {
+        if (!closed) pages.fail(reason);
+    }
+
+    /** Marks this rank ABORTED for its local peers; call before {@link #close()}. */
+    public void markAborted() {
+        if (!closed) RankPages.setState(pages.mine(), ShmLayout.STATE_ABORTED);
+    }
+
+    @Override
+    public void close() {
+        if (closed) return;
+        closed = true;
+        if (pages.state(rank) == ShmLayout.STATE_READY) RankPages.setState(pages.mine(), ShmLayout.STATE_CLOSED);
+        for (ShmSegment s : awaitingAttach) s.unlink();
+        for (ShmConnection c : connections) if (c != null) c.segment().close();
+        for (ShmSegment s : opening) if (s != null) s.close();
+        pages.close();
+    }
+}
