@@ -17,8 +17,18 @@ public final class TestRanks {
 
     private TestRanks() {}
 
+    /** The ways ranks of one host can be connected: shared memory (the default), or TCP over loopback. */
+    public enum Link {
+        SHM, TCP;
+
+        public Config config(Duration timeout) {
+            return Config.builder().socketIfname("lo").timeout(timeout).shmDisable(this == TCP).build();
+        }
+    }
+
+    /** Loopback settings with shared memory between the ranks (the default for ranks of one host). */
     public static Config loopback(Duration timeout) {
-        return Config.builder().socketIfname("lo").timeout(timeout).build();
+        return Link.SHM.config(timeout);
     }
 
     /** Starts N ranks, runs {@code body} on each, and returns each rank's result or throwable. */

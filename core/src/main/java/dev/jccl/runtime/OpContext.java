@@ -49,6 +49,42 @@ record OpContext(Collective collective, long count, DataType type, ReduceOp op, 
         return collective == Collective.SEND || collective == Collective.RECV || collective == Collective.SEND_RECV;
     }
 
+    /**
+     * The operation's signature in one word, which ranks compare to catch mismatched calls:
+     * collective, type and op in the low three bytes, {@code root + 1} in the next four, and
+     * {@link #NEEDS_EVERY_RANK} for collectives that no rank can finish without every other.
+     * The count travels beside it.
+     */
+    long descriptor() {
+        boolean everyRank = switch (collective) {
+            case ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL -> true;
+            default -> false;
+        };
+        return descriptor(collective.ordinal(), type.ordinal(), op == null ? 0xFF : op.ordinal(), root) | (everyRank ? NEEDS_EVERY_RANK : 0);
+    }
+
+    /** Descriptor bit: the operation cannot finish on any rank until every rank has joined it. */
+    static final long NEEDS_EVERY_RANK = dev.jccl.transport.shm.ShmTransport.NEEDS_EVERY_RANK;
+
+    static long descriptor(int collective, int type, int op, int root) {
+        return (collective & 0xFF) | (type & 0xFF) << 8 | (long) (op & 0xFF) << 16 | ((long) root + 1 & 0xFFFF_FFFFL) << 24;
+    }
+
+    /** Describes an operation from its {@link #descriptor()} and count: {@code AllReduce #12 (1000 × FLOAT32, SUM)}. */
+    static String describe(long sequence, long descriptor, long count) {
+        int coll = (int) (descriptor & 0xFF);
+        int type = (int) (descriptor >>> 8 & 0xFF);
+        int op = (int) (descriptor >>> 16 & 0xFF);
+        int root = (int) (descriptor >>> 24 & 0xFFFF_FFFFL) - 1;
+        Collective[] cs = Collective.values();
+        DataType[] ts = DataType.values();
+        StringBuilder sb = new StringBuilder(coll < cs.length ? cs[coll].displayName() : "collective " + coll).append(" #").append(sequence)
+                .append(" (").append(count).append(" × ").append(type < ts.length ? ts[type].name() : "type " + type);
+        if (op < ReduceOp.values().length) sb.append(", ").append(ReduceOp.values()[op]);
+        if (root >= 0) sb.append(", root ").append(root);
+        return sb.append(')').toString();
+    }
+
     /** {@code AllReduce #12 (1000 × FLOAT32, SUM)}; {@code SendRecv #3/#5 (100 × FLOAT32, to 1, from 2)}. */
     String describe() {
         StringBuilder sb = new StringBuilder(collective.displayName()).append(" #").append(sequence);

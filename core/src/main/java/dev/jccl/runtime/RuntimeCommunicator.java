@@ -16,7 +16,11 @@ import dev.jccl.plan.Collective;
 import dev.jccl.plan.OpRequest;
 import dev.jccl.plan.Planner;
 import dev.jccl.plan.Schedule;
+import dev.jccl.plan.Tuner;
 import dev.jccl.topology.InterfaceSelector;
+import dev.jccl.transport.RoutingTransport;
+import dev.jccl.transport.Transport;
+import dev.jccl.transport.shm.ShmTransport;
 import dev.jccl.transport.tcp.TcpTransport;
 
 import java.lang.foreign.Arena;
@@ -50,9 +54,15 @@ public final class RuntimeCommunicator implements Communicator {
     private final Log log;
     private final long commId;
     private final byte[] secret;
-    private final TcpTransport transport;
+    /** What the schedules run on: shared memory, sockets, or both behind a {@link RoutingTransport}. */
+    private final Transport transport;
+    /** The shared-memory transport, when some peer shares this rank's host; null otherwise. */
+    private final ShmTransport shm;
     private final List<PeerInfo> peers;
     private final ScheduleExecutor executor;
+    private final Tuner tuner;
+    /** The LL protocol's one-shot collectives, when every rank shares memory; null otherwise. */
+    private final LowLatencyCollectives lowLatency;
 
     private final Object issueLock = new Object();
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
@@ -70,8 +80,8 @@ public final class RuntimeCommunicator implements Communicator {
     private Arena scratchArena;
     private MemorySegment scratch = MemorySegment.NULL;
 
-    private RuntimeCommunicator(int rank, int size, Config config, Log log, long commId, byte[] secret, TcpTransport transport,
-                                List<PeerInfo> peers) {
+    private RuntimeCommunicator(int rank, int size, Config config, Log log, long commId, byte[] secret, Transport transport,
+                                ShmTransport shm, List<PeerInfo> peers, Tuner tuner) {
         this.rank = rank;
         this.size = size;
         this.config = config;
@@ -79,10 +89,26 @@ public final class RuntimeCommunicator implements Communicator {
         this.commId = commId;
         this.secret = secret;
         this.transport = transport;
+        this.shm = shm;
         this.peers = List.copyOf(peers);
         this.executor = new ScheduleExecutor(transport, rank, size, this.peers);
+        this.tuner = tuner;
+        boolean allShareMemory = shm != null && allShareMemory(this.peers);
+        this.lowLatency = allShareMemory ? new LowLatencyCollectives(shm.lowLatency(), rank, size, new Failures(rank, this.peers)) : null;
         this.sendSequence = new long[size];
         this.recvSequence = new long[size];
+    }
+
+    /** True if every pair of ranks shares memory (the same answer on every rank: all see one table). */
+    private static boolean allShareMemory(List<PeerInfo> peers) {
+        for (PeerInfo p : peers) if (!p.sharesMemoryWith(peers.getFirst()) && p.rank() != 0) return false;
+        return peers.size() > 1 && !peers.getFirst().shmPrefix().isEmpty();
+    }
+
+    /** True if some pair of ranks talks over the network. */
+    private static boolean anyNetwork(List<PeerInfo> peers) {
+        for (PeerInfo a : peers) for (PeerInfo b : peers) if (a.rank() != b.rank() && !a.sharesMemoryWith(b)) return true;
+        return false;
     }
 
     public static Communicator create(int rank, int size, UniqueId id, Config config) {
@@ -97,8 +123,12 @@ public final class RuntimeCommunicator implements Communicator {
         long commId = commIdOf(id);
         TcpTransport transport = new TcpTransport(commId, id.secret(), config.chunkBytes(), nic.address(), log);
         try {
+            StringBuilder noShm = new StringBuilder();
+            String shmPrefix = config.shmDisable() ? "" : ShmTransport.prefixForThisProcess(noShm);
+            if (!noShm.isEmpty()) log.info(Log.Subsys.INIT, "shared memory unavailable: " + noShm + "; ranks of this host use TCP");
             PeerInfo self = new PeerInfo(rank, HostIdentity.hostId(config.hostId()), HostIdentity.hostName(),
-                    ProcessHandle.current().pid(), nic.address().getHostAddress(), transport.listenAddress().getPort());
+                    ProcessHandle.current().pid(), nic.address().getHostAddress(), transport.listenAddress().getPort(), shmPrefix,
+                    settingsOf(config));
             log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d - Init START", commId, rank, size));
             List<PeerInfo> peers = Bootstrap.exchange(rank, size, id, self, config.timeout(), log);
             return finishInit(rank, size, config, log, commId, id.secret(), transport, peers, start);
@@ -108,12 +138,64 @@ public final class RuntimeCommunicator implements Communicator {
         }
     }
 
+    /** The settings every rank must share, as {@link PeerInfo#settings()} carries them. */
+    private static String settingsOf(Config config) {
+        return "JCCL_ALGO=" + (config.algo() == null ? "(unset)" : config.algo()) + " JCCL_PROTO="
+                + (config.proto() == null ? "(unset)" : config.proto()) + " JCCL_BUFFSIZE=" + config.buffSize();
+    }
+
     private static RuntimeCommunicator finishInit(int rank, int size, Config config, Log log, long commId, byte[] secret,
-                                                  TcpTransport transport, List<PeerInfo> peers, long start) {
-        transport.start(rank, peers);
-        RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, peers);
+                                                  TcpTransport tcp, List<PeerInfo> peers, long start) {
+        checkSettings(rank, peers);
+        tcp.start(rank, peers);
+        PeerInfo me = peers.get(rank);
+        Transport[] byPeer = new Transport[size];
+        boolean anyLocal = false;
+        boolean anyRemote = false;
+        for (PeerInfo p : peers) {
+            if (p.rank() == rank) continue;
+            boolean local = me.sharesMemoryWith(p);
+            anyLocal |= local;
+            anyRemote |= !local;
+        }
+        ShmTransport shm = null;
+        if (anyLocal) {
+            shm = ShmTransport.open(commId, rank, peers, config.buffSize(), ShmTransport.DEFAULT_LL_SLOT_BYTES, log,
+                    start + config.timeout().toNanos());
+        }
+        for (PeerInfo p : peers) byPeer[p.rank()] = shm != null && shm.reaches(p.rank()) ? shm : tcp;
+        Transport transport;
+        if (shm == null) {
+            transport = tcp;
+        } else if (!anyRemote) {
+            tcp.close(); // every peer is reached through shared memory; the listener would only wait
+            transport = shm;
+        } else {
+            transport = new RoutingTransport(byPeer, shm, tcp);
+        }
+        Tuner tuner = new Tuner(size, shm != null && allShareMemory(peers), anyNetwork(peers), ShmTransport.DEFAULT_LL_SLOT_BYTES,
+                config.algo(), config.proto());
+        RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, shm, peers, tuner);
+        if (rank == 0) {
+            for (String w : tuner.warnings()) log.warn(Log.Subsys.ENV, w);
+            if (log.enabled(Config.DebugLevel.INFO, Log.Subsys.TUNING)) {
+                for (String line : tuner.table().split("\n")) log.info(Log.Subsys.TUNING, line);
+            }
+        }
         if (log.enabled(Config.DebugLevel.INFO, Log.Subsys.INIT)) c.logTopology(start);
         return c;
+    }
+
+    /** Ranks that plan with different settings would wait on each other forever: refuse to start instead. */
+    private static void checkSettings(int rank, List<PeerInfo> peers) {
+        String mine = peers.get(rank).settings();
+        List<String> differ = new ArrayList<>();
+        for (PeerInfo p : peers) if (!p.settings().equals(mine)) differ.add("rank " + p.rank() + " (" + p.where() + ") has " + p.settings());
+        if (!differ.isEmpty()) {
+            throw new JcclException("rank " + rank + " has " + mine + " but " + String.join("; ", differ)
+                    + ". These settings decide how operations are cut and run, so every rank must have the same: "
+                    + "set them the same way on every rank (mpirun -x, the job's environment) or on none.");
+        }
     }
 
     private void logTopology(long start) {
@@ -125,8 +207,16 @@ public final class RuntimeCommunicator implements Communicator {
         for (PeerInfo p : peers) {
             if (p.rank() == rank) continue;
             boolean sameHost = p.hostId().equals(me.hostId());
-            log.info(Log.Subsys.INIT, String.format("peer %d (%s) via NET/%s (%s)", p.rank(), p.where(), transport.name(),
-                    sameHost ? "same host; the shm transport is not built yet" : "different host"));
+            String via;
+            if (shm != null && shm.reaches(p.rank())) {
+                via = "SHM/direct (same host)";
+            } else if (!sameHost) {
+                via = "NET/Socket (different host)";
+            } else {
+                via = "NET/Socket (same host, but " + (me.shmPrefix().isEmpty() ? "this rank" : "rank " + p.rank())
+                        + " does not use shared memory: JCCL_SHM_DISABLE or no /dev/shm)";
+            }
+            log.info(Log.Subsys.INIT, String.format("peer %d (%s) via %s", p.rank(), p.where(), via));
         }
         log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d host %s pid %d - Init COMPLETE in %.2f s",
                 commId, rank, size, me.hostName(), me.pid(), (System.nanoTime() - start) / 1e9));
@@ -394,24 +484,57 @@ public final class RuntimeCommunicator implements Communicator {
         checkUsable(p.collective.displayName());
         long start = System.nanoTime();
         OpContext ctx = new OpContext(p.collective, p.count, p.type, p.op, p.root, p.recvPeer, sequence, recvSequence, start);
-        long chunk = Math.max(1, config.chunkBytes() / p.type.byteSize());
-        Schedule schedule = Planner.plan(new OpRequest(p.collective, rank, size, p.count, p.op, p.root, p.recvPeer,
-                Memory.same(p.send, p.recv), chunk));
-        if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) {
-            log.trace(Log.Subsys.COLL, ctx.describe() + " algorithm " + schedule.algorithm() + ", " + schedule.steps().size() + " steps");
-        }
-        MemorySegment scratchSegment = scratch(schedule.scratchCount() * p.type.byteSize());
+        boolean collective = isCollective(p.collective);
+        Tuner.Choice choice = collective ? tuner.choose(p.collective, p.count, p.type) : null;
+        long deadline = start + config.timeout().toNanos();
         try {
-            executor.run(ctx, schedule, new ScheduleExecutor.Buffers(p.send, p.recv, scratchSegment), start + config.timeout().toNanos());
-        } catch (JcclException e) {
-            JcclException reported = aborted ? new JcclException("rank " + rank + ": " + ctx.describe() + " stopped: communicator aborted", e) : e;
+            if (shm != null) {
+                if (collective) shm.announce(sequence, ctx.descriptor(), p.count);
+                else shm.announcePointToPoint(ctx.descriptor(), p.count);
+            }
+            if (choice != null && choice.protocol() == Tuner.Protocol.LL && lowLatency != null) {
+                if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) log.trace(Log.Subsys.COLL, ctx.describe() + " OneShot/LL");
+                lowLatency.run(ctx, p.send, p.recv, deadline);
+            } else {
+                long chunk = Math.max(1, config.chunkBytes() / p.type.byteSize());
+                Schedule schedule = Planner.plan(new OpRequest(p.collective, rank, size, p.count, p.op, p.root, p.recvPeer,
+                        Memory.same(p.send, p.recv), chunk, choice == null ? Tuner.Algorithm.RING : choice.algorithm()));
+                if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) {
+                    log.trace(Log.Subsys.COLL, ctx.describe() + " algorithm " + schedule.algorithm() + ", " + schedule.steps().size() + " steps");
+                }
+                MemorySegment scratchSegment = scratch(schedule.scratchCount() * p.type.byteSize());
+                executor.run(ctx, schedule, new ScheduleExecutor.Buffers(p.send, p.recv, scratchSegment), deadline);
+            }
+            if (shm != null) {
+                if (collective) shm.finished(sequence + 1);
+                else shm.finishedPointToPoint();
+            }
+        } catch (JcclException | IllegalStateException e) {
+            JcclException reported = aborted || e instanceof IllegalStateException
+                    ? new JcclException("rank " + rank + ": " + ctx.describe() + " stopped: communicator " + (aborted ? "aborted" : "closed"), e)
+                    : (JcclException) e;
             if (failure == null) failure = reported;
             log.warn(Log.Subsys.COLL, reported.getMessage());
-            // A failed communicator is finished; closing its connections now makes peers that are
-            // waiting on this rank fail at once instead of at their deadline.
+            // A failed communicator is finished; telling local peers why and closing its connections
+            // makes peers that wait on this rank fail at once instead of at their deadline.
+            if (shm != null && !aborted) shm.fail(reported.getMessage());
             transport.close();
             throw reported;
         }
+    }
+
+    private static boolean isCollective(Collective c) {
+        return c != Collective.SEND && c != Collective.RECV && c != Collective.SEND_RECV;
+    }
+
+    /**
+     * How this communicator would run {@code collective} on {@code count} elements of {@code type}:
+     * the algorithm and protocol the tuner picks, e.g. {@code Ring/Simple}, {@code OneShot/LL}.
+     */
+    public String algorithmFor(Collective collective, long count, DataType type) {
+        if (!isCollective(collective)) return size == 1 ? "local" : "p2p";
+        if (size == 1) return "local";
+        return tuner.choose(collective, count, type).describe();
     }
 
     private MemorySegment scratch(long bytes) {
@@ -593,7 +716,7 @@ public final class RuntimeCommunicator implements Communicator {
         for (int i = 0; i < members.size(); i++) {
             int r = members.get(i);
             PeerInfo p = peers.get(r);
-            childPeers.add(new PeerInfo(i, p.hostId(), p.hostName(), p.pid(), p.dataHost(), all[3 * r + 2]));
+            childPeers.add(p.renumbered(i, all[3 * r + 2]));
             if (r == rank) newRank = i;
         }
         Log childLog = new Log(config, newRank);
@@ -613,6 +736,7 @@ public final class RuntimeCommunicator implements Communicator {
         if (aborted) return;
         aborted = true;
         log.warn(Log.Subsys.INIT, "communicator aborted");
+        if (shm != null) shm.markAborted();
         transport.close();
         ExecutorService e = progressThread;
         if (e != null) e.shutdownNow();
@@ -661,10 +785,12 @@ public final class RuntimeCommunicator implements Communicator {
     }
 
     /**
-     * The transports this communicator uses between its ranks, for tools and reports: {@code tcp},
-     * or {@code local} for a single rank. (Will name each transport in use once there are several.)
+     * The transports this communicator uses between its ranks, for tools and reports: {@code shm},
+     * {@code tcp}, {@code shm+tcp}, or {@code local} for a single rank.
      */
     public String transportSummary() {
-        return size == 1 ? "local" : "tcp";
+        if (size == 1) return "local";
+        if (shm == null) return "tcp";
+        return transport == shm ? "shm" : "shm+tcp";
     }
 }

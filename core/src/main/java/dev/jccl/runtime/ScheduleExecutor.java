@@ -1,8 +1,5 @@
 package dev.jccl.runtime;
 
-import dev.jccl.JcclException;
-import dev.jccl.JcclTimeoutException;
-import dev.jccl.PeerFailedException;
 import dev.jccl.bootstrap.PeerInfo;
 import dev.jccl.plan.Action;
 import dev.jccl.plan.BufferRole;
@@ -11,42 +8,46 @@ import dev.jccl.plan.Schedule;
 import dev.jccl.plan.Step;
 import dev.jccl.reduce.ReduceKernel;
 import dev.jccl.reduce.ReduceKernels;
-import dev.jccl.transport.FrameMismatchException;
-import dev.jccl.transport.PeerLostException;
+import dev.jccl.transport.RecvSink;
 import dev.jccl.transport.TransferHandle;
 import dev.jccl.transport.Transport;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * Runs one rank's {@link Schedule} against real memory and a {@link Transport}: local actions,
- * then the step's transfers, progressed until done or the deadline. This is the only place that
- * turns transport failures into the errors users see.
+ * then the step's transfers, progressed until done or the deadline. Transport failures become
+ * the errors users see through {@link Failures}.
  *
- * <p>Waiting: spin on {@link Transport#progress()} briefly (a reply is often microseconds away),
- * then yield, then block in {@link Transport#awaitIo}, so oversubscribed ranks (more ranks than
- * cores) do not burn the time slices their peers need.
+ * <p>Forwarding: when a receive of step k writes exactly the region that step k+1 sends on (the
+ * ring's reduce-then-pass-on, the chain's receive-then-forward), the send is posted as soon as the
+ * receive is, and each piece leaves as soon as it has been reduced, while it is still in cache,
+ * instead of after the whole step: NCCL's recvReduceSend. Only where step k+1 has no local
+ * actions (which could change the region, like AVG's division) and the send is the first to its
+ * peer in that step (so frames stay in order).
+ *
+ * <p>Waiting follows {@link Backoff}: spin on {@link Transport#progress()}, then poll and yield,
+ * then wait in {@link Transport#awaitIo}, so oversubscribed ranks (more ranks than cores) do not
+ * burn the time slices their peers need.
  */
 final class ScheduleExecutor {
-    private static final int SPIN_ROUNDS = 200;
-    private static final int YIELD_ROUNDS = 50;
     private static final long MAX_BLOCK_NANOS = 10_000_000;
 
     private final Transport transport;
-    private final int rank;
     private final int size;
-    private final List<PeerInfo> peers;
+    private final Failures failures;
 
     ScheduleExecutor(Transport transport, int rank, int size, List<PeerInfo> peers) {
         this.transport = transport;
-        this.rank = rank;
         this.size = size;
-        this.peers = peers;
+        this.failures = new Failures(rank, peers);
     }
 
     /** The operation's memory, by role. */
@@ -68,7 +69,7 @@ final class ScheduleExecutor {
                 runLockstep(op, schedule, buffers, deadlineNanos);
             }
         } catch (StepFailure f) {
-            throw translate(op, f.io, f.where.describe());
+            throw failures.translate(op, f.io, f.where.describe());
         }
     }
 
@@ -78,14 +79,14 @@ final class ScheduleExecutor {
         String describe();
     }
 
-    /** An I/O failure and where in the schedule it happened, on its way to {@link #translate}. */
+    /** An I/O failure and where in the schedule it happened, on its way to {@link Failures#translate}. */
     private static final class StepFailure extends Exception {
         final IOException io;
         final Where where;
 
         StepFailure(Exception e, Where where) {
             super(null, null, false, false);
-            // ClosedSelectorException / CancelledKeyException (IllegalStateExceptions): the transport was closed under us (abort).
+            // ClosedSelectorException / CancelledKeyException / a closed arena (IllegalStateExceptions): closed under us (abort).
             this.io = e instanceof IOException io ? io : new IOException("transport closed: " + e, e);
             this.where = where;
         }
@@ -96,6 +97,8 @@ final class ScheduleExecutor {
         ReduceKernel kernel = op.op() == null ? null : ReduceKernels.of(op.type(), op.op());
         List<Step> steps = schedule.steps();
         List<TransferHandle> handles = new ArrayList<>();
+        Map<Action.Send, TransferHandle> postedEarly = new IdentityHashMap<>();
+        Map<Action.Send, TransferHandle> postingEarly = new IdentityHashMap<>();
         for (int k = 0; k < steps.size(); k++) {
             handles.clear();
             Set<Integer> stepPeers = new LinkedHashSet<>();
@@ -103,7 +106,7 @@ final class ScheduleExecutor {
                 switch (a) {
                     case Action.Send s -> stepPeers.add(s.peer());
                     case Action.Receive r -> stepPeers.add(r.peer());
-                    default -> runLocal(op, a, buffers, elem);
+                    default -> runLocal(op, a, buffers, elem, kernel);
                 }
             }
             if (stepPeers.isEmpty()) continue;
@@ -111,18 +114,48 @@ final class ScheduleExecutor {
             Where where = () -> "at step " + (step + 1) + " of " + steps.size();
             try {
                 connect(op, stepPeers, where, deadlineNanos);
+                Step next = k + 1 < steps.size() ? steps.get(k + 1) : null;
+                boolean forward = next != null && hasNoLocals(next);
                 for (Action a : steps.get(k).actions()) {
-                    if (a instanceof Action.Send s) {
-                        handles.add(postSend(op, k, s, buffers, elem));
-                    } else if (a instanceof Action.Receive r) {
-                        handles.add(postReceive(op, k, r, buffers, elem, kernel));
+                    if (!(a instanceof Action.Send s)) continue;
+                    TransferHandle early = postedEarly.remove(s);
+                    handles.add(early != null ? early : postSend(op, k, s, buffers, elem));
+                }
+                for (Action a : steps.get(k).actions()) {
+                    if (!(a instanceof Action.Receive r)) continue;
+                    Action.Send onward = forward ? forwardOf(r, next) : null;
+                    TransferHandle early = null;
+                    if (onward != null && !postingEarly.containsKey(onward) && transport.tryConnect(List.of(onward.peer()))) {
+                        MemorySegment from = slice(buffers, onward.from(), elem);
+                        early = transport.postSend(onward.peer(), op.sendHeader(k + 1, from.byteSize()), from, 0);
+                        postingEarly.put(onward, early);
                     }
+                    handles.add(postReceive(op, k, r, buffers, elem, kernel, early));
                 }
                 await(op, handles, where, deadlineNanos);
+                postedEarly.putAll(postingEarly);
+                postingEarly.clear();
             } catch (IOException | IllegalStateException e) {
                 throw new StepFailure(e, where);
             }
         }
+    }
+
+    private static boolean hasNoLocals(Step step) {
+        for (Action a : step.actions()) if (!(a instanceof Action.Send) && !(a instanceof Action.Receive)) return false;
+        return true;
+    }
+
+    /** The Send of {@code next} that passes on exactly what {@code r} receives, if it is the first Send to its peer there. */
+    private static Action.Send forwardOf(Action.Receive r, Step next) {
+        Set<Integer> seen = new java.util.HashSet<>();
+        for (Action a : next.actions()) {
+            if (a instanceof Action.Send s) {
+                if (s.from().equals(r.into()) && !seen.contains(s.peer())) return s;
+                seen.add(s.peer());
+            }
+        }
+        return null;
     }
 
     /**
@@ -139,11 +172,9 @@ final class ScheduleExecutor {
         Direction sends = new Direction();
         Direction receives = new Direction();
         boolean[] hasLocals = new boolean[n];
-        for (int k = 0; k < n; k++) {
-            for (Action a : steps.get(k).actions()) hasLocals[k] |= !(a instanceof Action.Send) && !(a instanceof Action.Receive);
-        }
+        for (int k = 0; k < n; k++) hasLocals[k] = !hasNoLocals(steps.get(k));
         int localsRun = 0;
-        int idle = 0;
+        Backoff backoff = new Backoff();
         Where where = () -> "with the sends of " + sends.done + " and the receives of " + receives.done + " of " + n + " steps done";
         try {
             while (true) {
@@ -153,7 +184,7 @@ final class ScheduleExecutor {
                 // A step without local actions holds nothing up; one with them waits for both directions.
                 while (localsRun < n && (!hasLocals[localsRun] || sends.done >= localsRun && receives.done >= localsRun)) {
                     for (Action a : steps.get(localsRun).actions()) {
-                        if (!(a instanceof Action.Send) && !(a instanceof Action.Receive)) runLocal(op, a, buffers, elem);
+                        if (!(a instanceof Action.Send) && !(a instanceof Action.Receive)) runLocal(op, a, buffers, elem, kernel);
                     }
                     localsRun++;
                     moved = true;
@@ -169,18 +200,23 @@ final class ScheduleExecutor {
                         && connected(steps.get(receives.posted), Action.Receive.class)) {
                     int k = receives.posted++;
                     for (Action a : steps.get(k).actions()) {
-                        if (a instanceof Action.Receive r) receives.handles.add(postReceive(op, k, r, buffers, elem, kernel));
+                        if (a instanceof Action.Receive r) receives.handles.add(postReceive(op, k, r, buffers, elem, kernel, null));
                     }
                     moved = true;
                 }
                 if (localsRun == n && sends.done == n && receives.done == n) return;
                 if (moved || transport.progress() > 0) {
-                    idle = 0;
+                    backoff.reset();
+                    continue;
+                }
+                Backoff.Phase phase = backoff.next();
+                if (phase != Backoff.Phase.BLOCK) {
+                    Backoff.pause(phase);
                     continue;
                 }
                 Set<Integer> waiting = new LinkedHashSet<>();
                 String doing = "waiting for";
-                if (idle >= SPIN_ROUNDS + YIELD_ROUNDS) {
+                {
                     sends.addPendingPeers(waiting);
                     receives.addPendingPeers(waiting);
                     if (waiting.isEmpty()) {
@@ -189,7 +225,7 @@ final class ScheduleExecutor {
                         if (receives.posted < n) peersOf(steps.get(receives.posted), Action.Receive.class, waiting);
                     }
                 }
-                idle = idle(op, idle, where, deadlineNanos, waiting, doing);
+                block(op, where, deadlineNanos, waiting, doing);
             }
         } catch (IOException | IllegalStateException e) {
             throw new StepFailure(e, where);
@@ -215,9 +251,11 @@ final class ScheduleExecutor {
         }
     }
 
-    private void runLocal(OpContext op, Action a, Buffers buffers, int elem) {
+    private void runLocal(OpContext op, Action a, Buffers buffers, int elem, ReduceKernel kernel) {
         switch (a) {
             case Action.LocalCopy c -> copy(buffers, c, elem);
+            case Action.LocalReduce x -> kernel.apply(buffers.of(x.a().buffer()), x.a().offset() * elem, buffers.of(x.b().buffer()),
+                    x.b().offset() * elem, buffers.of(x.into().buffer()), x.into().offset() * elem, x.into().count());
             case Action.DivideBySize d -> ReduceKernels.divideBySize(buffers.of(d.region().buffer()),
                     d.region().offset() * elem, d.region().count(), op.type(), size);
             default -> throw new IllegalArgumentException("not a local action: " + a);
@@ -242,15 +280,25 @@ final class ScheduleExecutor {
         return transport.postSend(s.peer(), op.sendHeader(step, from.byteSize()), from);
     }
 
-    private TransferHandle postReceive(OpContext op, int step, Action.Receive r, Buffers buffers, int elem, ReduceKernel kernel) {
+    /** Posts a receive; with {@code onward}, each piece it delivers is released to that early-posted send. */
+    private TransferHandle postReceive(OpContext op, int step, Action.Receive r, Buffers buffers, int elem, ReduceKernel kernel,
+                                       TransferHandle onward) {
         MemorySegment into = slice(buffers, r.into(), elem);
+        RecvSink sink;
         if (r.combineWith() == null) {
-            return transport.postRecv(r.peer(), op.recvHeader(step, into.byteSize()), elem,
-                    (piece, offset) -> MemorySegment.copy(piece, 0, into, offset, piece.byteSize()));
+            sink = (piece, offset) -> MemorySegment.copy(piece, 0, into, offset, piece.byteSize());
+        } else {
+            MemorySegment with = slice(buffers, r.combineWith(), elem);
+            sink = (piece, offset) -> kernel.apply(with, offset, piece, 0, into, offset, piece.byteSize() / elem);
         }
-        MemorySegment with = slice(buffers, r.combineWith(), elem);
-        return transport.postRecv(r.peer(), op.recvHeader(step, into.byteSize()), elem,
-                (piece, offset) -> kernel.apply(with, offset, piece, 0, into, offset, piece.byteSize() / elem));
+        if (onward != null) {
+            RecvSink store = sink;
+            sink = (piece, offset) -> {
+                store.accept(piece, offset);
+                onward.ready(offset + piece.byteSize());
+            };
+        }
+        return transport.postRecv(r.peer(), op.recvHeader(step, into.byteSize()), elem, sink);
     }
 
     private static MemorySegment slice(Buffers buffers, Region region, int elem) {
@@ -264,14 +312,16 @@ final class ScheduleExecutor {
     }
 
     private void connect(OpContext op, Set<Integer> stepPeers, Where where, long deadlineNanos) throws IOException {
-        int idle = 0;
+        Backoff backoff = new Backoff();
         while (!transport.tryConnect(stepPeers)) {
-            idle = idle(op, idle, where, deadlineNanos, stepPeers, "connecting to");
+            Backoff.Phase phase = backoff.next();
+            if (phase == Backoff.Phase.BLOCK) block(op, where, deadlineNanos, stepPeers, "connecting to");
+            else Backoff.pause(phase);
         }
     }
 
     private void await(OpContext op, List<TransferHandle> handles, Where where, long deadlineNanos) throws IOException {
-        int idle = 0;
+        Backoff backoff = new Backoff();
         while (true) {
             boolean done = true;
             for (TransferHandle h : handles) {
@@ -282,53 +332,24 @@ final class ScheduleExecutor {
             }
             if (done) return;
             if (transport.progress() > 0) {
-                idle = 0;
+                backoff.reset();
+                continue;
+            }
+            Backoff.Phase phase = backoff.next();
+            if (phase != Backoff.Phase.BLOCK) {
+                Backoff.pause(phase);
                 continue;
             }
             Set<Integer> waiting = new LinkedHashSet<>();
-            if (idle >= SPIN_ROUNDS + YIELD_ROUNDS) for (TransferHandle h : handles) if (!h.isDone()) waiting.add(h.peer());
-            idle = idle(op, idle, where, deadlineNanos, waiting, "waiting for");
+            for (TransferHandle h : handles) if (!h.isDone()) waiting.add(h.peer());
+            block(op, where, deadlineNanos, waiting, "waiting for");
         }
     }
 
-    private int idle(OpContext op, int idle, Where where, long deadlineNanos, Set<Integer> waitingFor, String doing)
-            throws IOException {
-        if (idle < SPIN_ROUNDS) {
-            Thread.onSpinWait();
-        } else if (idle < SPIN_ROUNDS + YIELD_ROUNDS) {
-            Thread.yield();
-        } else {
-            long left = deadlineNanos - System.nanoTime();
-            if (left <= 0) throw timeout(op, where.describe(), waitingFor, doing);
-            transport.awaitIo(Math.min(left, MAX_BLOCK_NANOS));
-        }
-        return idle + 1;
-    }
-
-    private JcclTimeoutException timeout(OpContext op, String where, Set<Integer> waitingFor, String doing) {
-        StringBuilder who = new StringBuilder();
-        for (int p : waitingFor) {
-            if (!who.isEmpty()) who.append("; ");
-            who.append("rank ").append(p).append(" (").append(peers.get(p).where()).append("): ").append(transport.describePending(p));
-        }
-        return new JcclTimeoutException(String.format("rank %d: %s timed out after %.1f s %s, %s %s. "
-                        + "Are those ranks alive and calling the same collectives in the same order? (bound set by JCCL_TIMEOUT)",
-                rank, op.describe(), op.elapsedSeconds(), where, doing, who));
-    }
-
-    private JcclException translate(OpContext op, IOException e, String where) {
-        if (e instanceof PeerLostException lost) {
-            PeerInfo p = peers.get(lost.peer());
-            return new PeerFailedException(lost.peer(), String.format("rank %d lost peer %d (%s) during %s after %.1f s: %s",
-                    rank, lost.peer(), p.where(), op.describe(), op.elapsedSeconds(), lost.getMessage()), e);
-        }
-        if (e instanceof FrameMismatchException m) {
-            return new JcclException(String.format("rank %d and rank %d called different operations: rank %d is in %s and expected "
-                            + "%s from rank %d, but rank %d sent %s. Every rank must call the same collectives with the same count, "
-                            + "type, op and root, in the same order.",
-                    rank, m.peer(), rank, op.describe(), OpContext.describe(m.expected()), m.peer(), m.peer(),
-                    OpContext.describe(m.actual())), e);
-        }
-        return new JcclException("rank " + rank + ": " + op.describe() + " failed " + where + ": " + e.getMessage(), e);
+    /** A wait past the spin and yield phases: the transport's own, bounded by the deadline. */
+    private void block(OpContext op, Where where, long deadlineNanos, Set<Integer> waitingFor, String doing) throws IOException {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) throw failures.timeout(op, where.describe(), waitingFor, doing, transport::describePending);
+        transport.awaitIo(Math.min(left, MAX_BLOCK_NANOS));
     }
 }

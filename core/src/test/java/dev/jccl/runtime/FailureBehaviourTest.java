@@ -8,8 +8,10 @@ import dev.jccl.JcclTimeoutException;
 import dev.jccl.PeerFailedException;
 import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
-import org.junit.jupiter.api.Test;
+import dev.jccl.TestRanks.Link;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -19,30 +21,37 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** What happens when ranks disagree, stall, or go away: a clear error, never a hang. */
+/** What happens when ranks disagree, stall, or go away: a clear error, never a hang; over shared memory and over TCP. */
 @Timeout(120)
 class FailureBehaviourTest {
 
-    @Test
-    void differentCollectivesAtTheSameStepAreDescribedBothWays() throws Exception {
-        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(10)), (rank, c) -> {
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void differentCollectivesAtTheSameStepAreDescribedBothWays(Link link) throws Exception {
+        List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(10)), (rank, c) -> {
             float[] x = new float[100];
             if (rank == 0) c.allReduce(x, ReduceOp.SUM);
             else c.broadcast(x, 0);
             return "no error";
         });
-        // Rank 1 reads rank 0's AllReduce chunk where it expects a Broadcast chunk.
+        // Rank 1 reads rank 0's AllReduce chunk (TCP) or slot (shared memory) where it expects a Broadcast's.
         Throwable r1 = assertInstanceOf(JcclException.class, results.get(1));
         assertTrue(r1.getMessage().contains("called different operations"), r1.getMessage());
         assertTrue(r1.getMessage().contains("Broadcast #0") && r1.getMessage().contains("AllReduce #0"), r1.getMessage());
-        // Rank 0 learns of it from rank 1 closing its connections, long before its deadline.
         Throwable r0 = assertInstanceOf(JcclException.class, results.get(0));
-        assertTrue(r0.getMessage().contains("rank 0 lost peer 1"), r0.getMessage());
+        if (link == Link.TCP) {
+            // Rank 0 learns of it from rank 1 closing its connections, long before its deadline.
+            assertTrue(r0.getMessage().contains("rank 0 lost peer 1"), r0.getMessage());
+        } else {
+            // Rank 1 published a Broadcast slot where rank 0 waits for an AllReduce one: rank 0 sees the mismatch itself.
+            assertTrue(r0.getMessage().contains("called different operations") && r0.getMessage().contains("Broadcast #0"), r0.getMessage());
+        }
     }
 
-    @Test
-    void differentCountsAreAMismatchNotCorruption() throws Exception {
-        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(10)), (rank, c) -> {
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void differentCountsAreAMismatchNotCorruption(Link link) throws Exception {
+        List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(10)), (rank, c) -> {
             float[] x = new float[rank == 0 ? 100 : 101];
             c.allReduce(x, ReduceOp.SUM);
             return "no error";
@@ -55,11 +64,12 @@ class FailureBehaviourTest {
         assertTrue(described, results.toString());
     }
 
-    @Test
-    void aStalledPeerTimesOutNamingItAndTheOperation() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void aStalledPeerTimesOutNamingItAndTheOperation(Link link) throws Exception {
         CountDownLatch done = new CountDownLatch(1);
         long start = System.nanoTime();
-        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(2)), (rank, c) -> {
+        List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(2)), (rank, c) -> {
             if (rank == 1) {
                 done.await(30, TimeUnit.SECONDS); // rank 1 never calls the collective
                 return "idle";
@@ -77,9 +87,10 @@ class FailureBehaviourTest {
         assertTrue((System.nanoTime() - start) / 1e9 < 15, "timed out late");
     }
 
-    @Test
-    void aRankThatGoesAwayFailsItsPeersFast() throws Exception {
-        Config config = TestRanks.loopback(Duration.ofSeconds(60));
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void aRankThatGoesAwayFailsItsPeersFast(Link link) throws Exception {
+        Config config = link.config(Duration.ofSeconds(60));
         long start = System.nanoTime();
         List<Object> results = TestRanks.run(3, config, (rank, c) -> {
             float[] x = new float[1 << 16];
@@ -99,10 +110,11 @@ class FailureBehaviourTest {
         assertTrue((System.nanoTime() - start) / 1e9 < 20, "peers must fail long before the 60 s timeout");
     }
 
-    @Test
-    void abortFromAnotherThreadUnblocksAPendingOperation() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void abortFromAnotherThreadUnblocksAPendingOperation(Link link) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(60)), (rank, c) -> {
+        List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(60)), (rank, c) -> {
             if (rank == 1) {
                 release.await(30, TimeUnit.SECONDS);
                 return "idle";
@@ -131,9 +143,10 @@ class FailureBehaviourTest {
         assertTrue(e.getMessage().contains("aborted"), e.getMessage());
     }
 
-    @Test
-    void aFailedCommunicatorRefusesFurtherWorkAndClosesPromptly() throws Exception {
-        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(1)), (rank, c) -> {
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void aFailedCommunicatorRefusesFurtherWorkAndClosesPromptly(Link link) throws Exception {
+        List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(1)), (rank, c) -> {
             if (rank == 1) {
                 Thread.sleep(2500);
                 return "idle";
@@ -148,9 +161,10 @@ class FailureBehaviourTest {
         assertTrue((double) results.get(0) < 1.0, "close took " + results.get(0) + " s");
     }
 
-    @Test
-    void sendRecvAgainstACollectiveIsDescribedBothWays() throws Exception {
-        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(10)), (rank, c) -> {
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void sendRecvAgainstACollectiveIsDescribedBothWays(Link link) throws Exception {
+        List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(10)), (rank, c) -> {
             float[] x = new float[100];
             if (rank == 0) c.sendRecv(x, 1, new float[100], 1);
             else c.allReduce(x, ReduceOp.SUM);
@@ -163,9 +177,10 @@ class FailureBehaviourTest {
         for (Object r : results) assertInstanceOf(JcclException.class, r);
     }
 
-    @Test
-    void sendRecvWithDifferentCountsIsAMismatchNotCorruption() throws Exception {
-        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(10)), (rank, c) -> {
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void sendRecvWithDifferentCountsIsAMismatchNotCorruption(Link link) throws Exception {
+        List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(10)), (rank, c) -> {
             float[] x = new float[rank == 0 ? 100 : 101];
             c.sendRecv(x, 1 - rank, x, 1 - rank);
             return "no error";
@@ -178,10 +193,11 @@ class FailureBehaviourTest {
         assertTrue(described, results.toString());
     }
 
-    @Test
-    void aSendRecvWhosePeerNeverSendsTimesOutNamingBothHalves() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void aSendRecvWhosePeerNeverSendsTimesOutNamingBothHalves(Link link) throws Exception {
         CountDownLatch done = new CountDownLatch(1);
-        List<Object> results = TestRanks.run(3, TestRanks.loopback(Duration.ofSeconds(2)), (rank, c) -> {
+        List<Object> results = TestRanks.run(3, link.config(Duration.ofSeconds(2)), (rank, c) -> {
             if (rank == 0) {
                 try {
                     c.sendRecv(new float[10], 1, new float[10], 2);
@@ -203,9 +219,10 @@ class FailureBehaviourTest {
         assertTrue(t.getMessage().contains("rank 2 ("), t.getMessage());
     }
 
-    @Test
-    void aRankThatGoesAwayFailsItsSendRecvPeersFast() throws Exception {
-        Config config = TestRanks.loopback(Duration.ofSeconds(60));
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void aRankThatGoesAwayFailsItsSendRecvPeersFast(Link link) throws Exception {
+        Config config = link.config(Duration.ofSeconds(60));
         long start = System.nanoTime();
         List<Object> results = TestRanks.run(3, config, (rank, c) -> {
             float[] out = new float[1 << 18];
@@ -227,9 +244,10 @@ class FailureBehaviourTest {
         assertTrue((System.nanoTime() - start) / 1e9 < 20, "peers must fail long before the 60 s timeout");
     }
 
-    @Test
-    void badArgumentsThrowBeforeAnythingMovesAndTheCommunicatorStaysUsable() throws Exception {
-        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(20)), (rank, c) -> {
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void badArgumentsThrowBeforeAnythingMovesAndTheCommunicatorStaysUsable(Link link) throws Exception {
+        List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(20)), (rank, c) -> {
             MemorySegment small = MemorySegment.ofArray(new float[3]);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> c.allReduce(small, small, 4, DataType.FLOAT32, ReduceOp.SUM));

@@ -311,6 +311,7 @@ public final class PerfBenchmark {
         out.printf(Locale.ROOT, "#%n# Jccl %s: %d %s on %d %s, transport %s, algorithm %s, %s%n", Jccl.version(), ranks,
                 ranks == 1 ? "rank" : "ranks", hosts, hosts == 1 ? "host" : "hosts", transport, algorithm,
                 options.blocking() ? "blocking calls (-z 1)" : "async calls (-z 0)");
+        out.printf(Locale.ROOT, "# Algorithms: %s%n", algorithmsOverSweep());
         out.printf(Locale.ROOT, "# Memory: %d buffers of %s per rank (send, recv%s), %s in all per rank, allocated and zeroed before timing%n",
                 buffers, SizeSweep.binary(maxBytes), buffers == 3 ? ", expected" : "", SizeSweep.binary(buffers * maxBytes));
         out.println("#");
@@ -318,15 +319,41 @@ public final class PerfBenchmark {
         out.flush();
     }
 
+    /** How the communicator runs the first type and op at {@code bytes}: {@code Ring/Simple}, {@code OneShot/LL}, … */
     private String algorithmAt(long bytes) {
         PerfCollective coll = options.collective();
         if (coll == PerfCollective.SENDRECV) return ranks == 1 ? "local" : "p2p";
         DataType type = options.types().getFirst();
         PerfCollective.Geometry g = coll.geometry(bytes / type.byteSize(), ranks);
+        if (comm instanceof RuntimeCommunicator rc) return rc.algorithmFor(coll.collective(), g.paramCount(), type);
         ReduceOp op = coll.reduces() ? options.ops().getFirst() : null;
         int root = coll.rooted() ? 0 : -1;
         return Planner.plan(new OpRequest(coll.collective(), 0, ranks, Math.max(1, g.paramCount()), op, root,
                 Math.max(1, comm.config().chunkBytes() / type.byteSize()))).algorithm();
+    }
+
+    /** {@code OneShot/LL for 8 B-32 KiB, Ring/Simple for 64 KiB-64 MiB}: where the sweep changes algorithm. */
+    private String algorithmsOverSweep() {
+        List<Long> sizes = options.sweep().sizes();
+        StringBuilder sb = new StringBuilder();
+        String current = null;
+        long from = 0;
+        long last = 0;
+        for (long size : sizes) {
+            String a = algorithmAt(size);
+            if (!a.equals(current)) {
+                if (current != null) sb.append(sb.isEmpty() ? "" : ", ").append(current).append(" for ").append(range(from, last));
+                current = a;
+                from = size;
+            }
+            last = size;
+        }
+        if (current != null) sb.append(sb.isEmpty() ? "" : ", ").append(current).append(" for ").append(range(from, last));
+        return sb.toString();
+    }
+
+    private static String range(long from, long to) {
+        return from == to ? SizeSweep.binary(from) : SizeSweep.binary(from) + "-" + SizeSweep.binary(to);
     }
 
     private static String transportOf(Communicator c) {
