@@ -33,8 +33,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -71,8 +69,7 @@ public final class RuntimeCommunicator implements Communicator {
     private final long[] recvSequence;
     private int splitCount;
 
-    private volatile ExecutorService progressThread;
-    private volatile Thread progressThreadRef;
+    private volatile ProgressThread progressThread;
     private volatile JcclException failure;
     private volatile boolean aborted;
     private volatile boolean closed;
@@ -435,7 +432,17 @@ public final class RuntimeCommunicator implements Communicator {
         }
         long recvSequenceNumber = recvSeq;
         if (async) {
-            previous.whenCompleteAsync((v, e) -> runInto(mine, p, sequence, recvSequenceNumber), progressThread);
+            // Queued outside the lock: operations are numbered in issue order, and the progress
+            // thread waits for each one's predecessor, so the queue's order cannot break it.
+            progressThread.submit(() -> {
+                try {
+                    awaitPrevious(previous, p);
+                } catch (RuntimeException e) {
+                    mine.completeExceptionally(e);
+                    return;
+                }
+                runInto(mine, p, sequence, recvSequenceNumber);
+            });
         } else {
             awaitPrevious(previous, p);
             runInto(mine, p, sequence, recvSequenceNumber);
@@ -557,29 +564,19 @@ public final class RuntimeCommunicator implements Communicator {
         }
     }
 
+    /** The progress thread, started on first use (its identity is needed to check memory is accessible from it). */
     private Thread progressThread() {
-        ExecutorService e = progressThread;
-        if (e == null) {
+        ProgressThread t = progressThread;
+        if (t == null) {
             synchronized (issueLock) {
                 if (progressThread == null) {
-                    Thread[] holder = new Thread[1];
-                    progressThread = Executors.newSingleThreadExecutor(r -> {
-                        Thread t = new Thread(r, "jccl-progress-rank" + rank);
-                        t.setDaemon(true);
-                        holder[0] = t;
-                        return t;
-                    });
-                    // Start the thread now so that segment accessibility can be checked against it.
-                    try {
-                        progressThread.submit(() -> { }).get();
-                    } catch (InterruptedException | ExecutionException ex) {
-                        throw new JcclException("cannot start the progress thread", ex);
-                    }
-                    progressThreadRef = holder[0];
+                    if (closed) throw new JcclException("rank " + rank + ": async operation on a closed communicator");
+                    progressThread = new ProgressThread("jccl-progress-rank" + rank);
                 }
+                t = progressThread;
             }
         }
-        return progressThreadRef;
+        return t.thread();
     }
 
     // ---------------------------------------------------------------- the API
@@ -738,8 +735,6 @@ public final class RuntimeCommunicator implements Communicator {
         log.warn(Log.Subsys.INIT, "communicator aborted");
         if (shm != null) shm.markAborted();
         transport.close();
-        ExecutorService e = progressThread;
-        if (e != null) e.shutdownNow();
         synchronized (issueLock) {
             if (scratchArena != null && tail.isDone()) {
                 scratchArena.close();
@@ -766,15 +761,11 @@ public final class RuntimeCommunicator implements Communicator {
         }
         closed = true;
         transport.close();
-        ExecutorService e = progressThread;
-        if (e != null) {
-            e.shutdownNow();
-            try {
-                e.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
+        ProgressThread t;
+        synchronized (issueLock) {
+            t = progressThread;
         }
+        if (t != null) t.close();
         synchronized (issueLock) {
             if (scratchArena != null) {
                 scratchArena.close();

@@ -286,19 +286,36 @@ final class ScheduleExecutor {
         MemorySegment into = slice(buffers, r.into(), elem);
         RecvSink sink;
         if (r.combineWith() == null) {
-            sink = (piece, offset) -> MemorySegment.copy(piece, 0, into, offset, piece.byteSize());
+            sink = new CopyingSink(into, onward);
         } else {
             MemorySegment with = slice(buffers, r.combineWith(), elem);
-            sink = (piece, offset) -> kernel.apply(with, offset, piece, 0, into, offset, piece.byteSize() / elem);
-        }
-        if (onward != null) {
-            RecvSink store = sink;
-            sink = (piece, offset) -> {
-                store.accept(piece, offset);
-                onward.ready(offset + piece.byteSize());
-            };
+            sink = onward == null
+                    ? (piece, offset) -> kernel.apply(with, offset, piece, 0, into, offset, piece.byteSize() / elem)
+                    : (piece, offset) -> {
+                        kernel.apply(with, offset, piece, 0, into, offset, piece.byteSize() / elem);
+                        onward.ready(offset + piece.byteSize());
+                    };
         }
         return transport.postRecv(r.peer(), op.recvHeader(step, into.byteSize()), elem, sink);
+    }
+
+    /** A plain receive: pieces are copied into {@code into}, or written there directly by transports that can. */
+    private record CopyingSink(MemorySegment into, TransferHandle onward) implements RecvSink {
+        @Override
+        public void accept(MemorySegment piece, long byteOffset) {
+            MemorySegment.copy(piece, 0, into, byteOffset, piece.byteSize());
+            if (onward != null) onward.ready(byteOffset + piece.byteSize());
+        }
+
+        @Override
+        public MemorySegment directTarget() {
+            return into.isNative() ? into : null;
+        }
+
+        @Override
+        public void delivered(long bytes) {
+            if (onward != null) onward.ready(bytes);
+        }
     }
 
     private static MemorySegment slice(Buffers buffers, Region region, int elem) {

@@ -81,6 +81,10 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "5", description = "Warm-up iterations (default ${DEFAULT-VALUE}).")
     private int warmupIters;
 
+    @Option(names = "--warmup-time", paramLabel = "SECONDS", defaultValue = "1",
+            description = "JVM warm-up before the first row: the first case runs at the largest and smallest size until this many seconds have passed on every rank, so the rows time compiled code (default ${DEFAULT-VALUE}; 0 for none).")
+    private double warmupSeconds;
+
     @Option(names = {"-c", "--check"}, paramLabel = "N", defaultValue = "1", description = "Checked iterations per row; 0 turns checking off (default ${DEFAULT-VALUE}).")
     private int check;
 
@@ -131,7 +135,7 @@ final class PerfCommand implements Callable<Integer> {
         try (Communicator comm = launched ? join(env, config) : Jccl.init(0, 1, UniqueId.create(config), config)) {
             boolean progress = comm.rank() == 0 && (Boolean.getBoolean(PROGRESS_PROPERTY) || onTerminal());
             PerfOptions run = new PerfOptions(options.collective(), options.sweep(), options.iters(), options.warmupIters(),
-                    options.checks(), options.ops(), options.types(), options.roots(), options.blocking(), options.average(),
+                    options.warmupSeconds(), options.checks(), options.ops(), options.types(), options.roots(), options.blocking(), options.average(),
                     options.corrupt(), options.json(), options.plot(), progress, options.arguments());
             PerfReport report = new PerfBenchmark(comm, run, parent.out(), parent.err()).run();
             return report.outOfBounds() == 0 ? 0 : 1;
@@ -206,7 +210,7 @@ final class PerfCommand implements Callable<Integer> {
                     SizeSweep.parseSize("-i", stepBytes));
             sweep.sizes(); // refuses absurd row counts now, not after connecting
             if (blocking != 0 && blocking != 1) throw new IllegalArgumentException("-z (blocking) must be 0 or 1, got " + blocking);
-            return new PerfOptions(collective, sweep, iters, warmupIters, check, ops(), types(), roots(), blocking == 1, average,
+            return new PerfOptions(collective, sweep, iters, warmupIters, warmupSeconds, check, ops(), types(), roots(), blocking == 1, average,
                     corrupt, json, plot, false, perfArguments());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

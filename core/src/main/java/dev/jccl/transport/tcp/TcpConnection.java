@@ -87,6 +87,8 @@ final class TcpConnection {
         boolean headerRead;
         long payloadRead;
         long delivered;
+        /** The sink's direct target as a buffer, when the payload is read straight into it. */
+        ByteBuffer direct;
 
         IncomingFrame(FrameHeader expected, int elementBytes, RecvSink sink, TransferHandle handle) {
             this.expected = expected;
@@ -210,9 +212,17 @@ final class TcpConnection {
                 if (!f.expected.equals(actual)) throw new FrameMismatchException(peer, f.expected, actual);
                 f.headerRead = true;
                 staging.clear();
+                MemorySegment target = f.sink.directTarget();
+                if (target != null && target.byteSize() == f.expected.length()) f.direct = target.asByteBuffer();
             }
             long payloadLeft = f.expected.length() - f.payloadRead;
-            if (payloadLeft > 0) {
+            if (payloadLeft > 0 && f.direct != null) {
+                int n = read(f.direct);
+                if (n <= 0) break;
+                work += n;
+                f.payloadRead += n;
+                f.sink.delivered(f.payloadRead);
+            } else if (payloadLeft > 0) {
                 staging.limit((int) Math.min(staging.capacity(), staging.position() + payloadLeft));
                 int n = read(staging);
                 if (n <= 0) break;

@@ -93,6 +93,7 @@ public final class PerfBenchmark {
             sendBuffer = arena.allocate(Math.max(1, maxBytes), 64);
             recvBuffer = arena.allocate(Math.max(1, maxBytes), 64);
             expectedBuffer = options.checks() > 0 ? arena.allocate(Math.max(1, maxBytes), 64) : MemorySegment.NULL;
+            warmUpTheJvm(roots.getFirst());
             sweepStart = System.nanoTime();
             for (DataType type : options.types()) {
                 for (ReduceOp op : opsToRun()) {
@@ -143,6 +144,38 @@ public final class PerfBenchmark {
             }
         }
         return options.roots();
+    }
+
+    /**
+     * Runs the first case at the largest and the smallest size, out of place and in place, with
+     * the barrier and time aggregation of a row, in batches, until {@code --warmup-time} has
+     * passed on every rank (the ranks agree through an AllReduce, so they stop after the same
+     * batch). A JVM times interpreted code, and competes with its own compiler threads, for about
+     * its first second; and code compiled for one shape of call (native memory, out of place) is
+     * thrown away and recompiled the first time another shape comes (in place, a heap array):
+     * without this the first rows would measure that.
+     */
+    private void warmUpTheJvm(int root) {
+        if (options.warmupSeconds() <= 0) return;
+        PerfCollective coll = options.collective();
+        DataType type = options.types().getFirst();
+        ReduceOp op = opsToRun().getFirst();
+        int ws = type.byteSize();
+        long start = System.nanoTime();
+        int[] done = {0};
+        while (done[0] == 0) {
+            for (long bytes : new long[] {options.sweep().max(), options.sweep().min()}) {
+                PerfCollective.Geometry g = coll.geometry(bytes / ws, ranks);
+                int batch = Math.max(1, options.warmupIters()) * (bytes < (1 << 20) ? 50 : 1);
+                for (boolean inPlace : new boolean[] {false, true}) {
+                    iterate(batch, g, type, op, root, send(g, ws, inPlace), recv(g, ws, inPlace));
+                    comm.barrier();
+                }
+            }
+            aggregate(0);
+            done[0] = (System.nanoTime() - start) / 1e9 >= options.warmupSeconds() ? 1 : 0;
+            comm.allReduce(done, ReduceOp.MIN);
+        }
     }
 
     // ---------------------------------------------------------------- one (type, op, root)
@@ -217,6 +250,9 @@ public final class PerfBenchmark {
         }
         List<CompletableFuture<Void>> pending = new ArrayList<>(n);
         for (int i = 0; i < n; i++) pending.add(coll.start(comm, send, recv, g.paramCount(), type, op, root));
+        // Operations finish in order: wait once, for the last (waking this thread for every one
+        // would cost the progress thread a system call per operation), then collect any errors.
+        if (!pending.isEmpty()) pending.getLast().exceptionally(e -> null).join();
         for (CompletableFuture<Void> f : pending) {
             try {
                 f.join();
@@ -312,6 +348,9 @@ public final class PerfBenchmark {
                 ranks == 1 ? "rank" : "ranks", hosts, hosts == 1 ? "host" : "hosts", transport, algorithm,
                 options.blocking() ? "blocking calls (-z 1)" : "async calls (-z 0)");
         out.printf(Locale.ROOT, "# Algorithms: %s%n", algorithmsOverSweep());
+        if (options.warmupSeconds() > 0) {
+            out.printf(Locale.ROOT, "# JVM warm-up: %.1f s of the first case before timing (--warmup-time)%n", options.warmupSeconds());
+        }
         out.printf(Locale.ROOT, "# Memory: %d buffers of %s per rank (send, recv%s), %s in all per rank, allocated and zeroed before timing%n",
                 buffers, SizeSweep.binary(maxBytes), buffers == 3 ? ", expected" : "", SizeSweep.binary(buffers * maxBytes));
         out.println("#");

@@ -9,6 +9,8 @@ import java.util.List;
 /**
  * One {@code jccl perf} run's settings, already checked.
  *
+ * @param warmupSeconds JVM warm-up before the first row ({@code --warmup-time}): timed calls run
+ *                  compiled code only once the JIT has compiled it, which takes the JVM about a second
  * @param roots     the roots to run ({@code -r}); null means every rank ({@code -r all})
  * @param average   how rank times combine ({@code -a}): 0 rank 0's, 1 mean, 2 min, 3 max
  * @param corrupt   hidden debug switch: damage one received element before checking, to prove the check catches it
@@ -17,12 +19,15 @@ import java.util.List;
  * @param progress  whether rank 0 may draw a progress line on stderr (only on a terminal)
  * @param arguments the perf arguments as given, for the report
  */
-public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters, int warmupIters, int checks,
+public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters, int warmupIters, double warmupSeconds, int checks,
                           List<ReduceOp> ops, List<DataType> types, List<Integer> roots, boolean blocking, int average,
                           boolean corrupt, Path json, Path plot, boolean progress, List<String> arguments) {
     public PerfOptions {
         if (iters < 1) throw new IllegalArgumentException("-n (iters) must be at least 1, got " + iters);
         if (warmupIters < 0) throw new IllegalArgumentException("-w (warmup_iters) must not be negative, got " + warmupIters);
+        if (!(warmupSeconds >= 0) || warmupSeconds > 3600) {
+            throw new IllegalArgumentException("--warmup-time must be between 0 and 3600 seconds, got " + warmupSeconds);
+        }
         if (checks < 0) throw new IllegalArgumentException("-c (check) must not be negative, got " + checks);
         if (average < 0 || average > 3) {
             throw new IllegalArgumentException("-a (average) must be 0 (rank 0), 1 (mean), 2 (min) or 3 (max), got " + average);

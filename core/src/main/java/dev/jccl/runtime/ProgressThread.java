@@ -1,0 +1,82 @@
+package dev.jccl.runtime;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The thread that runs a communicator's asynchronous operations, one at a time, in the order
+ * they were issued. Started on the first async call.
+ *
+ * <p>Why not an executor: chaining each operation onto the previous one's future hands every
+ * operation to the pool's queue and back, and wakes the pool thread through a lock each time.
+ * This thread instead polls a lock-free queue, keeps polling (spin, then yield, as
+ * {@link Backoff} does) for a while after the queue runs dry, since a program that issues one
+ * async operation usually issues the next within microseconds, and only then parks; a caller
+ * unparks it only when it is parked.
+ */
+final class ProgressThread implements AutoCloseable {
+    private static final long PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+    private final Thread thread;
+    private volatile boolean parked;
+    private volatile boolean stopping;
+
+    ProgressThread(String name) {
+        thread = new Thread(this::loop, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    Thread thread() {
+        return thread;
+    }
+
+    /** Queues {@code task}; tasks run in the order they were submitted. */
+    void submit(Runnable task) {
+        queue.add(task);
+        if (parked) LockSupport.unpark(thread);
+    }
+
+    private void loop() {
+        Backoff backoff = new Backoff();
+        while (!stopping) {
+            Runnable task = queue.poll();
+            if (task != null) {
+                task.run();
+                backoff.reset();
+                continue;
+            }
+            Backoff.Phase phase = backoff.next();
+            if (phase != Backoff.Phase.BLOCK) {
+                Backoff.pause(phase);
+                continue;
+            }
+            parked = true;
+            // Checked again after announcing the park, so a task queued meanwhile is never missed.
+            if (queue.isEmpty() && !stopping) LockSupport.parkNanos(this, PARK_NANOS);
+            parked = false;
+        }
+    }
+
+    /**
+     * Stops the thread once the task it runs (if any) returns, waiting up to five seconds for
+     * that, then runs what is still queued on the caller's thread: on a closed communicator each
+     * such task fails at once, so no caller is left waiting on a future that never completes.
+     */
+    @Override
+    public void close() {
+        stopping = true;
+        LockSupport.unpark(thread);
+        if (Thread.currentThread() == thread) return;
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) return;
+        Runnable task;
+        while ((task = queue.poll()) != null) task.run();
+    }
+}
