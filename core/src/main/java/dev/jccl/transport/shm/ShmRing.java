@@ -82,7 +82,7 @@ final class ShmRing {
     /** Bytes published and not yet consumed, re-reading the tail when the cached value shows none. */
     private long readable() {
         long n = otherSeen - position;
-        if (n == 0) {
+        if (n <= 0) {
             otherSeen = SharedWords.acquire(seg, tailAt);
             n = otherSeen - position;
         }

@@ -1,0 +1,275 @@
+package dev.jccl.runtime;
+
+import dev.jccl.Communicator;
+import dev.jccl.Config;
+import dev.jccl.Jccl;
+import dev.jccl.JcclException;
+import dev.jccl.PeerFailedException;
+import dev.jccl.ReduceOp;
+import dev.jccl.TestRanks;
+import dev.jccl.TestRanks.Link;
+import dev.jccl.UniqueId;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** The shared-memory transport as users meet it: what it leaves in /dev/shm, what it says, how it fails. */
+@Timeout(180)
+class SharedMemoryTest {
+    private static final Path DEV_SHM = Path.of("/dev/shm");
+
+    private static List<String> jcclFiles(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("jccl-")).sorted().toList();
+        }
+    }
+
+    @Test
+    void nothingIsLeftInDevShmWhileRanksRunNorAfter() throws Exception {
+        List<Object> results = TestRanks.run(3, TestRanks.loopback(Duration.ofSeconds(30)), (rank, c) -> {
+            float[] big = new float[1 << 20];
+            c.allReduce(big, ReduceOp.SUM); // ring: pair segments for (0,1), (1,2), (0,2)
+            for (int peer = 0; peer < 3; peer++) {
+                if (peer != rank) c.sendRecv(new float[8], peer, new float[8], peer);
+            }
+            c.barrier();
+            c.barrier();
+            List<String> left = jcclFiles(DEV_SHM);
+            c.barrier(); // no rank closes before every rank has looked
+            return left;
+        });
+        for (Object r : results) assertEquals(List.of(), r, "segments are unlinked once every rank that needs them has mapped them");
+        assertEquals(List.of(), jcclFiles(DEV_SHM));
+    }
+
+    @Test
+    void aDevShmTooSmallForTheRingsIsAClearErrorOnEveryRank() throws Exception {
+        Path dir = Files.createTempDirectory("jccl-small-shm");
+        Assumptions.assumeTrue(mountTmpfs(dir, "1m"), "cannot mount a small tmpfs here (needs root); skipping");
+        String before = System.getProperty("jccl.shm.dir");
+        System.setProperty("jccl.shm.dir", dir.toString());
+        try {
+            long start = System.nanoTime();
+            List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(60)), (rank, c) -> {
+                c.allReduce(new float[1 << 20], ReduceOp.SUM); // needs the 8 MiB pair segment
+                return "no error";
+            });
+            for (Object r : results) {
+                JcclException e = assertInstanceOf(JcclException.class, r);
+                assertTrue(e.getMessage().contains("is too small"), e.getMessage());
+                assertTrue(e.getMessage().contains("--shm-size") && e.getMessage().contains("JCCL_SHM_DISABLE=1")
+                        && e.getMessage().contains("medium: Memory"), e.getMessage());
+            }
+            assertTrue((System.nanoTime() - start) / 1e9 < 30, "both ranks fail long before the timeout");
+            assertEquals(List.of(), jcclFiles(dir), "a failed creation leaves no file behind");
+        } finally {
+            restore(before);
+            unmount(dir);
+        }
+    }
+
+    @Test
+    void aDevShmTooSmallForEvenTheRankPagesFailsAtInit() throws Exception {
+        Path dir = Files.createTempDirectory("jccl-tiny-shm");
+        Assumptions.assumeTrue(mountTmpfs(dir, "64k"), "cannot mount a small tmpfs here (needs root); skipping");
+        String before = System.getProperty("jccl.shm.dir");
+        System.setProperty("jccl.shm.dir", dir.toString());
+        try {
+            List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(20)), (rank, c) -> "no error");
+            boolean explained = false;
+            for (Object r : results) {
+                JcclException e = assertInstanceOf(JcclException.class, r);
+                explained |= e.getMessage().contains("is too small") && e.getMessage().contains("JCCL_SHM_DISABLE=1");
+            }
+            assertTrue(explained, results.toString());
+        } finally {
+            restore(before);
+            unmount(dir);
+        }
+    }
+
+    @Test
+    void ranksThatDisagreeOnSettingsRefuseToStart() throws Exception {
+        Config base = TestRanks.loopback(Duration.ofSeconds(20));
+        UniqueId id = UniqueId.create(base);
+        List<Object> results = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        Object[] out = new Object[2];
+        for (int r = 0; r < 2; r++) {
+            int rank = r;
+            Thread t = new Thread(() -> {
+                try (Communicator c = Jccl.init(rank, 2, id, base.toBuilder().algo(rank == 0 ? "Ring" : null).build())) {
+                    out[rank] = "started";
+                } catch (Throwable e) {
+                    out[rank] = e;
+                }
+            });
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) t.join(60_000);
+        results.addAll(Arrays.asList(out));
+        for (Object r : results) {
+            JcclException e = assertInstanceOf(JcclException.class, r);
+            assertTrue(e.getMessage().contains("JCCL_ALGO=Ring") && e.getMessage().contains("JCCL_ALGO=(unset)"), e.getMessage());
+        }
+    }
+
+    @Test
+    void debugLinesNameTheTransportOfEveryPeerAndTheTuningTable() throws Exception {
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream original = System.out;
+        UniqueId id = UniqueId.create(TestRanks.loopback(Duration.ofSeconds(20)));
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            List<Thread> threads = new ArrayList<>();
+            for (int r = 0; r < 3; r++) {
+                int rank = r;
+                Config config = TestRanks.loopback(Duration.ofSeconds(20)).toBuilder().debugLevel(Config.DebugLevel.INFO)
+                        .debugSubsys("INIT,TUNING").hostId(rank < 2 ? "host-a" : "host-b").build();
+                Thread t = new Thread(() -> {
+                    try (Communicator c = Jccl.init(rank, 3, id, config)) {
+                        c.barrier();
+                    }
+                });
+                t.start();
+                threads.add(t);
+            }
+            for (Thread t : threads) t.join(60_000);
+        } finally {
+            System.setOut(original);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        assertTrue(log.matches("(?s).*\\[0] JCCL INFO INIT : peer 1 \\([^)]*\\) via SHM/direct \\(same host\\).*"), log);
+        assertTrue(log.matches("(?s).*\\[0] JCCL INFO INIT : peer 2 \\([^)]*\\) via NET/Socket \\(different host\\).*"), log);
+        assertTrue(log.matches("(?s).*\\[2] JCCL INFO INIT : peer 0 \\([^)]*\\) via NET/Socket \\(different host\\).*"), log);
+        assertTrue(log.contains("JCCL INFO TUNING : Algorithm"), log);
+        assertTrue(log.matches("(?s).*JCCL INFO TUNING : AllReduce +\\|.*"), log);
+    }
+
+    /**
+     * Non-roots of a one-shot Broadcast or Reduce leave as soon as they have what they need, so
+     * ranks drift apart; a rank must not rewrite its low-latency slot while a slow peer may still
+     * read it. Skewed ranks, mixed with ring-sized operations, every result checked.
+     */
+    @Test
+    void lowLatencySlotsAreReusedOnlyOnceEveryRankIsDoneWithThem() throws Exception {
+        int size = 3;
+        List<Object> results = TestRanks.run(size, TestRanks.loopback(Duration.ofSeconds(60)), (rank, c) -> {
+            Random pause = new Random(rank);
+            int wrong = 0;
+            for (int i = 0; i < 600; i++) {
+                int root = i % size;
+                long[] b = new long[16];
+                if (rank == root) Arrays.fill(b, i * 1000L + root);
+                c.broadcast(b, root);
+                for (long v : b) if (v != i * 1000L + root) wrong++;
+                long[] r = new long[16];
+                Arrays.fill(r, rank + i);
+                c.reduce(r, dev.jccl.DataType.INT64, ReduceOp.SUM, (i + 1) % size);
+                if (rank == (i + 1) % size) for (long v : r) if (v != 3L * i + 3) wrong++;
+                if (i % 50 == 0) {
+                    float[] big = new float[1 << 18];
+                    Arrays.fill(big, 1);
+                    c.allReduce(big, ReduceOp.SUM);
+                    for (float v : big) if (v != size) wrong++;
+                }
+                if (rank == 2 && pause.nextInt(10) == 0) Thread.sleep(1);
+            }
+            return wrong;
+        });
+        assertEquals(List.of(0, 0, 0), results);
+    }
+
+    /** A rank killed with SIGKILL while its peer waits on it in shared memory: the peer fails within seconds, naming it. */
+    @Test
+    void aKilledRankIsNoticedWithinSecondsNotAtTheTimeout() throws Exception {
+        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
+        ServerSocketChannel reserved = id.takeReservedListener();
+        if (reserved != null) reserved.close();
+        List<Process> ranks = new ArrayList<>();
+        List<Path> logs = new ArrayList<>();
+        try {
+            for (int r = 0; r < 2; r++) {
+                Path log = Files.createTempFile("jccl-loop-" + r + "-", ".log");
+                logs.add(log);
+                ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                        "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                        LoopWorker.class.getName(), Integer.toString(r), "2", id.toString(), "4096")
+                        .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+                pb.environment().put("JCCL_SOCKET_IFNAME", "lo");
+                pb.environment().put("JCCL_TIMEOUT", "120");
+                ranks.add(pb.start());
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!(Files.readString(logs.get(0)).contains("looping") && Files.readString(logs.get(1)).contains("looping"))) {
+                assertTrue(System.nanoTime() < deadline, () -> "ranks did not start: " + read(logs));
+                Thread.sleep(50);
+            }
+            long killed = System.nanoTime();
+            ranks.get(1).destroyForcibly();
+            assertTrue(ranks.get(0).waitFor(20, TimeUnit.SECONDS), () -> "rank 0 still waiting 20 s after its peer died: " + read(logs));
+            double seconds = (System.nanoTime() - killed) / 1e9;
+            String out = Files.readString(logs.get(0));
+            assertEquals(3, ranks.get(0).exitValue(), out);
+            assertTrue(out.contains(PeerFailedException.class.getName()) && out.contains("lost peer 1"), out);
+            assertTrue(out.contains("is gone"), out);
+            assertTrue(seconds < 5, "noticed after " + seconds + " s");
+            System.out.printf("a killed rank was noticed by its shared-memory peer after %.2f s%n", seconds);
+            assertEquals(List.of(), jcclFiles(DEV_SHM));
+        } finally {
+            for (Process p : ranks) p.destroyForcibly();
+            for (Path l : logs) Files.deleteIfExists(l);
+        }
+    }
+
+    private static String read(List<Path> logs) {
+        StringBuilder sb = new StringBuilder();
+        for (Path l : logs) {
+            try {
+                sb.append("\n--- ").append(l).append('\n').append(Files.readString(l));
+            } catch (IOException e) {
+                sb.append(e);
+            }
+        }
+        return sb.toString();
+    }
+
+    private static boolean mountTmpfs(Path dir, String size) throws InterruptedException {
+        try {
+            Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size + ",mode=1777", "tmpfs", dir.toString())
+                    .redirectErrorStream(true).start();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void unmount(Path dir) throws IOException, InterruptedException {
+        new ProcessBuilder("umount", dir.toString()).redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
+        Files.deleteIfExists(dir);
+    }
+
+    private static void restore(String before) {
+        if (before == null) System.clearProperty("jccl.shm.dir");
+        else System.setProperty("jccl.shm.dir", before);
+    }
+}
