@@ -76,7 +76,9 @@ run_jccl() { # row index, repetition
   file="$out/jccl-$1-$2.txt"
   local env=()
   [[ "$transport" == tcp ]] && env=(JCCL_SHM_DISABLE=1)
-  if ! env "${env[@]}" ./jccl perf "$coll" -np "$np" -b "$bytes" -e "$bytes" -n "$iters" -w "$warm" -c 0 >"$file" 2>"$file.err"; then
+  # -z 2: blocking calls back to back, as mpi_bench times MPI's (nccl-tests' -z 0 would add a
+  # thread handoff per batch, -z 1 a barrier per call, neither of which the MPI side pays).
+  if ! env "${env[@]}" ./jccl perf "$coll" -np "$np" -b "$bytes" -e "$bytes" -n "$iters" -w "$warm" -c 0 -z 2 >"$file" 2>"$file.err"; then
     say "jccl perf failed for '$name' (see $file.err)"; tail -5 "$file.err" >&2; return 1
   fi
   local value; value="$(jccl_value "$file" "$metric")"

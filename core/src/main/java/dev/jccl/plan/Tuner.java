@@ -16,11 +16,11 @@ import java.util.Set;
  *
  * <p>Algorithms: {@link Algorithm#RING} (ring AllReduce/AllGather/ReduceScatter, pipelined chain
  * Broadcast/Reduce, pairwise AllToAll: what NCCL also calls Ring), and {@link Algorithm#ONE_SHOT}
- * (every rank hands its whole input to every other rank, which computes its result locally, in
- * rank order, in one round: the least latency, the most traffic). Protocols: {@link Protocol#SIMPLE}
- * (framed chunks through the transports' rings and sockets) and {@link Protocol#LL} (low latency:
- * one flagged slot per rank in shared memory that every local rank reads directly; only when
- * every rank shares memory and the input fits a slot).
+ * (every rank hands its input to every rank that needs it, which computes its own result, in
+ * rank order, in one round: the least latency and the fewest handoffs, the most traffic).
+ * Protocols: {@link Protocol#SIMPLE} (framed chunks through the transports' rings and sockets) and
+ * {@link Protocol#LL} (low latency: each rank publishes flagged chunks in an outbox in shared
+ * memory that every local rank reads in place; only when every rank shares memory).
  *
  * <p>The constants are measured on the project's reference machine (2-core Zen 4 VM, see
  * FIELD-NOTES), rounded; they decide crossovers, not promises.
@@ -55,11 +55,18 @@ public final class Tuner {
         }
     }
 
-    /** The winner for one operation, with its estimate in microseconds. */
-    public record Choice(Algorithm algorithm, Protocol protocol, double micros) {
+    /** The way one operation runs. */
+    public record Choice(Algorithm algorithm, Protocol protocol) {
         public String describe() {
             return algorithm.displayName() + "/" + protocol.displayName();
         }
+    }
+
+    /** Every choice, made once: choosing runs on every operation and allocates nothing. */
+    private static final Choice[][] CHOICES = new Choice[Algorithm.values().length][Protocol.values().length];
+
+    static {
+        for (Algorithm a : Algorithm.values()) for (Protocol p : Protocol.values()) CHOICES[a.ordinal()][p.ordinal()] = new Choice(a, p);
     }
 
     /** Latency of one step (µs) and bandwidth (GB/s) of a class of link. */
@@ -69,9 +76,9 @@ public final class Tuner {
     static final Link SHM = new Link(1.5, 8.0);
     /** Ring steps over sockets: a loopback or LAN round of small frames. */
     static final Link NET = new Link(12.0, 2.5);
-    /** The low-latency slot exchange: one flag per rank, data copied once and read in place. */
+    /** The outbox exchange: one flag per chunk, data copied once and read in place by every reader. */
     static final double LL_MICROS = 0.6;
-    static final double LL_GB_PER_SECOND = 6.0;
+    static final double LL_GB_PER_SECOND = 12.0;
 
     private static final List<Collective> TUNED = List.of(Collective.ALL_REDUCE, Collective.BROADCAST,
             Collective.REDUCE, Collective.ALL_GATHER, Collective.REDUCE_SCATTER, Collective.ALL_TO_ALL);
@@ -79,7 +86,6 @@ public final class Tuner {
     private final int nRanks;
     private final boolean allShareMemory;
     private final Link link;
-    private final long llSlotBytes;
     private final Set<Algorithm> algorithms;
     private final Set<Protocol> protocols;
     private final List<String> warnings = new ArrayList<>();
@@ -88,15 +94,13 @@ public final class Tuner {
      * @param nRanks         ranks in the communicator
      * @param allShareMemory every rank reaches every other through shared memory (LL is possible)
      * @param anyNetwork     some pair of ranks talks over the network (ring steps cost a network step)
-     * @param llSlotBytes    the most one rank may publish in a low-latency slot
      * @param algo           JCCL_ALGO / NCCL_ALGO, or null: names to allow, or {@code ^names} to forbid
      * @param proto          JCCL_PROTO / NCCL_PROTO, or null, the same way
      */
-    public Tuner(int nRanks, boolean allShareMemory, boolean anyNetwork, long llSlotBytes, String algo, String proto) {
+    public Tuner(int nRanks, boolean allShareMemory, boolean anyNetwork, String algo, String proto) {
         this.nRanks = nRanks;
         this.allShareMemory = allShareMemory;
         this.link = anyNetwork ? NET : SHM;
-        this.llSlotBytes = llSlotBytes;
         this.algorithms = parse(algo, Algorithm.class, "ALGO", List.of("tree", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"));
         this.protocols = parse(proto, Protocol.class, "PROTO", List.of("ll128"));
     }
@@ -113,18 +117,29 @@ public final class Tuner {
      */
     public Choice choose(Collective collective, long count, DataType type) {
         Choice best = null;
+        double bestMicros = Double.POSITIVE_INFINITY;
         Choice bestUnfiltered = null;
-        for (Algorithm a : Algorithm.values()) {
-            for (Protocol p : Protocol.values()) {
+        double bestUnfilteredMicros = Double.POSITIVE_INFINITY;
+        for (Algorithm a : ALGORITHMS) {
+            for (Protocol p : PROTOCOLS) {
                 double t = estimate(collective, a, p, count, type.byteSize());
                 if (Double.isNaN(t)) continue;
-                Choice c = new Choice(a, p, t);
-                if (bestUnfiltered == null || t < bestUnfiltered.micros()) bestUnfiltered = c;
-                if (algorithms.contains(a) && protocols.contains(p) && (best == null || t < best.micros())) best = c;
+                Choice c = CHOICES[a.ordinal()][p.ordinal()];
+                if (t < bestUnfilteredMicros) {
+                    bestUnfiltered = c;
+                    bestUnfilteredMicros = t;
+                }
+                if (t < bestMicros && algorithms.contains(a) && protocols.contains(p)) {
+                    best = c;
+                    bestMicros = t;
+                }
             }
         }
         return best != null ? best : bestUnfiltered;
     }
+
+    private static final Algorithm[] ALGORITHMS = Algorithm.values();
+    private static final Protocol[] PROTOCOLS = Protocol.values();
 
     /** Estimated µs of one way to run an operation, or NaN where that way cannot run it. */
     double estimate(Collective c, Algorithm a, Protocol p, long count, int elementBytes) {
@@ -134,14 +149,16 @@ public final class Tuner {
         boolean blocked = c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER || c == Collective.ALL_TO_ALL;
         double total = blocked ? perRank * n : perRank; // nccl-tests' "size": the larger buffer
         if (p == Protocol.LL) {
-            if (a != Algorithm.ONE_SHOT || !allShareMemory || publishedBytes(c, count, elementBytes) > llSlotBytes) return Double.NaN;
-            // Each rank copies what it publishes once and reads what it needs from every peer's slot.
-            double read = switch (c) {
-                case ALL_REDUCE, REDUCE -> perRank * n;
+            if (a != Algorithm.ONE_SHOT || !allShareMemory) return Double.NaN;
+            // The busiest rank copies what it publishes into its outbox once and reads what it needs from the others'.
+            double traffic = switch (c) {
+                case ALL_REDUCE, REDUCE -> perRank + perRank * n;
+                case REDUCE_SCATTER -> total + total;
+                case ALL_GATHER, ALL_TO_ALL -> perRank + total * (n - 1) / n;
                 case BROADCAST -> perRank;
-                default -> total;
+                default -> Double.NaN;
             };
-            return LL_MICROS + (perRank + read) / (LL_GB_PER_SECOND * 1e3);
+            return LL_MICROS + traffic / (LL_GB_PER_SECOND * 1e3);
         }
         if (a == Algorithm.ONE_SHOT) {
             if (c != Collective.ALL_REDUCE) return Double.NaN; // only AllReduce has a one-shot schedule
@@ -167,20 +184,6 @@ public final class Tuner {
         return steps * link.stepMicros() + total * factor / (link.gbPerSecond() * 1e3);
     }
 
-    /** Bytes one rank publishes in its low-latency slot for an operation (the most any rank does). */
-    public static long publishedBytes(Collective c, long count, int elementBytes, int nRanks) {
-        long perRank = count * elementBytes;
-        return switch (c) {
-            case REDUCE_SCATTER, ALL_TO_ALL -> perRank * nRanks;
-            default -> perRank;
-        };
-    }
-
-    private long publishedBytes(Collective c, long count, int elementBytes) {
-        if (count > Long.MAX_VALUE / (8L * nRanks)) return Long.MAX_VALUE;
-        return publishedBytes(c, count, elementBytes, nRanks);
-    }
-
     /**
      * NCCL's tuning table: per collective and algorithm/protocol, the latency (µs) and bandwidth
      * (GB/s of nccl-tests' size) the model assumes; "-" where the pair cannot run it.
@@ -201,7 +204,7 @@ public final class Tuner {
                 sb.append('|');
                 for (Protocol p : Protocol.values()) {
                     // Latency: the estimate for nothing; bandwidth: nccl-tests' size over the time the bytes add.
-                    long count = Math.min(1 << 20, llSlotBytes / nRanks);
+                    long count = 1 << 20;
                     double lat = estimate(c, a, p, 0, 1);
                     double t = estimate(c, a, p, count, 1);
                     if (Double.isNaN(lat) || Double.isNaN(t)) {

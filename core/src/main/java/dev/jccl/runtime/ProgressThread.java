@@ -10,13 +10,13 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Why not an executor: chaining each operation onto the previous one's future hands every
  * operation to the pool's queue and back, and wakes the pool thread through a lock each time.
- * This thread instead polls a lock-free queue, keeps polling (spin, then yield, as
- * {@link Backoff} does) for a while after the queue runs dry, since a program that issues one
- * async operation usually issues the next within microseconds, and only then parks; a caller
- * unparks it only when it is parked.
+ * This thread instead polls a lock-free queue, keeps spinning for a while after the queue runs
+ * dry, since a program that issues one async operation usually issues the next within
+ * microseconds, and only then parks; a caller unparks it only when it is parked.
  */
 final class ProgressThread implements AutoCloseable {
     private static final long PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long IDLE_SPIN_NANOS = 50_000;
 
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     private final Thread thread;
@@ -40,7 +40,9 @@ final class ProgressThread implements AutoCloseable {
     }
 
     private void loop() {
-        Backoff backoff = new Backoff();
+        // A queue that ran dry is watched for a short spin only: yielding here would take the core
+        // from the threads issuing the next operations, and from the peer ranks' progress threads.
+        Backoff backoff = new Backoff(new Backoff.Policy(IDLE_SPIN_NANOS, 0));
         while (!stopping) {
             Runnable task = queue.poll();
             if (task != null) {

@@ -88,10 +88,11 @@ public final class RuntimeCommunicator implements Communicator {
         this.transport = transport;
         this.shm = shm;
         this.peers = List.copyOf(peers);
-        this.executor = new ScheduleExecutor(transport, rank, size, this.peers);
+        Backoff.Policy waiting = Backoff.Policy.forRanks(ranksOnThisHost(this.peers, rank));
+        this.executor = new ScheduleExecutor(transport, rank, size, this.peers, waiting);
         this.tuner = tuner;
         boolean allShareMemory = shm != null && allShareMemory(this.peers);
-        this.lowLatency = allShareMemory ? new LowLatencyCollectives(shm.lowLatency(), rank, size, new Failures(rank, this.peers)) : null;
+        this.lowLatency = allShareMemory ? new LowLatencyCollectives(shm.outbox(), rank, size, new Failures(rank, this.peers), waiting) : null;
         this.sendSequence = new long[size];
         this.recvSequence = new long[size];
     }
@@ -100,6 +101,13 @@ public final class RuntimeCommunicator implements Communicator {
     private static boolean allShareMemory(List<PeerInfo> peers) {
         for (PeerInfo p : peers) if (!p.sharesMemoryWith(peers.getFirst()) && p.rank() != 0) return false;
         return peers.size() > 1 && !peers.getFirst().shmPrefix().isEmpty();
+    }
+
+    /** Ranks of this communicator on this rank's host, this one included: more than the cores means waiting must give cores away. */
+    private static int ranksOnThisHost(List<PeerInfo> peers, int rank) {
+        int n = 0;
+        for (PeerInfo p : peers) if (p.hostId().equals(peers.get(rank).hostId())) n++;
+        return n;
     }
 
     /** True if some pair of ranks talks over the network. */
@@ -157,8 +165,7 @@ public final class RuntimeCommunicator implements Communicator {
         }
         ShmTransport shm = null;
         if (anyLocal) {
-            shm = ShmTransport.open(commId, rank, peers, config.buffSize(), ShmTransport.DEFAULT_LL_SLOT_BYTES, log,
-                    start + config.timeout().toNanos());
+            shm = ShmTransport.open(commId, rank, peers, config.buffSize(), log, start + config.timeout().toNanos());
         }
         for (PeerInfo p : peers) byPeer[p.rank()] = shm != null && shm.reaches(p.rank()) ? shm : tcp;
         Transport transport;
@@ -169,9 +176,9 @@ public final class RuntimeCommunicator implements Communicator {
             transport = shm;
         } else {
             transport = new RoutingTransport(byPeer, shm, tcp);
+            shm.limitSleep(200_000); // socket data cannot ring the shared-memory doorbell
         }
-        Tuner tuner = new Tuner(size, shm != null && allShareMemory(peers), anyNetwork(peers), ShmTransport.DEFAULT_LL_SLOT_BYTES,
-                config.algo(), config.proto());
+        Tuner tuner = new Tuner(size, shm != null && allShareMemory(peers), anyNetwork(peers), config.algo(), config.proto());
         RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, shm, peers, tuner);
         if (rank == 0) {
             for (String w : tuner.warnings()) log.warn(Log.Subsys.ENV, w);

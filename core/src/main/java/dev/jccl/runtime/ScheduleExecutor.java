@@ -43,11 +43,13 @@ final class ScheduleExecutor {
     private final Transport transport;
     private final int size;
     private final Failures failures;
+    private final Backoff.Policy waiting;
 
-    ScheduleExecutor(Transport transport, int rank, int size, List<PeerInfo> peers) {
+    ScheduleExecutor(Transport transport, int rank, int size, List<PeerInfo> peers, Backoff.Policy waiting) {
         this.transport = transport;
         this.size = size;
         this.failures = new Failures(rank, peers);
+        this.waiting = waiting;
     }
 
     /** The operation's memory, by role. */
@@ -174,7 +176,7 @@ final class ScheduleExecutor {
         boolean[] hasLocals = new boolean[n];
         for (int k = 0; k < n; k++) hasLocals[k] = !hasNoLocals(steps.get(k));
         int localsRun = 0;
-        Backoff backoff = new Backoff();
+        Backoff backoff = new Backoff(waiting);
         Where where = () -> "with the sends of " + sends.done + " and the receives of " + receives.done + " of " + n + " steps done";
         try {
             while (true) {
@@ -329,7 +331,7 @@ final class ScheduleExecutor {
     }
 
     private void connect(OpContext op, Set<Integer> stepPeers, Where where, long deadlineNanos) throws IOException {
-        Backoff backoff = new Backoff();
+        Backoff backoff = new Backoff(waiting);
         while (!transport.tryConnect(stepPeers)) {
             Backoff.Phase phase = backoff.next();
             if (phase == Backoff.Phase.BLOCK) block(op, where, deadlineNanos, stepPeers, "connecting to");
@@ -338,7 +340,7 @@ final class ScheduleExecutor {
     }
 
     private void await(OpContext op, List<TransferHandle> handles, Where where, long deadlineNanos) throws IOException {
-        Backoff backoff = new Backoff();
+        Backoff backoff = new Backoff(waiting);
         while (true) {
             boolean done = true;
             for (TransferHandle h : handles) {

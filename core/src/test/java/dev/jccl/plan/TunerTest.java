@@ -7,36 +7,43 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** The tuner's table and choices: small operations take the low-latency way, big ones the ring; the user's filters win where they can. */
 class TunerTest {
-    private static final long SLOT = 64 * 1024;
-
     private static Tuner.Choice choose(Tuner t, Collective c, long bytes) {
         return t.choose(c, bytes / 4, DataType.FLOAT32);
     }
 
     @Test
-    void inSharedMemorySmallOperationsAreOneShotLowLatencyAndBigOnesRings() {
-        Tuner t = new Tuner(2, true, false, SLOT, null, null);
+    void inSharedMemorySmallOperationsAreOneShotLowLatencyAndBigReductionsRings() {
+        Tuner t = new Tuner(2, true, false, null, null);
         for (Collective c : new Collective[] {Collective.ALL_REDUCE, Collective.BROADCAST, Collective.REDUCE, Collective.ALL_GATHER,
                 Collective.REDUCE_SCATTER, Collective.ALL_TO_ALL}) {
             assertEquals("OneShot/LL", choose(t, c, 8).describe(), c.toString());
+        }
+        for (Collective c : new Collective[] {Collective.ALL_REDUCE, Collective.REDUCE, Collective.REDUCE_SCATTER}) {
             assertEquals("Ring/Simple", choose(t, c, 64 << 20).describe(), c.toString());
         }
     }
 
     @Test
-    void lowLatencyNeedsEveryRankInSharedMemoryAndAnInputThatFitsASlot() {
-        Tuner mixed = new Tuner(4, false, true, SLOT, null, null);
+    void lowLatencyNeedsEveryRankInSharedMemory() {
+        Tuner mixed = new Tuner(4, false, true, null, null);
         assertNotEquals(Tuner.Protocol.LL, choose(mixed, Collective.ALL_REDUCE, 8).protocol());
-        Tuner shm = new Tuner(4, true, false, SLOT, null, null);
-        assertTrue(Double.isNaN(shm.estimate(Collective.ALL_REDUCE, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, SLOT / 4 + 1, 4)));
-        // ReduceScatter and AllToAll publish every rank's blocks: 4 ranks × count must fit.
-        assertTrue(Double.isNaN(shm.estimate(Collective.REDUCE_SCATTER, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, SLOT / 16 + 1, 4)));
-        assertFalse(Double.isNaN(shm.estimate(Collective.REDUCE_SCATTER, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, SLOT / 16, 4)));
+        assertTrue(Double.isNaN(mixed.estimate(Collective.ALL_GATHER, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 8, 4)));
+        Tuner shm = new Tuner(4, true, false, null, null);
+        assertFalse(Double.isNaN(shm.estimate(Collective.ALL_GATHER, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 1L << 30, 4)), "at any size");
+    }
+
+    @Test
+    void gatheringAndBroadcastingTakeOneRoundInSharedMemoryWhateverTheSizeAndReductionsTheRingWhenBig() {
+        Tuner t = new Tuner(4, true, false, null, null);
+        assertEquals("OneShot/LL", choose(t, Collective.ALL_GATHER, 64 << 20).describe());
+        assertEquals("OneShot/LL", choose(t, Collective.BROADCAST, 64 << 20).describe());
+        assertEquals("Ring/Simple", choose(t, Collective.ALL_REDUCE, 64 << 20).describe());
+        assertEquals("Ring/Simple", choose(t, Collective.REDUCE_SCATTER, 64 << 20).describe());
     }
 
     @Test
     void overTheNetworkASmallAllReduceTakesOneRoundAndABigOneTheRing() {
-        Tuner t = new Tuner(2, false, true, SLOT, null, null);
+        Tuner t = new Tuner(2, false, true, null, null);
         assertEquals("OneShot/Simple", choose(t, Collective.ALL_REDUCE, 8).describe());
         assertEquals("Ring/Simple", choose(t, Collective.ALL_REDUCE, 64 << 20).describe());
         assertEquals("Ring/Simple", choose(t, Collective.BROADCAST, 8).describe(), "only AllReduce has a one-shot schedule");
@@ -44,7 +51,7 @@ class TunerTest {
 
     @Test
     void theChoiceFollowsTheEstimatesCrossingOver() {
-        Tuner t = new Tuner(2, true, false, SLOT, null, null);
+        Tuner t = new Tuner(2, true, false, null, null);
         String previous = null;
         int switches = 0;
         for (long bytes = 8; bytes <= (64L << 20); bytes *= 2) {
@@ -57,39 +64,39 @@ class TunerTest {
 
     @Test
     void algoAndProtoFiltersAreHonouredInNcclSyntax() {
-        assertEquals("Ring/Simple", choose(new Tuner(2, true, false, SLOT, "ring", null), Collective.ALL_REDUCE, 8).describe());
+        assertEquals("Ring/Simple", choose(new Tuner(2, true, false, "ring", null), Collective.ALL_REDUCE, 8).describe());
         // Without LL, a small AllReduce still takes one round, through the rings.
-        assertEquals("OneShot/Simple", choose(new Tuner(2, true, false, SLOT, null, "^LL"), Collective.ALL_REDUCE, 8).describe());
-        assertEquals("Ring/Simple", choose(new Tuner(2, true, false, SLOT, null, "^LL"), Collective.BROADCAST, 8).describe());
-        assertEquals("OneShot/LL", choose(new Tuner(2, true, false, SLOT, "OneShot", null), Collective.ALL_REDUCE, 8).describe());
-        assertEquals("Ring/Simple", choose(new Tuner(2, true, false, SLOT, "^OneShot", null), Collective.ALL_GATHER, 8).describe());
+        assertEquals("OneShot/Simple", choose(new Tuner(2, true, false, null, "^LL"), Collective.ALL_REDUCE, 8).describe());
+        assertEquals("Ring/Simple", choose(new Tuner(2, true, false, null, "^LL"), Collective.BROADCAST, 8).describe());
+        assertEquals("OneShot/LL", choose(new Tuner(2, true, false, "OneShot", null), Collective.ALL_REDUCE, 8).describe());
+        assertEquals("Ring/Simple", choose(new Tuner(2, true, false, "^OneShot", null), Collective.ALL_GATHER, 8).describe());
         // OneShot over the network at 64 MiB: slower than the ring, but asked for.
-        assertEquals("OneShot/Simple", choose(new Tuner(2, false, true, SLOT, "OneShot", null), Collective.ALL_REDUCE, 64 << 20).describe());
+        assertEquals("OneShot/Simple", choose(new Tuner(2, false, true, "OneShot", null), Collective.ALL_REDUCE, 64 << 20).describe());
     }
 
     @Test
     void aFilterThatLeavesNothingForACollectiveFallsBackToTheBestOfAll() {
         // Broadcast has no one-shot schedule over sockets: OneShot/Simple cannot run it.
-        Tuner t = new Tuner(3, false, true, SLOT, "OneShot", "Simple");
+        Tuner t = new Tuner(3, false, true, "OneShot", "Simple");
         assertEquals("Ring/Simple", choose(t, Collective.BROADCAST, 1 << 20).describe());
     }
 
     @Test
     void namesJcclDoesNotKnowAreWarnedAboutAndIgnored() {
-        Tuner t = new Tuner(2, true, false, SLOT, "Tree,Ring", "LL128,Bogus");
+        Tuner t = new Tuner(2, true, false, "Tree,Ring", "LL128,Bogus");
         assertEquals(3, t.warnings().size(), t.warnings().toString());
         assertTrue(t.warnings().get(0).contains("Tree") && t.warnings().get(0).contains("NCCL has and Jccl does not"), t.warnings().get(0));
         assertTrue(t.warnings().get(1).contains("LL128") && t.warnings().get(1).contains("NCCL has and Jccl does not"), t.warnings().get(1));
         assertTrue(t.warnings().get(2).contains("Bogus") && t.warnings().get(2).contains("not a Jccl protocol (LL, Simple)"), t.warnings().get(2));
         assertEquals(Tuner.Algorithm.RING, choose(t, Collective.ALL_REDUCE, 8).algorithm());
-        Tuner bogus = new Tuner(2, true, false, SLOT, "Bogus", null);
+        Tuner bogus = new Tuner(2, true, false, "Bogus", null);
         assertTrue(bogus.warnings().getFirst().contains("not a Jccl algorithm (Ring, OneShot)"), bogus.warnings().getFirst());
         assertEquals("OneShot/LL", choose(bogus, Collective.ALL_REDUCE, 8).describe(), "nothing known named: nothing filtered");
     }
 
     @Test
     void theTableShowsLatencyAndBandwidthPerAlgorithmAndProtocolForEveryCollective() {
-        String table = new Tuner(4, true, false, SLOT, null, null).table();
+        String table = new Tuner(4, true, false, null, null).table();
         assertTrue(table.startsWith("Algorithm     | Ring"), table);
         assertTrue(table.contains("Protocol      | LL            Simple"), table);
         for (String c : new String[] {"AllReduce", "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllToAll"}) {

@@ -4,6 +4,7 @@ import dev.jccl.Config;
 import dev.jccl.Jccl;
 import dev.jccl.topology.InterfaceSelector;
 import dev.jccl.topology.InterfaceSelector.Candidate;
+import dev.jccl.transport.shm.ShmTransport;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -53,13 +54,16 @@ record HostReport(String jcclVersion, String javaVersion, String javaVendor, Str
         for (String w : Config.unknownVariables(env)) warnings.add("unknown variable " + w);
         return new HostReport(Jccl.version(), Runtime.version().toString(), System.getProperty("java.vendor"),
                 System.getProperty("java.home"), readHostName(), config.socketIfname(), ifnameSource, selected,
-                selectionError, candidates, probeTransports(), rows, warnings);
+                selectionError, candidates, probeTransports(config, rows), rows, warnings);
     }
 
-    static List<TransportStatus> probeTransports() {
+    static List<TransportStatus> probeTransports(Config config, List<String[]> rows) {
+        String disabledBy = "builder";
+        for (String[] row : rows) if (row[0].equals("shmDisable")) disabledBy = row[2] + "=1";
         return List.of(
                 new TransportStatus("tcp", true, "available"),
-                new TransportStatus("shm", false, "not available yet (planned)"),
+                new TransportStatus("shm", !config.shmDisable() && ShmTransport.usableHere(),
+                        ShmTransport.describeAvailability(config.shmDisable(), disabledBy)),
                 ucx());
     }
 

@@ -98,8 +98,8 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = {"-r", "--root"}, paramLabel = "ROOT", defaultValue = "0", description = "Root rank of broadcast/reduce, or all (default ${DEFAULT-VALUE}).")
     private String root;
 
-    @Option(names = {"-z", "--blocking"}, paramLabel = "0|1", defaultValue = "0",
-            description = "1: blocking calls and a barrier after each; 0: issue the iterations asynchronously, wait at the end (default ${DEFAULT-VALUE}).")
+    @Option(names = {"-z", "--blocking"}, paramLabel = "0|1|2", defaultValue = "0",
+            description = "0: issue the iterations asynchronously, wait at the end; 1: blocking calls and a barrier after each; 2: blocking calls back to back, as MPI benchmarks time them (default ${DEFAULT-VALUE}).")
     private int blocking;
 
     @Option(names = {"-a", "--average"}, paramLabel = "0-3", defaultValue = "1",
@@ -135,7 +135,7 @@ final class PerfCommand implements Callable<Integer> {
         try (Communicator comm = launched ? join(env, config) : Jccl.init(0, 1, UniqueId.create(config), config)) {
             boolean progress = comm.rank() == 0 && (Boolean.getBoolean(PROGRESS_PROPERTY) || onTerminal());
             PerfOptions run = new PerfOptions(options.collective(), options.sweep(), options.iters(), options.warmupIters(),
-                    options.warmupSeconds(), options.checks(), options.ops(), options.types(), options.roots(), options.blocking(), options.average(),
+                    options.warmupSeconds(), options.checks(), options.ops(), options.types(), options.roots(), options.calls(), options.average(),
                     options.corrupt(), options.json(), options.plot(), progress, options.arguments());
             PerfReport report = new PerfBenchmark(comm, run, parent.out(), parent.err()).run();
             return report.outOfBounds() == 0 ? 0 : 1;
@@ -209,8 +209,7 @@ final class PerfCommand implements Callable<Integer> {
             SizeSweep sweep = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes), stepFactor,
                     SizeSweep.parseSize("-i", stepBytes));
             sweep.sizes(); // refuses absurd row counts now, not after connecting
-            if (blocking != 0 && blocking != 1) throw new IllegalArgumentException("-z (blocking) must be 0 or 1, got " + blocking);
-            return new PerfOptions(collective, sweep, iters, warmupIters, warmupSeconds, check, ops(), types(), roots(), blocking == 1, average,
+            return new PerfOptions(collective, sweep, iters, warmupIters, warmupSeconds, check, ops(), types(), roots(), PerfOptions.Calls.of(blocking), average,
                     corrupt, json, plot, false, perfArguments());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

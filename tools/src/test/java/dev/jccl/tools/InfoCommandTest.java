@@ -2,6 +2,7 @@ package dev.jccl.tools;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jccl.Config;
 import dev.jccl.Jccl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,8 +32,8 @@ class InfoCommandTest {
         assertTrue(out.contains("interface   lo 127.0.0.1\n"), out);
         assertTrue(out.contains("  filter    lo (from JCCL_SOCKET_IFNAME)\n"), out);
         assertTrue(Pattern.compile("^  candidates .*lo 127\\.0\\.0\\.1", Pattern.MULTILINE).matcher(out).find(), out);
-        assertTrue(out.contains("transports\n  tcp   available\n  shm   not available yet (planned)\n"
-                + "  ucx   module not on the classpath\n"), out);
+        assertTrue(Pattern.compile("transports\n  tcp   available\n  shm   available \\(/dev/shm, [0-9.]+ GiB free; waiting ranks "
+                + "sleep on futexes\\)\n  ucx   module not on the classpath\n").matcher(out).find(), out);
         assertTrue(row(out, "NAME", "VALUE", "SOURCE"), out);
         assertTrue(row(out, "timeout", "30.0 s", "JCCL_TIMEOUT"), out);
         assertTrue(row(out, "algo", "ring", "NCCL_ALGO"), out);
@@ -40,6 +41,13 @@ class InfoCommandTest {
         assertTrue(out.contains("warnings\n  unknown variable JCCL_TIMOUT (did you mean JCCL_TIMEOUT?)\n"), out);
         assertFalse(out.contains("JCCL_JVM_ROOT"), "the ./jccl script's own variable is no mistake:\n" + out);
         assertEquals("", r.err());
+    }
+
+    @Test
+    void sharedMemoryTurnedOffSaysByWhat() {
+        Cli.Result r = Cli.inProcess(Cli.environment("NCCL_SHM_DISABLE", "1"), "info");
+        assertEquals(0, r.code(), r::toString);
+        assertTrue(r.out().contains("  shm   off (NCCL_SHM_DISABLE=1): ranks of one host use TCP\n"), r::toString);
     }
 
     @Test
@@ -86,8 +94,10 @@ class InfoCommandTest {
         for (JsonNode t : json.get("transports")) {
             transports.add(t.get("name").asText() + "=" + t.get("available").asBoolean() + ":" + t.get("detail").asText());
         }
-        assertEquals(List.of("tcp=true:available", "shm=false:not available yet (planned)",
-                "ucx=false:module not on the classpath"), transports);
+        assertEquals(3, transports.size(), transports.toString());
+        assertEquals("tcp=true:available", transports.get(0));
+        assertTrue(transports.get(1).startsWith("shm=true:available (/dev/shm, "), transports.toString());
+        assertEquals("ucx=false:module not on the classpath", transports.get(2));
 
         JsonNode subsys = null;
         for (JsonNode row : json.get("config")) if (row.get("name").asText().equals("debugSubsys")) subsys = row;
@@ -101,7 +111,8 @@ class InfoCommandTest {
     void ucxIsDetectedByItsProviderClassName() {
         // The name info looks for must be the ucx module's provider class (see DESIGN.md, Modules).
         assertEquals("dev.jccl.ucx.UcxTransportProvider", HostReport.UCX_PROVIDER);
-        assertFalse(HostReport.probeTransports().get(2).available());
+        Config config = Config.fromEnvironment(java.util.Map.of());
+        assertFalse(HostReport.probeTransports(config, config.describe()).get(2).available());
     }
 
     /** A row of the configuration table: the three cells in order, separated by spaces only. */

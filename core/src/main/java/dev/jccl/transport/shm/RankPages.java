@@ -12,17 +12,27 @@ import java.nio.charset.StandardCharsets;
  */
 final class RankPages implements AutoCloseable {
     private final int rank;
-    private final int llSlotBytes;
+    private final int slotBytes;
+    private final int slots;
     private final ShmSegment[] byRank;
 
-    RankPages(int rank, int llSlotBytes, ShmSegment[] byRank) {
+    RankPages(int rank, int slotBytes, int slots, ShmSegment[] byRank) {
         this.rank = rank;
-        this.llSlotBytes = llSlotBytes;
+        this.slotBytes = slotBytes;
+        this.slots = slots;
         this.byRank = byRank;
     }
 
-    int llSlotBytes() {
-        return llSlotBytes;
+    int slotBytes() {
+        return slotBytes;
+    }
+
+    int slots() {
+        return slots;
+    }
+
+    int ranks() {
+        return byRank.length;
     }
 
     MemorySegment page(int r) {
@@ -34,10 +44,11 @@ final class RankPages implements AutoCloseable {
     }
 
     /** Writes the header of a freshly created page; its state stays INIT until {@link #setState} READY. */
-    static void initialise(MemorySegment page, long commId, int rank, int nRanks, int llSlotBytes) {
+    static void initialise(MemorySegment page, long commId, int rank, int nRanks, int slotBytes, int slots) {
         SharedWords.setPlain(page, ShmLayout.MAGIC_OFFSET, ShmLayout.MAGIC);
         page.set(ValueLayout.JAVA_INT, ShmLayout.VERSION_OFFSET, ShmLayout.VERSION);
-        page.set(ValueLayout.JAVA_INT, ShmLayout.SIZE_PARAM_OFFSET, llSlotBytes);
+        page.set(ValueLayout.JAVA_INT, ShmLayout.SIZE_PARAM_OFFSET, slotBytes);
+        page.set(ValueLayout.JAVA_INT, ShmLayout.SLOTS_OFFSET, slots);
         SharedWords.setPlain(page, ShmLayout.PID_OFFSET, ProcessHandle.current().pid());
         SharedWords.setPlain(page, ShmLayout.COMM_OFFSET, commId);
         page.set(ValueLayout.JAVA_INT, ShmLayout.RANK_A_OFFSET, rank);
@@ -122,6 +133,44 @@ final class RankPages implements AutoCloseable {
 
     /** A rank's current collective: its sequence number, signature and count. */
     record Announcement(long sequence, long descriptor, long count) {}
+
+    // ---------------------------------------------------------------- sleeping and waking
+
+    /** The owner's doorbell now: read before looking for work one last time, then passed to {@link #sleep}. */
+    int doorbell() {
+        return SharedWords.acquireInt(mine(), ShmLayout.DOORBELL_OFFSET);
+    }
+
+    /**
+     * Says whether the owner may be asleep. Raised before the owner's last look for work and
+     * lowered after it wakes; a peer that makes work for the owner and then sees it raised rings
+     * the doorbell. The store is volatile, so that the owner's last look cannot come before it.
+     */
+    void sleeping(boolean asleep) {
+        SharedWords.setIntVolatile(mine(), ShmLayout.SLEEPING_OFFSET, asleep ? 1 : 0);
+        VarHandle.fullFence();
+    }
+
+    /**
+     * Sleeps until a peer rings the doorbell, if it still reads {@code doorbell}, for at most
+     * {@code maxNanos}; parks instead where futexes are not available.
+     */
+    void sleep(int doorbell, long maxNanos) {
+        if (Futex.available()) Futex.await(mine(), ShmLayout.DOORBELL_OFFSET, doorbell, maxNanos);
+        else java.util.concurrent.locks.LockSupport.parkNanos(Math.min(maxNanos, 50_000));
+    }
+
+    /**
+     * Wakes rank {@code r} if it may be asleep; call after publishing what it may wait for. The
+     * fence orders the publication before the look at its flag (the other half of the handshake).
+     */
+    void wake(int r) {
+        VarHandle.fullFence();
+        MemorySegment p = page(r);
+        if (SharedWords.acquireInt(p, ShmLayout.SLEEPING_OFFSET) == 0) return;
+        SharedWords.getAndAddInt(p, ShmLayout.DOORBELL_OFFSET, 1);
+        if (Futex.available()) Futex.wakeAll(p, ShmLayout.DOORBELL_OFFSET);
+    }
 
     void finished(long collectivesDone) {
         SharedWords.release(mine(), ShmLayout.DONE_OFFSET, collectivesDone);

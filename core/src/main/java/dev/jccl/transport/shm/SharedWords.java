@@ -11,6 +11,7 @@ import java.lang.invoke.VarHandle;
  */
 final class SharedWords {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     private SharedWords() {}
 
@@ -32,5 +33,22 @@ final class SharedWords {
 
     static void setPlain(MemorySegment s, long offset, long value) {
         LONG.set(s, offset, value);
+    }
+
+    static int acquireInt(MemorySegment s, long offset) {
+        return (int) INT.getAcquire(s, offset);
+    }
+
+    /** A store that no later load may pass: the writer's half of a "set my flag, then look at yours" handshake. */
+    static void setIntVolatile(MemorySegment s, long offset, int value) {
+        INT.setVolatile(s, offset, value);
+    }
+
+    static void releaseInt(MemorySegment s, long offset, int value) {
+        INT.setRelease(s, offset, value);
+    }
+
+    static int getAndAddInt(MemorySegment s, long offset, int delta) {
+        return (int) INT.getAndAdd(s, offset, delta);
     }
 }

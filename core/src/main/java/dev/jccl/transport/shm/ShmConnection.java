@@ -81,6 +81,23 @@ final class ShmConnection {
         return sends.isEmpty() && recvs.isEmpty();
     }
 
+    /**
+     * True if {@link #progress} would have something to do now: data for a waiting receive, or
+     * room for a send with ready bytes. Checked after announcing sleep, before sleeping.
+     */
+    /** True if a receive waits and the peer has published nothing for it. */
+    boolean awaitsData() {
+        return !recvs.isEmpty() && !in.dataNow();
+    }
+
+    boolean hasNews() {
+        if (!recvs.isEmpty() && in.dataNow()) return true;
+        Outgoing f = sends.peek();
+        if (f == null) return false;
+        boolean ready = !f.headerWritten || Math.min(f.handle.readyBytes(), f.data.byteSize()) > f.sent;
+        return ready && out.roomNow();
+    }
+
     int progress() throws FrameMismatchException {
         return progressSends() + progressRecvs();
     }

@@ -8,20 +8,26 @@ package dev.jccl.transport.shm;
  * <h2>Rank page: one per local rank, written by its owner, read by every local peer</h2>
  * <pre>
  *    0 +------------------------------------------------------------------+
- *      | magic "JCCLSHM1" | version u32 | llSlotBytes u32 | owner pid i64 |  header line
- *      | commId i64 | rank u32 | nRanks u32                               |
+ *      | magic "JCCLSHM1" | version u32 | slotBytes u32 | owner pid i64   |  header line
+ *      | commId i64 | rank u32 | nRanks u32 | slots u32                   |
  *   64 | state i64 (INIT, READY, FAILED, ABORTED, CLOSED)                 |  owner
  *  128 | attached i64: local peers that mapped this page                  |  peers, atomic add
  *  192 | announced sequence i64 | announced descriptor i64 | count i64    |  owner, at op start
  *  256 | done i64: collectives this rank has finished                     |  owner
  *  320 | reason length u32 | reason UTF-8 (why the state is FAILED)       |  owner
- * 1024 | low-latency slot 0: flag i64 | descriptor i64 | length i64 | … |  owner (even sequences)
- *      |                     data (llSlotBytes), from the next cache line |
- *      | low-latency slot 1: the same, for odd sequences                  |
+ * 1024 | doorbell i32: peers add 1 and wake the owner's futex             |  peers, atomic add
+ * 1088 | sleeping i32: 1 while the owner may sleep on its doorbell        |  owner
+ * 1152 | consumed[w] i64, one line per rank w: how many of w's outbox     |  owner (as a reader)
+ *      | chunks this rank has finished with                               |
+ *    C | outbox slot 0: flag i64 | sequence | descriptor | count | length |  owner (as a writer)
+ *      |                data (slotBytes), from the next cache line        |
+ *      | outbox slot 1 … slot (slots-1): the same                         |
  *      +------------------------------------------------------------------+
  * </pre>
- * A slot's flag holds {@code sequence + 1} once its data is complete (0 = never written), so a
- * reader polls one word and then reads data the release of that word published.
+ * The outbox is a ring of {@code slots} chunks that every local rank reads in place: the owner's
+ * chunk number g (counted over the communicator's life) goes to slot {@code g % slots}, and its
+ * flag then holds {@code g + 1}. The owner may reuse a slot only once every peer's
+ * {@code consumed[owner]} says it is done with the chunk that was there.
  *
  * <h2>Pair segment: one per pair of local ranks that exchange data, made by the lower rank</h2>
  * <pre>
@@ -54,7 +60,7 @@ final class ShmLayout {
     // ---- header line, common to both kinds
     static final long MAGIC_OFFSET = 0;
     static final long VERSION_OFFSET = 8;
-    /** Rank page: llSlotBytes; pair segment: ringBytes. */
+    /** Rank page: slotBytes; pair segment: ringBytes. */
     static final long SIZE_PARAM_OFFSET = 12;
     static final long PID_OFFSET = 16;
     static final long COMM_OFFSET = 24;
@@ -73,12 +79,16 @@ final class ShmLayout {
     static final long REASON_LENGTH_OFFSET = 320;
     static final long REASON_OFFSET = 324;
     static final int REASON_MAX_BYTES = 1024 - 324;
-    static final long LL_OFFSET = 1024;
-    static final long LL_FLAG = 0;
-    static final long LL_DESCRIPTOR = 8;
-    static final long LL_COUNT = 16;
-    static final long LL_LENGTH = 24;
-    static final long LL_DATA = LINE;
+    static final long SLOTS_OFFSET = 40;
+    static final long DOORBELL_OFFSET = 1024;
+    static final long SLEEPING_OFFSET = 1088;
+    static final long CONSUMED_OFFSET = 1152;
+    static final long SLOT_FLAG = 0;
+    static final long SLOT_SEQUENCE = 8;
+    static final long SLOT_DESCRIPTOR = 16;
+    static final long SLOT_COUNT = 24;
+    static final long SLOT_LENGTH = 32;
+    static final long SLOT_DATA = LINE;
 
     static final long STATE_INIT = 0;
     static final long STATE_READY = 1;
@@ -86,16 +96,24 @@ final class ShmLayout {
     static final long STATE_ABORTED = 3;
     static final long STATE_CLOSED = 4;
 
-    static long llSlotStride(int llSlotBytes) {
-        return LINE + roundUp(llSlotBytes, LINE);
+    static long consumedOffset(int writer) {
+        return CONSUMED_OFFSET + (long) writer * LINE;
     }
 
-    static long llSlotOffset(int llSlotBytes, int parity) {
-        return LL_OFFSET + parity * llSlotStride(llSlotBytes);
+    static long outboxOffset(int nRanks) {
+        return consumedOffset(nRanks);
     }
 
-    static long rankPageBytes(int llSlotBytes) {
-        return roundUp(LL_OFFSET + 2 * llSlotStride(llSlotBytes), PAGE);
+    static long slotStride(int slotBytes) {
+        return LINE + roundUp(slotBytes, LINE);
+    }
+
+    static long slotOffset(int nRanks, int slotBytes, int slot) {
+        return outboxOffset(nRanks) + slot * slotStride(slotBytes);
+    }
+
+    static long rankPageBytes(int nRanks, int slotBytes, int slots) {
+        return roundUp(slotOffset(nRanks, slotBytes, slots), PAGE);
     }
 
     // ---- pair segment

@@ -77,7 +77,17 @@ final class ShmRing {
         return free;
     }
 
+    /** True if the consumer has given room back since the producer last looked (or there is room). */
+    boolean roomNow() {
+        return capacity - (position - SharedWords.acquire(seg, headAt)) > 0;
+    }
+
     // ---------------------------------------------------------------- consumer
+
+    /** True if the producer has published bytes the consumer has not taken yet. */
+    boolean dataNow() {
+        return SharedWords.acquire(seg, tailAt) > position;
+    }
 
     /** Bytes published and not yet consumed, re-reading the tail when the cached value shows none. */
     private long readable() {

@@ -34,10 +34,13 @@ import java.util.concurrent.locks.LockSupport;
 public final class ShmTransport implements Transport {
     /** Bit of an announced descriptor: that collective cannot finish on any rank before every rank has joined it. */
     public static final long NEEDS_EVERY_RANK = 1L << 56;
-    /** Default bytes of one low-latency slot: the most one rank publishes in a one-shot operation. */
-    public static final int DEFAULT_LL_SLOT_BYTES = 64 * 1024;
+    /** Bytes of one outbox chunk: big enough that a chunk's signal costs little, small enough to pipeline. */
+    public static final int OUTBOX_SLOT_BYTES = 256 * 1024;
+    /** Chunks a writer may be ahead of its slowest reader. */
+    public static final int OUTBOX_SLOTS = 4;
     private static final long PEER_CHECK_INTERVAL_NANOS = 5_000_000;
-    private static final long MAX_PARK_NANOS = 50_000;
+    /** The longest sleep between looks at the peers, and at connections being made. */
+    private static final long MAX_SLEEP_NANOS = 5_000_000;
 
     private final ShmDirectory directory;
     private final long commId;
@@ -55,6 +58,8 @@ public final class ShmTransport implements Transport {
     private final List<ShmConnection> active = new ArrayList<>();
     private final List<Integer> connecting = new ArrayList<>();
     private long lastPeerCheck;
+    /** Sleeps are cut to this when sockets carry other peers' data, which cannot ring the doorbell. */
+    private volatile long maxSleepNanos = MAX_SLEEP_NANOS;
     private long currentSequence = -1;
     private long currentDescriptor;
     private long currentCount;
@@ -91,14 +96,33 @@ public final class ShmTransport implements Transport {
     }
 
     /**
+     * Whether ranks of this host could talk through shared memory here, and what with: for
+     * {@code jccl info}. Null {@code reasonOff} when not disabled.
+     */
+    public static String describeAvailability(boolean disabled, String disabledBy) {
+        if (disabled) return "off (" + disabledBy + "): ranks of one host use TCP";
+        ShmDirectory dir = ShmDirectory.standard();
+        String reason = dir.unavailableReason();
+        if (reason != null) return "unavailable: " + reason;
+        long free = ShmSegment.usableBytes(dir.dir());
+        String space = free < 0 ? "free space unknown" : String.format("%.1f GiB free", free / (double) (1L << 30));
+        String waits = Futex.available() ? "waiting ranks sleep on futexes" : "waiting ranks park (" + Futex.unavailableReason() + ")";
+        return "available (" + dir.dir() + ", " + space + "; " + waits + ")";
+    }
+
+    /** Whether this transport can be used here at all (a shared-memory directory exists and is writable). */
+    public static boolean usableHere() {
+        return ShmDirectory.standard().unavailableReason() == null;
+    }
+
+    /**
      * Sets up shared memory with every rank of {@code peers} that shares memory with this one:
      * creates this rank's page, maps theirs, and waits until each of them has mapped this one,
      * all before {@code deadlineNanos}.
      *
      * @param bufferBytes bytes of each direction's ring (JCCL_BUFFSIZE)
      */
-    public static ShmTransport open(long commId, int rank, List<PeerInfo> peers, int bufferBytes, int llSlotBytes, Log log,
-                                    long deadlineNanos) {
+    public static ShmTransport open(long commId, int rank, List<PeerInfo> peers, int bufferBytes, Log log, long deadlineNanos) {
         ShmDirectory directory = ShmDirectory.standard();
         for (String stale : directory.reap()) {
             log.info(Log.Subsys.INIT, "removed " + directory.dir().resolve(stale) + ", left by a process that no longer runs");
@@ -113,8 +137,8 @@ public final class ShmTransport implements Transport {
             }
         }
         ShmSegment[] pageSegments = new ShmSegment[peers.size()];
-        RankPages pages = new RankPages(rank, llSlotBytes, pageSegments);
-        long pageBytes = ShmLayout.rankPageBytes(llSlotBytes);
+        RankPages pages = new RankPages(rank, OUTBOX_SLOT_BYTES, OUTBOX_SLOTS, pageSegments);
+        long pageBytes = ShmLayout.rankPageBytes(peers.size(), OUTBOX_SLOT_BYTES, OUTBOX_SLOTS);
         try {
             Path mine = directory.rankPage(me.shmPrefix(), commId, rank);
             try {
@@ -125,7 +149,7 @@ public final class ShmTransport implements Transport {
                 throw new JcclException("rank " + rank + " cannot create " + mine + ": " + e.getMessage()
                         + ". Set JCCL_SHM_DISABLE=1 to use TCP between ranks of this host instead.", e);
             }
-            RankPages.initialise(pageSegments[rank].memory(), commId, rank, peers.size(), llSlotBytes);
+            RankPages.initialise(pageSegments[rank].memory(), commId, rank, peers.size(), OUTBOX_SLOT_BYTES, OUTBOX_SLOTS);
             RankPages.setState(pageSegments[rank].memory(), ShmLayout.STATE_READY);
             ShmTransport t = new ShmTransport(directory, commId, rank, peers, local, ShmLayout.ringBytes(bufferBytes), pages, log);
             t.mapPeerPages(pageSegments, pageBytes, deadlineNanos);
@@ -219,9 +243,9 @@ public final class ShmTransport implements Transport {
         return local[peer];
     }
 
-    /** The pages of this rank and its local peers, for the low-latency path. */
-    public ShmLowLatency lowLatency() {
-        return new ShmLowLatency(this, pages, rank, peers.size());
+    /** The outboxes of this rank and its local peers, for the one-shot (LL) collectives. */
+    public ShmOutbox outbox() {
+        return new ShmOutbox(this, pages, rank, peers.size());
     }
 
     @Override
@@ -314,7 +338,11 @@ public final class ShmTransport implements Transport {
         int work = 0;
         for (int i = active.size() - 1; i >= 0; i--) {
             ShmConnection c = active.get(i);
-            work += c.progress();
+            int w = c.progress();
+            if (w > 0) {
+                work += w;
+                pages.wake(c.peer()); // it may sleep waiting for what we just wrote, or for the room we just gave back
+            }
             if (c.idle()) active.remove(i);
         }
         if (!awaitingAttach.isEmpty()) unlinkAttached();
@@ -337,9 +365,10 @@ public final class ShmTransport implements Transport {
     }
 
     /**
-     * Parks briefly: shared memory has no way to wake a waiter, and a short park lets the peers
-     * we wait for have the CPU when ranks outnumber cores. Every few milliseconds it also checks
-     * on the peers with pending transfers.
+     * Sleeps on this rank's doorbell until a peer that makes work for it rings it (see
+     * {@link RankPages#wake}), or at most a few milliseconds, between which it checks on the peers
+     * it waits for. Peers ring only a rank that has said it may sleep, and it says so before its
+     * last look for work, so no wake-up is lost.
      */
     @Override
     public void awaitIo(long maxNanos) throws IOException {
@@ -353,7 +382,20 @@ public final class ShmTransport implements Transport {
             }
             for (int p : connecting) checkPeer(p);
         }
-        LockSupport.parkNanos(Math.min(maxNanos, MAX_PARK_NANOS));
+        long limit = Math.min(maxNanos, connecting.isEmpty() ? maxSleepNanos : Math.min(maxSleepNanos, 1_000_000));
+        int doorbell = pages.doorbell();
+        pages.sleeping(true);
+        try {
+            for (ShmConnection c : active) if (c.hasNews()) return;
+            pages.sleep(doorbell, limit);
+        } finally {
+            pages.sleeping(false);
+        }
+    }
+
+    /** Caps each sleep, for communicators whose other peers are reached by sockets, which cannot ring this rank's doorbell. */
+    public void limitSleep(long nanos) {
+        maxSleepNanos = Math.min(MAX_SLEEP_NANOS, nanos);
     }
 
     /** A {@link PeerLostException} if {@code peer}'s page says it stopped, or its process is gone. */
@@ -380,7 +422,7 @@ public final class ShmTransport implements Transport {
 
     @Override
     public void wakeup() {
-        // a waiter parks for at most MAX_PARK_NANOS and then sees the transport closed
+        // A waiter sleeps for at most a few milliseconds, then sees the transport closed.
     }
 
     boolean isClosed() {
@@ -434,7 +476,7 @@ public final class ShmTransport implements Transport {
         if (currentSequence >= 0 && a.sequence() == currentSequence && (a.descriptor() != currentDescriptor || a.count() != currentCount)) {
             throw new OperationMismatchException(peer, currentSequence, a.descriptor(), a.count());
         }
-        if (inPointToPoint && a.sequence() >= collectivesDone && (a.descriptor() & NEEDS_EVERY_RANK) != 0
+        if (inPointToPoint && connections[peer] != null && connections[peer].awaitsData() && a.sequence() >= collectivesDone && (a.descriptor() & NEEDS_EVERY_RANK) != 0
                 && pages.done(peer) <= a.sequence()) {
             throw new OperationMismatchException(peer, a.sequence(), a.descriptor(), a.count());
         }

@@ -147,13 +147,14 @@ public final class PerfBenchmark {
     }
 
     /**
-     * Runs the first case at the largest and the smallest size, out of place and in place, with
-     * the barrier and time aggregation of a row, in batches, until {@code --warmup-time} has
-     * passed on every rank (the ranks agree through an AllReduce, so they stop after the same
-     * batch). A JVM times interpreted code, and competes with its own compiler threads, for about
-     * its first second; and code compiled for one shape of call (native memory, out of place) is
-     * thrown away and recompiled the first time another shape comes (in place, a heap array):
-     * without this the first rows would measure that.
+     * Runs the first case at every size of the sweep, out of place and in place, with the barrier
+     * and time aggregation of a row, in rounds, until {@code --warmup-time} has passed on every
+     * rank (the ranks agree through an AllReduce, so they stop after the same round). A JVM runs
+     * interpreted code, and competes with its own compiler threads, for about its first second,
+     * and each size may take another path (another algorithm, another protocol) that needs
+     * compiling too; code compiled for one shape of call (native memory, out of place) is thrown
+     * away and recompiled the first time another comes (in place, a heap array). Without this the
+     * first rows would time the compiler.
      */
     private void warmUpTheJvm(int root) {
         if (options.warmupSeconds() <= 0) return;
@@ -164,11 +165,12 @@ public final class PerfBenchmark {
         long start = System.nanoTime();
         int[] done = {0};
         while (done[0] == 0) {
-            for (long bytes : new long[] {options.sweep().max(), options.sweep().min()}) {
+            for (long bytes : options.sweep().sizes()) {
                 PerfCollective.Geometry g = coll.geometry(bytes / ws, ranks);
-                int batch = Math.max(1, options.warmupIters()) * (bytes < (1 << 20) ? 50 : 1);
+                // About 8 MiB per size and round, between one call and a hundred warm-up batches.
+                long batch = Math.clamp((8L << 20) / Math.max(1, bytes), 1, 100L * Math.max(1, options.warmupIters()));
                 for (boolean inPlace : new boolean[] {false, true}) {
-                    iterate(batch, g, type, op, root, send(g, ws, inPlace), recv(g, ws, inPlace));
+                    iterate((int) batch, g, type, op, root, send(g, ws, inPlace), recv(g, ws, inPlace));
                     comm.barrier();
                 }
             }
@@ -236,15 +238,16 @@ public final class PerfBenchmark {
     }
 
     /**
-     * {@code n} operations as {@code -z} says: blocking calls with a barrier after each, or all
+     * {@code n} operations as {@code -z} says: blocking calls (with a barrier after each for -z 1), or all
      * issued asynchronously and then waited for (nccl-tests: enqueue on the stream, synchronize once).
      */
     private void iterate(int n, PerfCollective.Geometry g, DataType type, ReduceOp op, int root, MemorySegment send, MemorySegment recv) {
         PerfCollective coll = options.collective();
         if (options.blocking()) {
+            boolean barrier = options.calls() == PerfOptions.Calls.BLOCKING_WITH_BARRIER;
             for (int i = 0; i < n; i++) {
                 coll.run(comm, send, recv, g.paramCount(), type, op, root);
-                comm.barrier();
+                if (barrier) comm.barrier();
             }
             return;
         }
@@ -334,7 +337,11 @@ public final class PerfBenchmark {
         out.printf(Locale.ROOT, "# nThread 1 nGpus 1 minBytes %d maxBytes %d step: %d(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0%n",
                 sw.min(), sw.max(), sw.factor() > 1 ? sw.factor() : sw.increment(), sw.factor() > 1 ? "factor" : "bytes",
                 options.warmupIters(), options.iters(), options.checks());
-        if (options.blocking()) out.println("# Blocking Enabled: wait for completion and barrier after each collective ");
+        if (options.calls() == PerfOptions.Calls.BLOCKING_WITH_BARRIER) {
+            out.println("# Blocking Enabled: wait for completion and barrier after each collective ");
+        } else if (options.calls() == PerfOptions.Calls.BLOCKING) {
+            out.println("# Blocking Enabled: blocking calls back to back, no barrier (-z 2, Jccl's) ");
+        }
         out.println("#");
         out.println("# Using devices");
         for (String d : devices) {
@@ -346,10 +353,14 @@ public final class PerfBenchmark {
         long buffers = options.checks() > 0 ? 3 : 2;
         out.printf(Locale.ROOT, "#%n# Jccl %s: %d %s on %d %s, transport %s, algorithm %s, %s%n", Jccl.version(), ranks,
                 ranks == 1 ? "rank" : "ranks", hosts, hosts == 1 ? "host" : "hosts", transport, algorithm,
-                options.blocking() ? "blocking calls (-z 1)" : "async calls (-z 0)");
+                switch (options.calls()) {
+                    case ASYNC -> "async calls (-z 0)";
+                    case BLOCKING_WITH_BARRIER -> "blocking calls (-z 1)";
+                    case BLOCKING -> "blocking calls, no barrier (-z 2)";
+                });
         out.printf(Locale.ROOT, "# Algorithms: %s%n", algorithmsOverSweep());
         if (options.warmupSeconds() > 0) {
-            out.printf(Locale.ROOT, "# JVM warm-up: %.1f s of the first case before timing (--warmup-time)%n", options.warmupSeconds());
+            out.printf(Locale.ROOT, "# JVM warm-up: %.1f s of the first case at every size before timing (--warmup-time)%n", options.warmupSeconds());
         }
         out.printf(Locale.ROOT, "# Memory: %d buffers of %s per rank (send, recv%s), %s in all per rank, allocated and zeroed before timing%n",
                 buffers, SizeSweep.binary(maxBytes), buffers == 3 ? ", expected" : "", SizeSweep.binary(buffers * maxBytes));

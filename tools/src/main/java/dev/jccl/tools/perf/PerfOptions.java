@@ -11,6 +11,7 @@ import java.util.List;
  *
  * @param warmupSeconds JVM warm-up before the first row ({@code --warmup-time}): timed calls run
  *                  compiled code only once the JIT has compiled it, which takes the JVM about a second
+ * @param calls     how the timed calls are made ({@code -z})
  * @param roots     the roots to run ({@code -r}); null means every rank ({@code -r all})
  * @param average   how rank times combine ({@code -a}): 0 rank 0's, 1 mean, 2 min, 3 max
  * @param corrupt   hidden debug switch: damage one received element before checking, to prove the check catches it
@@ -20,8 +21,36 @@ import java.util.List;
  * @param arguments the perf arguments as given, for the report
  */
 public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters, int warmupIters, double warmupSeconds, int checks,
-                          List<ReduceOp> ops, List<DataType> types, List<Integer> roots, boolean blocking, int average,
+                          List<ReduceOp> ops, List<DataType> types, List<Integer> roots, Calls calls, int average,
                           boolean corrupt, Path json, Path plot, boolean progress, List<String> arguments) {
+    /** {@code -z}: how the timed iterations call the communicator. */
+    public enum Calls {
+        /** {@code -z 0}, nccl-tests' default: every iteration issued asynchronously, one wait at the end. */
+        ASYNC,
+        /** {@code -z 1}, as nccl-tests: blocking calls, with a barrier after each (the barrier is timed too). */
+        BLOCKING_WITH_BARRIER,
+        /** {@code -z 2}, Jccl's: blocking calls back to back, as MPI benchmarks (OSU, IMB) time one call. */
+        BLOCKING;
+
+        public static Calls of(int z) {
+            return switch (z) {
+                case 0 -> ASYNC;
+                case 1 -> BLOCKING_WITH_BARRIER;
+                case 2 -> BLOCKING;
+                default -> throw new IllegalArgumentException("-z (blocking) must be 0, 1 or 2, got " + z);
+            };
+        }
+
+        public boolean blocking() {
+            return this != ASYNC;
+        }
+    }
+
+    /** True for the blocking modes ({@code -z 1} and {@code -z 2}). */
+    public boolean blocking() {
+        return calls.blocking();
+    }
+
     public PerfOptions {
         if (iters < 1) throw new IllegalArgumentException("-n (iters) must be at least 1, got " + iters);
         if (warmupIters < 0) throw new IllegalArgumentException("-w (warmup_iters) must not be negative, got " + warmupIters);

@@ -101,7 +101,7 @@ class PerfBenchmarkTest {
     @Test
     void blockingModeSaysSoAndChecksClean() throws Exception {
         PerfOptions o = options(PerfCollective.REDUCE, ODD_SIZES, List.of(DataType.INT32), List.of(ReduceOp.MAX), List.of(1), false, 1);
-        PerfOptions blocking = new PerfOptions(o.collective(), o.sweep(), 3, 1, 0, 2, o.ops(), o.types(), o.roots(), true, 3, false,
+        PerfOptions blocking = new PerfOptions(o.collective(), o.sweep(), 3, 1, 0, 2, o.ops(), o.types(), o.roots(), PerfOptions.Calls.BLOCKING_WITH_BARRIER, 3, false,
                 null, null, false, o.arguments());
         Run run = run(3, blocking);
         assertTrue(run.table.contains("# Blocking Enabled: wait for completion and barrier after each collective"), run.table);
@@ -115,7 +115,7 @@ class PerfBenchmarkTest {
     void progressLineIsDrawnAndClearedOnlyOnRankZero() throws Exception {
         PerfOptions o = options(PerfCollective.ALL_REDUCE, new SizeSweep(8, 512, 8, 1), List.of(DataType.FLOAT32), List.of(ReduceOp.SUM),
                 null, false, 1);
-        PerfOptions withProgress = new PerfOptions(o.collective(), o.sweep(), 1, 0, 0, 1, o.ops(), o.types(), null, false, 1, false,
+        PerfOptions withProgress = new PerfOptions(o.collective(), o.sweep(), 1, 0, 0, 1, o.ops(), o.types(), null, PerfOptions.Calls.ASYNC, 1, false,
                 null, null, true, o.arguments());
         ByteArrayOutputStream[] progress = {new ByteArrayOutputStream(), new ByteArrayOutputStream()};
         List<Object> results = TestRanks.run(2, CONFIG, (rank, comm) -> new PerfBenchmark(comm, withProgress,
@@ -156,6 +156,6 @@ class PerfBenchmarkTest {
 
     static PerfOptions options(PerfCollective c, SizeSweep sweep, List<DataType> types, List<ReduceOp> ops, List<Integer> roots,
                                boolean corrupt, int checks) {
-        return new PerfOptions(c, sweep, 1, 1, 0, checks, ops, types, roots, false, 1, corrupt, null, null, false, List.of("test"));
+        return new PerfOptions(c, sweep, 1, 1, 0, checks, ops, types, roots, PerfOptions.Calls.ASYNC, 1, corrupt, null, null, false, List.of("test"));
     }
 }

@@ -1,0 +1,159 @@
+package dev.jccl.transport.shm;
+
+import dev.jccl.transport.OperationMismatchException;
+import dev.jccl.transport.PeerLostException;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The outboxes of the rank pages (see {@link ShmLayout}): each rank publishes the data a
+ * collective needs from it as numbered chunks in its own outbox, and every local rank reads the
+ * chunks it needs in place, straight out of the writer's memory. A chunk's header line carries the
+ * flag, the operation's sequence number and signature (so a mismatched call is caught on the first
+ * chunk) and the chunk's length; a small operation is a single chunk, one cache line if it is
+ * small enough, and costs one line crossing between cores.
+ *
+ * <p>Flow control: a writer reuses slot {@code g % slots} for chunk {@code g} only once every peer
+ * has finished with chunk {@code g - slots}, as its {@code consumed} counter for the writer says.
+ * The smallest counter seen is cached, so a writer that keeps ahead of its slowest reader reads
+ * the counters once every few chunks, not for every chunk. Readers that do not need a writer's
+ * chunks in some operation still advance their counter past them, so the writer never waits for
+ * them.
+ *
+ * <p>Single-threaded per rank, like the transport.
+ */
+public final class ShmOutbox {
+    private final ShmTransport transport;
+    private final RankPages pages;
+    private final int rank;
+    private final int size;
+    private final long[] slotOffset;
+    /** Every peer has finished with at least this many of this rank's chunks. */
+    private long knownConsumed;
+
+    ShmOutbox(ShmTransport transport, RankPages pages, int rank, int size) {
+        this.transport = transport;
+        this.pages = pages;
+        this.rank = rank;
+        this.size = size;
+        this.slotOffset = new long[pages.slots()];
+        for (int s = 0; s < slotOffset.length; s++) slotOffset[s] = ShmLayout.slotOffset(size, pages.slotBytes(), s);
+    }
+
+    /** The most data one chunk carries. */
+    public int slotBytes() {
+        return pages.slotBytes();
+    }
+
+    /** How many chunks a writer may have published that not every reader has finished with. */
+    public int slots() {
+        return slotOffset.length;
+    }
+
+    private long slot(long chunk) {
+        return slotOffset[(int) (chunk % slotOffset.length)];
+    }
+
+    // ---------------------------------------------------------------- writer
+
+    /** True once every peer has finished with the chunk that slot {@code chunk % slots} held. */
+    public boolean canWrite(long chunk) {
+        long needed = chunk - slotOffset.length + 1;
+        if (knownConsumed >= needed) return true;
+        long min = Long.MAX_VALUE;
+        for (int r = 0; r < size; r++) if (r != rank) min = Math.min(min, SharedWords.acquire(pages.page(r), ShmLayout.consumedOffset(rank)));
+        knownConsumed = Math.max(knownConsumed, min);
+        return knownConsumed >= needed;
+    }
+
+    /** Where {@code bytes} of this rank's chunk {@code chunk} go ({@link #canWrite} first). */
+    public MemorySegment slotData(long chunk, long bytes) {
+        return pages.mine().asSlice(slot(chunk) + ShmLayout.SLOT_DATA, bytes);
+    }
+
+    /** Publishes chunk {@code chunk}, whose data is written, as part of collective {@code sequence}. */
+    public void publish(long chunk, long sequence, long descriptor, long count, long length) {
+        MemorySegment p = pages.mine();
+        long at = slot(chunk);
+        SharedWords.setPlain(p, at + ShmLayout.SLOT_SEQUENCE, sequence);
+        SharedWords.setPlain(p, at + ShmLayout.SLOT_DESCRIPTOR, descriptor);
+        SharedWords.setPlain(p, at + ShmLayout.SLOT_COUNT, count);
+        SharedWords.setPlain(p, at + ShmLayout.SLOT_LENGTH, length);
+        SharedWords.release(p, at + ShmLayout.SLOT_FLAG, chunk + 1);
+    }
+
+    // ---------------------------------------------------------------- reader
+
+    /** True once {@code writer} has published its chunk {@code chunk}. */
+    public boolean published(int writer, long chunk) {
+        return SharedWords.acquire(pages.page(writer), slot(chunk) + ShmLayout.SLOT_FLAG) == chunk + 1;
+    }
+
+    /** The data of a published chunk, in place in the writer's outbox. */
+    public MemorySegment data(int writer, long chunk, long bytes) {
+        return pages.page(writer).asSlice(slot(chunk) + ShmLayout.SLOT_DATA, bytes);
+    }
+
+    public long sequence(int writer, long chunk) {
+        return SharedWords.plain(pages.page(writer), slot(chunk) + ShmLayout.SLOT_SEQUENCE);
+    }
+
+    public long descriptor(int writer, long chunk) {
+        return SharedWords.plain(pages.page(writer), slot(chunk) + ShmLayout.SLOT_DESCRIPTOR);
+    }
+
+    public long count(int writer, long chunk) {
+        return SharedWords.plain(pages.page(writer), slot(chunk) + ShmLayout.SLOT_COUNT);
+    }
+
+    public long length(int writer, long chunk) {
+        return SharedWords.plain(pages.page(writer), slot(chunk) + ShmLayout.SLOT_LENGTH);
+    }
+
+    /** This rank has finished with {@code writer}'s chunks below {@code chunks}; the writer may reuse their slots. */
+    public void consumed(int writer, long chunks) {
+        SharedWords.release(pages.mine(), ShmLayout.consumedOffset(writer), chunks);
+    }
+
+    // ---------------------------------------------------------------- sleeping and waking
+
+    /** Wakes {@code r} if it may be asleep: after publishing chunks it reads, or consuming chunks it wrote. */
+    public void wake(int r) {
+        pages.wake(r);
+    }
+
+    /** The doorbell before the last look for work; see {@link #sleep}. */
+    public int doorbell() {
+        return pages.doorbell();
+    }
+
+    /** Raises or lowers this rank's "may be asleep" flag; raised before the last look for work. */
+    public void sleeping(boolean asleep) {
+        pages.sleeping(asleep);
+    }
+
+    /** Sleeps until the doorbell no longer reads {@code doorbell}, or {@code maxNanos}. */
+    public void sleep(int doorbell, long maxNanos) {
+        pages.sleep(doorbell, maxNanos);
+    }
+
+    // ---------------------------------------------------------------- the peers
+
+    /** A {@link PeerLostException} if {@code r} failed, aborted, closed or died. */
+    public void checkPeer(int r) throws PeerLostException {
+        transport.checkPeer(r);
+    }
+
+    /** An {@link OperationMismatchException} if rank {@code r} says it is in collective {@code sequence} with another signature. */
+    public void checkSameOperation(int r, long sequence, long descriptor, long count) throws OperationMismatchException {
+        RankPages.Announcement a = pages.announced(r);
+        if (a != null && a.sequence() == sequence && (a.descriptor() != descriptor || a.count() != count)) {
+            throw new OperationMismatchException(r, sequence, a.descriptor(), a.count());
+        }
+    }
+
+    /** True once the transport was closed (abort): the caller must stop touching the outboxes. */
+    public boolean closed() {
+        return transport.isClosed();
+    }
+}
