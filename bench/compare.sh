@@ -78,7 +78,9 @@ run_jccl() { # row index, repetition
   [[ "$transport" == tcp ]] && env=(JCCL_SHM_DISABLE=1)
   # -z 2: blocking calls back to back, as mpi_bench times MPI's (nccl-tests' -z 0 would add a
   # thread handoff per batch, -z 1 a barrier per call, neither of which the MPI side pays).
-  if ! env "${env[@]}" ./jccl perf "$coll" -np "$np" -b "$bytes" -e "$bytes" -n "$iters" -w "$warm" -c 0 -z 2 >"$file" 2>"$file.err"; then
+  # --warmup-time 5: the JVM compiles its hot paths in the first seconds, competing for the two
+  # cores with the ranks themselves; C needs no such warm-up, and none of it is timed.
+  if ! env "${env[@]}" ./jccl perf "$coll" -np "$np" -b "$bytes" -e "$bytes" -n "$iters" -w "$warm" -c 0 -z 2 --warmup-time 5 >"$file" 2>"$file.err"; then
     say "jccl perf failed for '$name' (see $file.err)"; tail -5 "$file.err" >&2; return 1
   fi
   local value; value="$(jccl_value "$file" "$metric")"

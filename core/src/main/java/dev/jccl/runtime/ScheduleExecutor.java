@@ -99,6 +99,7 @@ final class ScheduleExecutor {
         ReduceKernel kernel = op.op() == null ? null : ReduceKernels.of(op.type(), op.op());
         List<Step> steps = schedule.steps();
         List<TransferHandle> handles = new ArrayList<>();
+        boolean outOfPlace = !Memory.overlap(buffers.send(), buffers.recv());
         Map<Action.Send, TransferHandle> postedEarly = new IdentityHashMap<>();
         Map<Action.Send, TransferHandle> postingEarly = new IdentityHashMap<>();
         for (int k = 0; k < steps.size(); k++) {
@@ -134,12 +135,30 @@ final class ScheduleExecutor {
                     }
                     handles.add(postReceive(op, k, r, buffers, elem, kernel, early));
                 }
+                if (next != null && outOfPlace) postReadySendsEarly(op, k + 1, next, buffers, elem, postingEarly);
                 await(op, handles, where, deadlineNanos);
                 postedEarly.putAll(postingEarly);
                 postingEarly.clear();
             } catch (IOException | IllegalStateException e) {
                 throw new StepFailure(e, where);
             }
+        }
+    }
+
+    /**
+     * Posts, during step {@code step - 1}, the sends of {@code step} whose data is the caller's
+     * SEND buffer, which nothing in the operation writes when it is out of place: the next slice
+     * of a ring then leaves while this step's data is still arriving, and a socket never waits
+     * for the step to end before it has something to carry. Only the first send to each peer, so
+     * that frames to a peer stay in the order of the schedule.
+     */
+    private void postReadySendsEarly(OpContext op, int step, Step next, Buffers buffers, int elem,
+                                     Map<Action.Send, TransferHandle> postingEarly) throws IOException {
+        Set<Integer> firstToPeer = new java.util.HashSet<>();
+        for (Action a : next.actions()) {
+            if (!(a instanceof Action.Send s) || !firstToPeer.add(s.peer())) continue;
+            if (postingEarly.containsKey(s) || s.from().buffer() != BufferRole.SEND || !transport.tryConnect(List.of(s.peer()))) continue;
+            postingEarly.put(s, postSend(op, step, s, buffers, elem));
         }
     }
 

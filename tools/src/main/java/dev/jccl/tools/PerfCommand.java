@@ -81,7 +81,7 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "5", description = "Warm-up iterations (default ${DEFAULT-VALUE}).")
     private int warmupIters;
 
-    @Option(names = "--warmup-time", paramLabel = "SECONDS", defaultValue = "1",
+    @Option(names = "--warmup-time", paramLabel = "SECONDS", defaultValue = "3",
             description = "JVM warm-up before the first row: the first case runs at the largest and smallest size until this many seconds have passed on every rank, so the rows time compiled code (default ${DEFAULT-VALUE}; 0 for none).")
     private double warmupSeconds;
 

@@ -34,7 +34,7 @@ class PerfCommandTest {
     void fourLocalRanksSweepToSixtyFourMegabytesCleanAndWriteJsonThatPlots(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("ar.json");
         Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-np", "4", "-b", "8", "-e", "64M", "-f", "4",
-                "-c", "1", "-n", "2", "-w", "1", "--json", json.toString());
+                "-c", "1", "-n", "2", "-w", "1", "--warmup-time", "0", "--json", json.toString());
 
         assertEquals(0, r.code(), r::toString);
         List<Matcher> rows = rows(r.out());
@@ -70,9 +70,10 @@ class PerfCommandTest {
     @Test
     void aDamagedElementFailsTheRunLoudly() throws Exception {
         Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-np", "2", "-b", "8", "-e", "1K", "-f", "4",
-                "-n", "1", "-w", "0", "--debug-corrupt");
+                "-n", "1", "-w", "0", "--warmup-time", "0.2", "--debug-corrupt");
 
         assertEquals(1, r.code(), r::toString);
+        assertTrue(r.out().contains("# JVM warm-up: 0.2 s of the first case at every size before timing (--warmup-time)\n"), r::toString);
         List<Matcher> rows = rows(r.out());
         assertEquals(4, rows.size(), r::toString);
         for (Matcher m : rows) {
@@ -86,7 +87,7 @@ class PerfCommandTest {
     void withoutLauncherOrNpTheProcessIsOneRankAndPlotsItself(@TempDir Path dir) throws Exception {
         Path png = dir.resolve("sr.png");
         Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "sendrecv", "-b", "1", "-e", "1K", "-f", "32", "-n", "1", "-w", "0",
-                "--plot", png.toString());
+                "--warmup-time", "0", "--plot", png.toString());
         assertEquals(0, r.code(), r::toString);
         assertEquals(3, rows(r.out()).size(), r::toString);
         assertTrue(r.out().contains("#  Rank  0 Group  0 Pid ") && !r.out().contains("#  Rank  1 "), r::toString);
@@ -105,7 +106,7 @@ class PerfCommandTest {
     @Test
     void underJcclRunEachProcessIsARank() throws Exception {
         List<String> command = new ArrayList<>(List.of("run", "-np", "3", "--", Cli.java().toString(), "-cp", Cli.classPath(),
-                JcclCommand.class.getName(), "perf", "reduce_scatter", "-b", "96", "-e", "96", "-o", "all", "-n", "1", "-w", "0"));
+                JcclCommand.class.getName(), "perf", "reduce_scatter", "-b", "96", "-e", "96", "-o", "all", "-n", "1", "-w", "0", "--warmup-time", "0"));
         Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), command.toArray(String[]::new));
         assertEquals(0, r.code(), r::toString);
         List<Matcher> rows = new ArrayList<>();
@@ -141,7 +142,7 @@ class PerfCommandTest {
         Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "--help");
         assertEquals(0, r.code(), r::toString);
         for (String flag : List.of("-b, --minbytes", "-e, --maxbytes", "-f, --stepfactor", "-i, --stepbytes", "-n, --iters",
-                "-w, --warmup_iters", "-c, --check", "-o, --op", "-d, --datatype", "-r, --root", "-z, --blocking", "-a, --average",
+                "-w, --warmup_iters", "--warmup-time", "-c, --check", "-o, --op", "-d, --datatype", "-r, --root", "-z, --blocking", "-a, --average",
                 "-np", "--json", "plot")) {
             assertTrue(r.out().contains(flag), () -> flag + " missing from\n" + r.out());
         }
