@@ -37,6 +37,13 @@ import java.util.Objects;
 public final class ReduceKernels {
 
     private static final ReduceKernel[][] KERNELS = new ReduceKernel[DataType.values().length][ReduceOp.values().length];
+    private static final ReduceKernel[][] STREAMING = new ReduceKernel[DataType.values().length][ReduceOp.values().length];
+
+    /**
+     * Operations of at least this many bytes per rank take the {@link StreamingKernels}: their
+     * operands no longer fit the caches (a 1 MiB L2 per core, and a few operands per rank).
+     */
+    public static final long STREAMING_BYTES = 8L << 20;
 
     static {
         register(DataType.INT8, new ChunkedKernel.OfByte(IntegerKernels.Int8::sum), new ChunkedKernel.OfByte(IntegerKernels.Int8::prod),
@@ -61,7 +68,46 @@ public final class ReduceKernels {
                 new ChunkedKernel.OfDouble(FloatKernels.Fp64::max), new ChunkedKernel.OfDouble(FloatKernels.Fp64::min));
     }
 
+    static {
+        streaming(DataType.INT8, StreamingKernels.Int8::sum, StreamingKernels.Int8::prod, StreamingKernels.Int8::max, StreamingKernels.Int8::min);
+        streaming(DataType.UINT8, StreamingKernels.Int8::sum, StreamingKernels.Int8::prod, StreamingKernels.Uint8::max, StreamingKernels.Uint8::min);
+        streaming(DataType.INT32, StreamingKernels.Int32::sum, StreamingKernels.Int32::prod, StreamingKernels.Int32::max, StreamingKernels.Int32::min);
+        streaming(DataType.UINT32, StreamingKernels.Int32::sum, StreamingKernels.Int32::prod, StreamingKernels.Uint32::max,
+                StreamingKernels.Uint32::min);
+        streaming(DataType.INT64, StreamingKernels.Int64::sum, StreamingKernels.Int64::prod, StreamingKernels.Int64::max, StreamingKernels.Int64::min);
+        streaming(DataType.UINT64, StreamingKernels.Int64::sum, StreamingKernels.Int64::prod, StreamingKernels.Uint64::max,
+                StreamingKernels.Uint64::min);
+        streaming(DataType.FLOAT32, StreamingKernels.Fp32::sum, StreamingKernels.Fp32::prod, StreamingKernels.Fp32::max, StreamingKernels.Fp32::min);
+        streaming(DataType.FLOAT64, StreamingKernels.Fp64::sum, StreamingKernels.Fp64::prod, StreamingKernels.Fp64::max, StreamingKernels.Fp64::min);
+        // FLOAT16 and BFLOAT16: their conversions, not memory, are the limit; they keep the chunked loops.
+        streaming(DataType.FLOAT16, of(DataType.FLOAT16, ReduceOp.SUM), of(DataType.FLOAT16, ReduceOp.PROD), of(DataType.FLOAT16, ReduceOp.MAX),
+                of(DataType.FLOAT16, ReduceOp.MIN));
+        streaming(DataType.BFLOAT16, of(DataType.BFLOAT16, ReduceOp.SUM), of(DataType.BFLOAT16, ReduceOp.PROD),
+                of(DataType.BFLOAT16, ReduceOp.MAX), of(DataType.BFLOAT16, ReduceOp.MIN));
+    }
+
     private ReduceKernels() {
+    }
+
+    private static void streaming(DataType type, ReduceKernel sum, ReduceKernel prod, ReduceKernel max, ReduceKernel min) {
+        ReduceKernel[] byOp = STREAMING[type.ordinal()];
+        byOp[ReduceOp.SUM.ordinal()] = sum;
+        byOp[ReduceOp.PROD.ordinal()] = prod;
+        byOp[ReduceOp.MAX.ordinal()] = max;
+        byOp[ReduceOp.MIN.ordinal()] = min;
+        byOp[ReduceOp.AVG.ordinal()] = sum;
+    }
+
+    /** The kernel that streams its operands from memory (see {@link StreamingKernels}); AVG gives SUM's. */
+    public static ReduceKernel streaming(DataType type, ReduceOp op) {
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(op, "op");
+        return STREAMING[type.ordinal()][op.ordinal()];
+    }
+
+    /** The better kernel for an operation of {@code bytes} per rank: staged through cache, or streamed from memory. */
+    public static ReduceKernel forOperationBytes(DataType type, ReduceOp op, long bytes) {
+        return bytes >= STREAMING_BYTES ? streaming(type, op) : of(type, op);
     }
 
     private static void register(DataType type, ReduceKernel sum, ReduceKernel prod, ReduceKernel max, ReduceKernel min) {

@@ -86,7 +86,7 @@ final class LowLatencyCollectives {
             };
             this.slot = box.slotBytes();
             this.chunks = Math.ceilDiv(stream, slot);
-            this.kernel = ctx.op() == null ? null : ReduceKernels.of(ctx.type(), ctx.op());
+            this.kernel = ctx.op() == null ? null : ReduceKernels.forOperationBytes(ctx.type(), ctx.op(), stream);
             this.send = send;
             this.recv = recv;
         }

@@ -99,8 +99,9 @@ public final class RuntimeCommunicator implements Communicator {
 
     /** True if every pair of ranks shares memory (the same answer on every rank: all see one table). */
     private static boolean allShareMemory(List<PeerInfo> peers) {
-        for (PeerInfo p : peers) if (!p.sharesMemoryWith(peers.getFirst()) && p.rank() != 0) return false;
-        return peers.size() > 1 && !peers.getFirst().shmPrefix().isEmpty();
+        if (peers.size() < 2) return false;
+        for (PeerInfo p : peers) if (!p.sharesMemoryWith(peers.getFirst())) return false;
+        return true;
     }
 
     /** Ranks of this communicator on this rank's host, this one included: more than the cores means waiting must give cores away. */
@@ -149,45 +150,50 @@ public final class RuntimeCommunicator implements Communicator {
                 + (config.proto() == null ? "(unset)" : config.proto()) + " JCCL_BUFFSIZE=" + config.buffSize();
     }
 
+    /** Makes the communicator from the exchanged peer table; closes {@code tcp} (and anything it opened) if that fails. */
     private static RuntimeCommunicator finishInit(int rank, int size, Config config, Log log, long commId, byte[] secret,
                                                   TcpTransport tcp, List<PeerInfo> peers, long start) {
-        checkSettings(rank, peers);
-        tcp.start(rank, peers);
-        PeerInfo me = peers.get(rank);
-        Transport[] byPeer = new Transport[size];
-        boolean anyLocal = false;
-        boolean anyRemote = false;
-        for (PeerInfo p : peers) {
-            if (p.rank() == rank) continue;
-            boolean local = me.sharesMemoryWith(p);
-            anyLocal |= local;
-            anyRemote |= !local;
-        }
         ShmTransport shm = null;
-        if (anyLocal) {
-            shm = ShmTransport.open(commId, rank, peers, config.buffSize(), log, start + config.timeout().toNanos());
-        }
-        for (PeerInfo p : peers) byPeer[p.rank()] = shm != null && shm.reaches(p.rank()) ? shm : tcp;
-        Transport transport;
-        if (shm == null) {
-            transport = tcp;
-        } else if (!anyRemote) {
-            tcp.close(); // every peer is reached through shared memory; the listener would only wait
-            transport = shm;
-        } else {
-            transport = new RoutingTransport(byPeer, shm, tcp);
-            shm.limitSleep(200_000); // socket data cannot ring the shared-memory doorbell
-        }
-        Tuner tuner = new Tuner(size, shm != null && allShareMemory(peers), anyNetwork(peers), config.algo(), config.proto());
-        RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, shm, peers, tuner);
-        if (rank == 0) {
-            for (String w : tuner.warnings()) log.warn(Log.Subsys.ENV, w);
-            if (log.enabled(Config.DebugLevel.INFO, Log.Subsys.TUNING)) {
-                for (String line : tuner.table().split("\n")) log.info(Log.Subsys.TUNING, line);
+        try {
+            checkSettings(rank, peers);
+            tcp.start(rank, peers);
+            PeerInfo me = peers.get(rank);
+            boolean anyLocal = false;
+            boolean anyRemote = false;
+            for (PeerInfo p : peers) {
+                if (p.rank() == rank) continue;
+                boolean local = me.sharesMemoryWith(p);
+                anyLocal |= local;
+                anyRemote |= !local;
             }
+            if (anyLocal) shm = ShmTransport.open(commId, rank, peers, config.buffSize(), log, start + config.timeout().toNanos());
+            Transport transport;
+            if (shm == null) {
+                transport = tcp;
+            } else if (!anyRemote) {
+                tcp.close(); // every peer is reached through shared memory; the listener would only wait
+                transport = shm;
+            } else {
+                Transport[] byPeer = new Transport[size];
+                for (PeerInfo p : peers) byPeer[p.rank()] = shm.reaches(p.rank()) ? shm : tcp;
+                transport = new RoutingTransport(byPeer, shm, tcp);
+                shm.limitSleep(200_000); // socket data cannot ring the shared-memory doorbell
+            }
+            Tuner tuner = new Tuner(size, shm != null && allShareMemory(peers), anyNetwork(peers), config.algo(), config.proto());
+            RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, shm, peers, tuner);
+            if (rank == 0) {
+                for (String w : tuner.warnings()) log.warn(Log.Subsys.ENV, w);
+                if (log.enabled(Config.DebugLevel.INFO, Log.Subsys.TUNING)) {
+                    for (String line : tuner.table().split("\\n")) log.info(Log.Subsys.TUNING, line);
+                }
+            }
+            if (log.enabled(Config.DebugLevel.INFO, Log.Subsys.INIT)) c.logTopology(start);
+            return c;
+        } catch (RuntimeException e) {
+            if (shm != null) shm.close();
+            tcp.close();
+            throw e;
         }
-        if (log.enabled(Config.DebugLevel.INFO, Log.Subsys.INIT)) c.logTopology(start);
-        return c;
     }
 
     /** Ranks that plan with different settings would wait on each other forever: refuse to start instead. */

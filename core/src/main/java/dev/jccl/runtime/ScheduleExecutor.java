@@ -96,7 +96,7 @@ final class ScheduleExecutor {
 
     private void runLockstep(OpContext op, Schedule schedule, Buffers buffers, long deadlineNanos) throws StepFailure {
         int elem = op.type().byteSize();
-        ReduceKernel kernel = op.op() == null ? null : ReduceKernels.of(op.type(), op.op());
+        ReduceKernel kernel = kernelFor(op, buffers);
         List<Step> steps = schedule.steps();
         List<TransferHandle> handles = new ArrayList<>();
         boolean outOfPlace = !Memory.overlap(buffers.send(), buffers.recv());
@@ -162,6 +162,12 @@ final class ScheduleExecutor {
         }
     }
 
+    /** The reduce kernel for the operation, chosen by how much memory it touches (see {@link ReduceKernels#forOperationBytes}). */
+    private static ReduceKernel kernelFor(OpContext op, Buffers buffers) {
+        if (op.op() == null) return null;
+        return ReduceKernels.forOperationBytes(op.type(), op.op(), Math.max(buffers.send().byteSize(), buffers.recv().byteSize()));
+    }
+
     private static boolean hasNoLocals(Step step) {
         for (Action a : step.actions()) if (!(a instanceof Action.Send) && !(a instanceof Action.Receive)) return false;
         return true;
@@ -187,7 +193,7 @@ final class ScheduleExecutor {
      */
     private void runPerDirection(OpContext op, Schedule schedule, Buffers buffers, long deadlineNanos) throws StepFailure {
         int elem = op.type().byteSize();
-        ReduceKernel kernel = op.op() == null ? null : ReduceKernels.of(op.type(), op.op());
+        ReduceKernel kernel = kernelFor(op, buffers);
         List<Step> steps = schedule.steps();
         int n = steps.size();
         Direction sends = new Direction();

@@ -32,7 +32,11 @@ final class KernelChecks {
 
     /** Every count × storage × aliasing case for one kernel, after warming it up. */
     static List<String> everyCase(DataType type, ReduceOp op, long baseSeed) {
-        ReduceKernel kernel = ReduceKernels.of(type, op);
+        return everyCase(ReduceKernels.of(type, op), type, op, baseSeed);
+    }
+
+    /** As {@link #everyCase(DataType, ReduceOp, long)}, for a given kernel of that type and op. */
+    static List<String> everyCase(ReduceKernel kernel, DataType type, ReduceOp op, long baseSeed) {
         warmUp(kernel, type);
         List<String> failures = new ArrayList<>();
         for (int countIndex = 0; countIndex < COUNTS.length; countIndex++) {

@@ -2,6 +2,7 @@ package dev.jccl.reduce;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -45,6 +46,24 @@ class ReduceKernelsTest {
         List<String> failures = KernelChecks.everyCase(type, op, BASE_SEED);
         assertTrue(failures.isEmpty(), () -> String.format("%s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
                 type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
+    }
+
+    /** The loops for operands that stream from memory: the same results, case for case. */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("everyTypeAndOp")
+    void streamingKernelMatchesReferenceForEveryCountMemoryAndAliasing(DataType type, ReduceOp op) {
+        List<String> failures = KernelChecks.everyCase(ReduceKernels.streaming(type, op), type, op, BASE_SEED);
+        assertTrue(failures.isEmpty(), () -> String.format("streaming %s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
+                type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
+    }
+
+    @Test
+    void operationsTooBigForTheCachesTakeTheStreamingKernels() {
+        assertSame(ReduceKernels.of(DataType.FLOAT32, ReduceOp.SUM),
+                ReduceKernels.forOperationBytes(DataType.FLOAT32, ReduceOp.SUM, ReduceKernels.STREAMING_BYTES - 1));
+        assertSame(ReduceKernels.streaming(DataType.FLOAT32, ReduceOp.SUM),
+                ReduceKernels.forOperationBytes(DataType.FLOAT32, ReduceOp.SUM, ReduceKernels.STREAMING_BYTES));
+        assertNotSame(ReduceKernels.of(DataType.INT32, ReduceOp.MAX), ReduceKernels.streaming(DataType.INT32, ReduceOp.MAX));
     }
 
     /**
@@ -184,23 +203,25 @@ class ReduceKernelsTest {
     void documentedSemantics(DataType type, ReduceOp op, String aHex, String bHex, String expectedHex, String why) {
         long a = Long.parseUnsignedLong(aHex, 16);
         long b = Long.parseUnsignedLong(bHex, 16);
-        long actual = applyToOneElement(type, op, a, b);
-        if (expectedHex.equals("NaN")) {
-            assertTrue(ReferenceArithmetic.matches(type, Expected.NAN, actual),
-                    why + ": expected a NaN (quiet for the 16-bit types), got 0x" + Long.toHexString(actual));
-        } else {
-            assertEquals(Long.parseUnsignedLong(expectedHex, 16), actual, why);
+        for (ReduceKernel kernel : List.of(ReduceKernels.of(type, op), ReduceKernels.streaming(type, op))) {
+            long actual = applyToOneElement(kernel, type, a, b);
+            if (expectedHex.equals("NaN")) {
+                assertTrue(ReferenceArithmetic.matches(type, Expected.NAN, actual),
+                        why + ": expected a NaN (quiet for the 16-bit types), got 0x" + Long.toHexString(actual));
+            } else {
+                assertEquals(Long.parseUnsignedLong(expectedHex, 16), actual, why);
+            }
         }
     }
 
-    private static long applyToOneElement(DataType type, ReduceOp op, long a, long b) {
+    private static long applyToOneElement(ReduceKernel kernel, DataType type, long a, long b) {
         int width = type.byteSize();
         byte[] aImage = new byte[8];
         byte[] bImage = new byte[8];
         TestBuffers.writeElement(aImage, 0, width, 0, a);
         TestBuffers.writeElement(bImage, 0, width, 0, b);
         MemorySegment dst = MemorySegment.ofArray(new byte[8]);
-        ReduceKernels.of(type, op).apply(MemorySegment.ofArray(aImage), 0, MemorySegment.ofArray(bImage), 0, dst, 0, 1);
+        kernel.apply(MemorySegment.ofArray(aImage), 0, MemorySegment.ofArray(bImage), 0, dst, 0, 1);
         return TestBuffers.readElement(TestBuffers.bytesOf(dst), 0, width, 0);
     }
 }

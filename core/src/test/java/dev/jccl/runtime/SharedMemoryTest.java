@@ -199,6 +199,35 @@ class SharedMemoryTest {
         assertEquals(List.of(0, 0, 0), results);
     }
 
+    /** Operations too big for the caches reduce with the streaming kernels: still exact, over both transports and every op. */
+    @Test
+    void reductionsTooBigForTheCachesAreExact() throws Exception {
+        int count = (int) (dev.jccl.reduce.ReduceKernels.STREAMING_BYTES / 4) + 13;
+        for (Link link : Link.values()) {
+            List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(60)), (rank, c) -> {
+                int wrong = 0;
+                for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PROD}) {
+                    int[] data = new int[count];
+                    for (int i = 0; i < count; i++) data[i] = (i % 7) + rank * 3;
+                    c.allReduce(data, dev.jccl.DataType.INT32, op);
+                    for (int i = 0; i < count; i++) {
+                        int a = i % 7;
+                        int b = i % 7 + 3;
+                        int expected = switch (op) {
+                            case SUM -> a + b;
+                            case MAX -> b;
+                            case MIN -> a;
+                            default -> a * b;
+                        };
+                        if (data[i] != expected) wrong++;
+                    }
+                }
+                return wrong;
+            });
+            assertEquals(List.of(0, 0), results, link.toString());
+        }
+    }
+
     /** A rank killed with SIGKILL while its peer waits on it in shared memory: the peer fails within seconds, naming it. */
     @Test
     void aKilledRankIsNoticedWithinSecondsNotAtTheTimeout() throws Exception {
