@@ -53,16 +53,18 @@ say "building the jccl tool (if needed)"
 mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 
 # name | collective | ranks | bytes | iterations | warm-up | metric (time|busbw) | transport (shm|tcp)
+# Iterations give each timed loop a tenth of a second or more on both sides: shorter loops measure
+# the machine's hiccups (a few milliseconds of another VM, a JIT compile) more than the libraries.
 rows=(
-  "AllReduce 2 ranks 8 B|all_reduce|2|8|1000|100|time|shm"
-  "AllReduce 2 ranks 1 MiB|all_reduce|2|1048576|50|10|busbw|shm"
-  "AllReduce 2 ranks 64 MiB|all_reduce|2|67108864|10|3|busbw|shm"
-  "AllReduce 2 ranks TCP 8 B|all_reduce|2|8|1000|100|time|tcp"
-  "AllReduce 2 ranks TCP 1 MiB|all_reduce|2|1048576|50|10|busbw|tcp"
+  "AllReduce 2 ranks 8 B|all_reduce|2|8|100000|1000|time|shm"
+  "AllReduce 2 ranks 1 MiB|all_reduce|2|1048576|1000|50|busbw|shm"
+  "AllReduce 2 ranks 64 MiB|all_reduce|2|67108864|20|3|busbw|shm"
+  "AllReduce 2 ranks TCP 8 B|all_reduce|2|8|20000|1000|time|tcp"
+  "AllReduce 2 ranks TCP 1 MiB|all_reduce|2|1048576|300|20|busbw|tcp"
   "AllReduce 2 ranks TCP 64 MiB|all_reduce|2|67108864|10|3|busbw|tcp"
-  "AllGather 4 ranks 1 MiB|all_gather|4|1048576|50|10|busbw|shm"
+  "AllGather 4 ranks 1 MiB|all_gather|4|1048576|300|20|busbw|shm"
   "AllGather 4 ranks 64 MiB|all_gather|4|67108864|10|3|busbw|shm"
-  "Broadcast 4 ranks 1 MiB|broadcast|4|1048576|50|10|busbw|shm"
+  "Broadcast 4 ranks 1 MiB|broadcast|4|1048576|300|20|busbw|shm"
   "Broadcast 4 ranks 64 MiB|broadcast|4|67108864|10|3|busbw|shm"
 )
 

@@ -90,12 +90,7 @@ public final class ReduceKernels {
     }
 
     private static void streaming(DataType type, ReduceKernel sum, ReduceKernel prod, ReduceKernel max, ReduceKernel min) {
-        ReduceKernel[] byOp = STREAMING[type.ordinal()];
-        byOp[ReduceOp.SUM.ordinal()] = sum;
-        byOp[ReduceOp.PROD.ordinal()] = prod;
-        byOp[ReduceOp.MAX.ordinal()] = max;
-        byOp[ReduceOp.MIN.ordinal()] = min;
-        byOp[ReduceOp.AVG.ordinal()] = sum;
+        fill(STREAMING, type, sum, prod, max, min);
     }
 
     /** The kernel that streams its operands from memory (see {@link StreamingKernels}); AVG gives SUM's. */
@@ -111,7 +106,11 @@ public final class ReduceKernels {
     }
 
     private static void register(DataType type, ReduceKernel sum, ReduceKernel prod, ReduceKernel max, ReduceKernel min) {
-        ReduceKernel[] byOp = KERNELS[type.ordinal()];
+        fill(KERNELS, type, sum, prod, max, min);
+    }
+
+    private static void fill(ReduceKernel[][] table, DataType type, ReduceKernel sum, ReduceKernel prod, ReduceKernel max, ReduceKernel min) {
+        ReduceKernel[] byOp = table[type.ordinal()];
         byOp[ReduceOp.SUM.ordinal()] = sum;
         byOp[ReduceOp.PROD.ordinal()] = prod;
         byOp[ReduceOp.MAX.ordinal()] = max;
