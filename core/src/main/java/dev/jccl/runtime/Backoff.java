@@ -31,6 +31,11 @@ final class Backoff {
 
     /** How long each phase lasts, for one process. */
     record Policy(long spinNanos, long yieldNanos) {
+        /** True if a waiting rank blocks within a fraction of a millisecond (ranks outnumber cores). */
+        boolean sleepsSoon() {
+            return spinNanos + yieldNanos < 1_000_000;
+        }
+
         /** The policy for a process with {@code localRanks} ranks of its job on this host. */
         static Policy forRanks(int localRanks) {
             return localRanks > Runtime.getRuntime().availableProcessors() ? new Policy(OVERSUBSCRIBED_SPIN_NANOS, OVERSUBSCRIBED_YIELD_NANOS)

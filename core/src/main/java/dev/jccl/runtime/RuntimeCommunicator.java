@@ -89,6 +89,7 @@ public final class RuntimeCommunicator implements Communicator {
         this.shm = shm;
         this.peers = List.copyOf(peers);
         Backoff.Policy waiting = Backoff.Policy.forRanks(ranksOnThisHost(this.peers, rank));
+        if (shm != null) shm.ranksSleepOften(waiting.sleepsSoon());
         this.executor = new ScheduleExecutor(transport, rank, size, this.peers, waiting);
         this.tuner = tuner;
         boolean allShareMemory = shm != null && allShareMemory(this.peers);

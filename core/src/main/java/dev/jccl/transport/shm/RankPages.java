@@ -161,11 +161,17 @@ final class RankPages implements AutoCloseable {
     }
 
     /**
-     * Wakes rank {@code r} if it may be asleep; call after publishing what it may wait for. The
-     * fence orders the publication before the look at its flag (the other half of the handshake).
+     * Wakes rank {@code r} if it may be asleep; call after publishing what it may wait for. With
+     * {@code fenced}, a full fence orders the publication before the look at its flag (the other
+     * half of the handshake), so no wake-up is ever lost. The fence waits for this core's pending
+     * stores, which after copying a ring piece costs microseconds: measured on a 1 MiB AllReduce of
+     * two ranks, fenced wakes after every piece took it from 110 to 160 µs. Without the fence a
+     * wake-up can be missed when the peer fell asleep at that very moment; it then sleeps out its
+     * bounded sleep, which is what ranks that each have a core accept, since they sleep only after
+     * polling for milliseconds.
      */
-    void wake(int r) {
-        VarHandle.fullFence();
+    void wake(int r, boolean fenced) {
+        if (fenced) VarHandle.fullFence();
         MemorySegment p = page(r);
         if (SharedWords.acquireInt(p, ShmLayout.SLEEPING_OFFSET) == 0) return;
         SharedWords.getAndAddInt(p, ShmLayout.DOORBELL_OFFSET, 1);

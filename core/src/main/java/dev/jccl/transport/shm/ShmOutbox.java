@@ -119,7 +119,7 @@ public final class ShmOutbox {
 
     /** Wakes {@code r} if it may be asleep: after publishing chunks it reads, or consuming chunks it wrote. */
     public void wake(int r) {
-        pages.wake(r);
+        pages.wake(r, transport.fencedWakes());
     }
 
     /** The doorbell before the last look for work; see {@link #sleep}. */
@@ -132,9 +132,9 @@ public final class ShmOutbox {
         pages.sleeping(asleep);
     }
 
-    /** Sleeps until the doorbell no longer reads {@code doorbell}, or {@code maxNanos}. */
+    /** Sleeps until the doorbell no longer reads {@code doorbell}, or {@code maxNanos}, or the transport's cap on sleeps. */
     public void sleep(int doorbell, long maxNanos) {
-        pages.sleep(doorbell, maxNanos);
+        pages.sleep(doorbell, transport.sleepCap(maxNanos));
     }
 
     // ---------------------------------------------------------------- the peers

@@ -60,6 +60,8 @@ public final class ShmTransport implements Transport {
     private long lastPeerCheck;
     /** Sleeps are cut to this when sockets carry other peers' data, which cannot ring the doorbell. */
     private volatile long maxSleepNanos = MAX_SLEEP_NANOS;
+    /** Whether wake-ups are fenced (see {@link RankPages#wake}): where ranks share cores and sleep often. */
+    private volatile boolean fencedWakes = true;
     private long currentSequence = -1;
     private long currentDescriptor;
     private long currentCount;
@@ -341,7 +343,7 @@ public final class ShmTransport implements Transport {
             int w = c.progress();
             if (w > 0) {
                 work += w;
-                pages.wake(c.peer()); // it may sleep waiting for what we just wrote, or for the room we just gave back
+                pages.wake(c.peer(), fencedWakes); // it may sleep waiting for what we just wrote, or for the room we just gave back
             }
             if (c.idle()) active.remove(i);
         }
@@ -395,7 +397,25 @@ public final class ShmTransport implements Transport {
 
     /** Caps each sleep, for communicators whose other peers are reached by sockets, which cannot ring this rank's doorbell. */
     public void limitSleep(long nanos) {
-        maxSleepNanos = Math.min(MAX_SLEEP_NANOS, nanos);
+        maxSleepNanos = Math.min(maxSleepNanos, nanos);
+    }
+
+    /**
+     * How waking works here: {@code sleepsOften} where ranks outnumber cores (every wake-up is
+     * fenced and never lost); otherwise ranks poll for milliseconds before they sleep, wakes skip
+     * the fence, and a sleep lasts at most a millisecond, bounding what a missed wake-up costs.
+     */
+    public void ranksSleepOften(boolean sleepsOften) {
+        fencedWakes = sleepsOften;
+        if (!sleepsOften) limitSleep(1_000_000);
+    }
+
+    boolean fencedWakes() {
+        return fencedWakes;
+    }
+
+    long sleepCap(long nanos) {
+        return Math.min(nanos, maxSleepNanos);
     }
 
     /** A {@link PeerLostException} if {@code peer}'s page says it stopped, or its process is gone. */
