@@ -74,6 +74,13 @@ public final class RuntimeCommunicator implements Communicator {
     private volatile boolean aborted;
     private volatile boolean closed;
 
+    /**
+     * The byte a barrier reduces. Native, like the buffers of the operations around it: a heap
+     * array here would show the JIT a second kind of segment in every method a barrier shares with
+     * them, and make it recompile those (measured: a burst of deoptimisations at the first timed
+     * loop of a benchmark). Operations never run at the same time, so one token serves them all.
+     */
+    private final MemorySegment barrierToken = Arena.ofAuto().allocate(1);
     private Arena scratchArena;
     private MemorySegment scratch = MemorySegment.NULL;
 
@@ -688,15 +695,13 @@ public final class RuntimeCommunicator implements Communicator {
 
     @Override
     public void barrier() {
-        // A one-byte AllReduce on scratch memory: every rank must contribute before any returns.
-        MemorySegment token = MemorySegment.ofArray(new byte[1]);
-        allReduce(token, token, 1, DataType.UINT8, ReduceOp.MAX);
+        // A one-byte AllReduce: every rank must contribute before any returns.
+        allReduce(barrierToken, barrierToken, 1, DataType.UINT8, ReduceOp.MAX);
     }
 
     @Override
     public CompletableFuture<Void> barrierAsync() {
-        MemorySegment token = MemorySegment.ofArray(new byte[1]);
-        return allReduceAsync(token, token, 1, DataType.UINT8, ReduceOp.MAX);
+        return allReduceAsync(barrierToken, barrierToken, 1, DataType.UINT8, ReduceOp.MAX);
     }
 
     @Override

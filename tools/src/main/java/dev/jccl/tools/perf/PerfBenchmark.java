@@ -11,6 +11,7 @@ import dev.jccl.runtime.RuntimeCommunicator;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -53,6 +54,8 @@ public final class PerfBenchmark {
     private long sweepStart;
     private boolean progressShown;
 
+    /** Eight bytes of native memory for the bookkeeping collectives (time aggregation, wrong counts, warm-up agreement). */
+    private final MemorySegment scalar = Arena.ofAuto().allocate(8, 8);
     private MemorySegment sendBuffer;
     private MemorySegment recvBuffer;
     private MemorySegment expectedBuffer;
@@ -163,8 +166,8 @@ public final class PerfBenchmark {
         ReduceOp op = opsToRun().getFirst();
         int ws = type.byteSize();
         long start = System.nanoTime();
-        int[] done = {0};
-        while (done[0] == 0) {
+        boolean done = false;
+        while (!done) {
             for (long bytes : options.sweep().sizes()) {
                 PerfCollective.Geometry g = coll.geometry(bytes / ws, ranks);
                 // About 8 MiB per size and round, between one call and a hundred warm-up batches.
@@ -175,8 +178,10 @@ public final class PerfBenchmark {
                 }
             }
             aggregate(0);
-            done[0] = (System.nanoTime() - start) / 1e9 >= options.warmupSeconds() ? 1 : 0;
-            comm.allReduce(done, ReduceOp.MIN);
+            // Every rank stops after the same round: the first at which all have warmed up long enough.
+            scalar.set(ValueLayout.JAVA_DOUBLE, 0, (System.nanoTime() - start) / 1e9 >= options.warmupSeconds() ? 1 : 0);
+            comm.allReduce(scalar, scalar, 1, DataType.FLOAT64, ReduceOp.MIN);
+            done = scalar.get(ValueLayout.JAVA_DOUBLE, 0) == 1;
         }
     }
 
@@ -277,9 +282,9 @@ public final class PerfBenchmark {
             comm.barrier();
             coll.run(comm, send, recv, g.paramCount(), type, op, root);
             if (options.corrupt() && rank == corruptingRank(root)) check.corrupt(recv, g);
-            long[] wrong = {check.countWrong(recv, expectedBuffer, g)};
-            comm.allReduce(wrong, ReduceOp.SUM);
-            total = wrong[0];
+            scalar.set(ValueLayout.JAVA_LONG, 0, check.countWrong(recv, expectedBuffer, g));
+            comm.allReduce(scalar, scalar, 1, DataType.INT64, ReduceOp.SUM);
+            total = scalar.get(ValueLayout.JAVA_LONG, 0);
         }
         return total;
     }
@@ -289,19 +294,21 @@ public final class PerfBenchmark {
         return options.collective() == PerfCollective.REDUCE ? root : ranks - 1;
     }
 
-    /** Combines this rank's time with the others' as {@code -a} says. */
+    /**
+     * Combines this rank's time with the others' as {@code -a} says. Through native memory, like
+     * the timed calls: a heap array here would show the JIT another kind of segment in the paths
+     * the timed calls take, and have it recompile them while the next row is being timed.
+     */
     private double aggregate(double seconds) {
-        double[] t = {seconds};
+        scalar.set(ValueLayout.JAVA_DOUBLE, 0, seconds);
         switch (options.average()) {
-            case 0 -> comm.broadcast(t, 0);
-            case 1 -> {
-                comm.allReduce(t, ReduceOp.SUM);
-                t[0] /= ranks;
-            }
-            case 2 -> comm.allReduce(t, ReduceOp.MIN);
-            default -> comm.allReduce(t, ReduceOp.MAX);
+            case 0 -> comm.broadcast(scalar, scalar, 1, DataType.FLOAT64, 0);
+            case 1 -> comm.allReduce(scalar, scalar, 1, DataType.FLOAT64, ReduceOp.SUM);
+            case 2 -> comm.allReduce(scalar, scalar, 1, DataType.FLOAT64, ReduceOp.MIN);
+            default -> comm.allReduce(scalar, scalar, 1, DataType.FLOAT64, ReduceOp.MAX);
         }
-        return t[0];
+        double t = scalar.get(ValueLayout.JAVA_DOUBLE, 0);
+        return options.average() == 1 ? t / ranks : t;
     }
 
     private MemorySegment send(PerfCollective.Geometry g, int ws, boolean inPlace) {
