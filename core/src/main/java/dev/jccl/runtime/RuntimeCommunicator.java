@@ -545,7 +545,7 @@ public final class RuntimeCommunicator implements Communicator {
             log.warn(Log.Subsys.COLL, reported.getMessage());
             // A failed communicator is finished; telling local peers why and closing its connections
             // makes peers that wait on this rank fail at once instead of at their deadline.
-            if (shm != null && !aborted) shm.fail(reported.getMessage());
+            if (!aborted) transport.abandon(reported.getMessage());
             transport.close();
             throw reported;
         }
@@ -752,6 +752,8 @@ public final class RuntimeCommunicator implements Communicator {
         if (aborted) return;
         aborted = true;
         log.warn(Log.Subsys.INIT, "communicator aborted");
+        // No abandon frames here: abort may come from another thread while the operation's thread is
+        // half way through writing a frame. Shared memory says ABORTED; sockets just close.
         if (shm != null) shm.markAborted();
         transport.close();
         synchronized (issueLock) {

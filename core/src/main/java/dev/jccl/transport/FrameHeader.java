@@ -10,19 +10,37 @@ import java.nio.ByteBuffer;
  * roots) get an error that describes both sides instead of corrupt data or a hang.
  *
  * <pre>
- *   0       4    5    6    7    8        12       16                24                32
- *   +-------+----+----+----+----+--------+--------+-----------------+-----------------+
- *   | magic |coll|type| op |rsvd|  step  |  root  |    sequence     |  length (bytes) |
- *   | JCDF  | u8 | u8 | u8 |    |  i32   |  i32   |       i64       |       i64       |
- *   +-------+----+----+----+----+--------+--------+-----------------+-----------------+
+ *   0       4    5    6    7    8        12       16                24                32                40
+ *   +-------+----+----+----+----+--------+--------+-----------------+-----------------+-----------------+
+ *   | magic |coll|type| op |rsvd|  step  |  root  |    sequence     |  length (bytes) | count (elements)|
+ *   | JCDF  | u8 | u8 | u8 |    |  i32   |  i32   |       i64       |       i64       |       i64       |
+ *   +-------+----+----+----+----+--------+--------+-----------------+-----------------+-----------------+
  * </pre>
  * Little-endian. {@code op} is 0xFF where nothing is reduced; {@code sequence} counts collectives
- * on the communicator, or point-to-point messages per peer pair.
+ * on the communicator, or point-to-point messages per peer pair; {@code length} is this chunk's,
+ * {@code count} the whole operation's (as the API takes it), so that a receiver that finds a
+ * mismatch can describe the sender's call in full.
  */
-public record FrameHeader(int collective, int dataType, int op, int step, int root, long sequence, long length) {
-    public static final int BYTES = 32;
+public record FrameHeader(int collective, int dataType, int op, int step, int root, long sequence, long length, long count) {
+    public static final int BYTES = 40;
     public static final int MAGIC = 0x4644434A; // "JCDF" read little-endian
     public static final int NO_OP = 0xFF;
+    /**
+     * Collective code of the frame a failing rank sends each peer before it closes the connection:
+     * its payload is the reason, UTF-8, at most {@link #MAX_REASON_BYTES}.
+     */
+    public static final int ABANDON = 0xFE;
+    public static final int MAX_REASON_BYTES = 2048;
+
+    /** The header of an abandon frame carrying {@code reasonBytes} bytes. */
+    public static FrameHeader abandon(int reasonBytes) {
+        return new FrameHeader(ABANDON, 0, NO_OP, -1, -1, -1, reasonBytes, 0);
+    }
+
+    /** True for the header of an abandon frame whose length is sane. */
+    public boolean isAbandon() {
+        return collective == ABANDON && length >= 0 && length <= MAX_REASON_BYTES;
+    }
 
     public void encode(ByteBuffer out) {
         out.putInt(MAGIC);
@@ -34,6 +52,7 @@ public record FrameHeader(int collective, int dataType, int op, int step, int ro
         out.putInt(root);
         out.putLong(sequence);
         out.putLong(length);
+        out.putLong(count);
     }
 
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -50,6 +69,7 @@ public record FrameHeader(int collective, int dataType, int op, int step, int ro
         out.set(INT, offset + 12, root);
         out.set(LONG, offset + 16, sequence);
         out.set(LONG, offset + 24, length);
+        out.set(LONG, offset + 32, count);
     }
 
     /** Decodes 32 bytes at {@code offset} of {@code in}; null for a wrong magic. */
@@ -57,7 +77,8 @@ public record FrameHeader(int collective, int dataType, int op, int step, int ro
         if (in.get(INT, offset) != MAGIC) return null;
         return new FrameHeader(Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 4)),
                 Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 5)), Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 6)),
-                in.get(INT, offset + 8), in.get(INT, offset + 12), in.get(LONG, offset + 16), in.get(LONG, offset + 24));
+                in.get(INT, offset + 8), in.get(INT, offset + 12), in.get(LONG, offset + 16), in.get(LONG, offset + 24),
+                in.get(LONG, offset + 32));
     }
 
     /** Decodes 32 bytes; a wrong magic is reported as null (the stream is not ours or is out of sync). */
@@ -67,6 +88,6 @@ public record FrameHeader(int collective, int dataType, int op, int step, int ro
         int type = Byte.toUnsignedInt(in.get());
         int op = Byte.toUnsignedInt(in.get());
         in.get();
-        return new FrameHeader(coll, type, op, in.getInt(), in.getInt(), in.getLong(), in.getLong());
+        return new FrameHeader(coll, type, op, in.getInt(), in.getInt(), in.getLong(), in.getLong(), in.getLong());
     }
 }

@@ -97,6 +97,11 @@ public final class RoutingTransport implements Transport {
     }
 
     @Override
+    public void abandon(String reason) {
+        for (Transport m : members) m.abandon(reason);
+    }
+
+    @Override
     public void close() {
         for (Transport m : members) m.close();
     }

@@ -57,6 +57,15 @@ public interface Transport extends AutoCloseable {
     /** Interrupts an {@link #awaitIo} in progress; safe from any thread. */
     void wakeup();
 
+    /**
+     * Tells the peers why this rank is stopping, as far as it can without blocking: the socket
+     * transport sends each connection an abandon frame, shared memory marks this rank failed
+     * with the reason. Call before {@link #close()}; peers that wait on this rank then report the
+     * reason instead of a lost connection.
+     */
+    default void abandon(String reason) {
+    }
+
     /** Closes every connection; safe from any thread, idempotent. */
     @Override
     void close();

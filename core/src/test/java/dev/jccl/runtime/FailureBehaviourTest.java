@@ -40,12 +40,12 @@ class FailureBehaviourTest {
         assertTrue(r1.getMessage().contains("Broadcast #0") && r1.getMessage().contains("AllReduce #0"), r1.getMessage());
         Throwable r0 = assertInstanceOf(JcclException.class, results.get(0));
         if (link == Link.TCP) {
-            // Rank 0 learns of it from rank 1 closing its connections, long before its deadline.
+            // Rank 0 learns of it from the abandon frame rank 1 sends before closing, long before its deadline.
             assertTrue(r0.getMessage().contains("rank 0 lost peer 1"), r0.getMessage());
-        } else {
-            // Rank 1 published a Broadcast slot where rank 0 waits for an AllReduce one: rank 0 sees the mismatch itself.
-            assertTrue(r0.getMessage().contains("called different operations") && r0.getMessage().contains("Broadcast #0"), r0.getMessage());
         }
+        // Either way, rank 0 too is told what the two ranks called.
+        assertTrue(r0.getMessage().contains("called different operations") && r0.getMessage().contains("Broadcast #0")
+                && r0.getMessage().contains("AllReduce #0"), r0.getMessage());
     }
 
     @ParameterizedTest
@@ -56,12 +56,11 @@ class FailureBehaviourTest {
             c.allReduce(x, ReduceOp.SUM);
             return "no error";
         });
-        boolean described = false;
         for (Object r : results) {
             Throwable t = assertInstanceOf(JcclException.class, r);
-            described |= t.getMessage().contains("called different operations");
+            assertTrue(t.getMessage().contains("called different operations") && t.getMessage().contains("100 × FLOAT32")
+                    && t.getMessage().contains("101 × FLOAT32"), "every rank describes both sides: " + t.getMessage());
         }
-        assertTrue(described, results.toString());
     }
 
     @ParameterizedTest
@@ -173,7 +172,7 @@ class FailureBehaviourTest {
         // Rank 1 reads rank 0's Send chunk where it expects an AllReduce chunk, and rank 0 the other way round.
         String all = results.toString();
         assertTrue(all.contains("called different operations"), all);
-        assertTrue(all.contains("SendRecv #0/#0 (100 × FLOAT32, to 1, from 1)") || all.contains("Send #0 (FLOAT32) step 0"), all);
+        assertTrue(all.contains("SendRecv #0/#0 (100 × FLOAT32, to 1, from 1)") || all.contains("Send #0 (100 × FLOAT32) step 0"), all);
         for (Object r : results) assertInstanceOf(JcclException.class, r);
     }
 
@@ -185,12 +184,12 @@ class FailureBehaviourTest {
             c.sendRecv(x, 1 - rank, x, 1 - rank);
             return "no error";
         });
-        boolean described = false;
         for (Object r : results) {
             Throwable t = assertInstanceOf(JcclException.class, r);
-            described |= t.getMessage().contains("called different operations") && t.getMessage().contains("SendRecv #0/#0");
+            assertTrue(t.getMessage().contains("called different operations") && t.getMessage().contains("SendRecv #0/#0")
+                    && t.getMessage().contains("100 × FLOAT32") && t.getMessage().contains("101 × FLOAT32"),
+                    "every rank describes both sides: " + t.getMessage());
         }
-        assertTrue(described, results.toString());
     }
 
     @ParameterizedTest

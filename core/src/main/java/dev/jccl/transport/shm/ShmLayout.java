@@ -53,7 +53,7 @@ final class ShmLayout {
     private ShmLayout() {}
 
     static final long MAGIC = 0x314D4853_4C43434AL; // "JCCLSHM1" read little-endian
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int LINE = 64;
     static final int PAGE = 4096;
 

@@ -506,9 +506,10 @@ public final class ShmTransport implements Transport {
         if (closed) throw new IOException("transport closed");
     }
 
-    /** Marks this rank FAILED with {@code reason} for its local peers to report; call before {@link #close()}. */
-    public void fail(String reason) {
-        if (!closed) pages.fail(reason);
+    /** Marks this rank FAILED with {@code reason} for its local peers to report, unless it was marked ABORTED already. */
+    @Override
+    public void abandon(String reason) {
+        if (!closed && pages.state(rank) == ShmLayout.STATE_READY) pages.fail(reason);
     }
 
     /** Marks this rank ABORTED for its local peers; call before {@link #close()}. */

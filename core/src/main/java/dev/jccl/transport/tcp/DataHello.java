@@ -24,7 +24,7 @@ import javax.crypto.spec.SecretKeySpec;
 final class DataHello {
     static final int BYTES = 40;
     static final int MAGIC = 0x4844434A; // "JCDH" little-endian
-    static final short VERSION = 1;
+    static final short VERSION = 2;
 
     record Parsed(long commId, int from, int to, byte[] token) {}
 

@@ -36,6 +36,8 @@ final class TcpConnection {
     private final ByteBuffer staging;
     private final MemorySegment stagingSegment;
     private SelectionKey key;
+    /** The reason of a peer's abandon frame while it is being read; null otherwise. */
+    private ByteBuffer abandonReason;
 
     /**
      * A frame being written: its header, then its payload as far as the send's ready mark allows.
@@ -197,6 +199,7 @@ final class TcpConnection {
     }
 
     private int progressRecvs() throws IOException {
+        if (abandonReason != null) readAbandonReason();
         int work = 0;
         for (int reads = 0; reads < MAX_READS_PER_PROGRESS; reads++) {
             IncomingFrame f = recvs.peek();
@@ -209,6 +212,11 @@ final class TcpConnection {
                 recvHeader.flip();
                 FrameHeader actual = FrameHeader.decode(recvHeader);
                 recvHeader.clear();
+                if (actual != null && actual.isAbandon()) {
+                    abandonReason = ByteBuffer.allocate((int) actual.length());
+                    readAbandonReason();
+                    return work;
+                }
                 if (!f.expected.equals(actual)) throw new FrameMismatchException(peer, f.expected, actual);
                 f.headerRead = true;
                 staging.clear();
@@ -236,6 +244,37 @@ final class TcpConnection {
             }
         }
         return work;
+    }
+
+    /** Reads the reason of the peer's abandon frame; once it is all there (or the peer has gone), fails with it. */
+    private void readAbandonReason() throws IOException {
+        int n;
+        try {
+            n = channel.read(abandonReason);
+        } catch (IOException e) {
+            n = -1;
+        }
+        if (n >= 0 && abandonReason.hasRemaining()) return;
+        String reason = new String(abandonReason.array(), 0, abandonReason.position(), java.nio.charset.StandardCharsets.UTF_8);
+        throw lost("it stopped: " + (reason.isEmpty() ? "(no reason given)" : reason), null);
+    }
+
+    /**
+     * Queues nothing and never blocks: writes an abandon frame with {@code reason} if no frame is
+     * half written (a partial frame's bytes would be taken for payload) and the socket takes it
+     * all now; otherwise the peer learns of the end from the closed connection alone.
+     */
+    void sendAbandon(byte[] reason) {
+        OutgoingFrame f = sends.peek();
+        if (f != null && (f.header.position() > 0 || f.payload.position() > 0)) return;
+        ByteBuffer frame = ByteBuffer.allocate(FrameHeader.BYTES + reason.length).order(ByteOrder.LITTLE_ENDIAN);
+        FrameHeader.abandon(reason.length).encode(frame);
+        frame.put(reason).flip();
+        try {
+            channel.write(frame);
+        } catch (IOException | RuntimeException e) {
+            // the connection is going anyway
+        }
     }
 
     private void deliverWholeElements(IncomingFrame f) {

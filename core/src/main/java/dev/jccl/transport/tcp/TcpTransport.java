@@ -281,6 +281,15 @@ public final class TcpTransport implements Transport {
         selector.wakeup();
     }
 
+    /** Sends every connection an abandon frame with {@code reason}, where that can be done at once. */
+    @Override
+    public void abandon(String reason) {
+        if (closed) return;
+        byte[] text = reason.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] bounded = java.util.Arrays.copyOf(text, Math.min(text.length, FrameHeader.MAX_REASON_BYTES));
+        for (TcpConnection c : connections) if (c != null) c.sendAbandon(bounded);
+    }
+
     @Override
     public void close() {
         if (closed) return;

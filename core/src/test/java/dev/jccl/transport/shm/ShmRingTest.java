@@ -17,7 +17,7 @@ class ShmRingTest {
     private static final int RING = 4 * ShmLayout.PAGE; // the smallest ring: frames wrap often
 
     private static FrameHeader header(int step, long length) {
-        return new FrameHeader(0, 8, 0, step, -1, 7, length);
+        return new FrameHeader(0, 8, 0, step, -1, 7, length, length / 4);
     }
 
     @Test
