@@ -53,4 +53,39 @@ class UniqueIdTest {
                 .getMessage().contains("hex"));
         assertThrows(IllegalArgumentException.class, () -> UniqueId.parse(null));
     }
+
+    /**
+     * Mutated and random id texts either parse or fail with IllegalArgumentException. Texts whose
+     * host part is not the seed's loopback literal are only checked for that much by the test, not
+     * parsed: parsing would ask the resolver about random names.
+     */
+    @Test
+    void mutatedIdsParseOrAreRefusedClearly() {
+        byte[] seed = "jccl1:127.0.0.1:29500:00112233445566778899aabbccddeeff".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] v6 = "jccl1:[::1]:4242:0123456789abcdef0123456789ABCDEF".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        Fuzz.Report report = Fuzz.run("UniqueId.parse", java.util.List.of(seed, v6), 64 << 10, input -> {
+            String text = new String(input, java.nio.charset.StandardCharsets.ISO_8859_1);
+            if (resolverWouldBeAsked(text)) return false;
+            try {
+                UniqueId id = UniqueId.parse(text);
+                assertTrue(id.rootAddress().getAddress().isLoopbackAddress(), text);
+                assertEquals(16, id.secret().length);
+                return true;
+            } catch (IllegalArgumentException refused) {
+                assertNotNull(refused.getMessage());
+                return false;
+            }
+        });
+        assertTrue(report.decoded() > 0 && report.refused() > 0, report.toString());
+    }
+
+    private static boolean resolverWouldBeAsked(String text) {
+        if (!text.startsWith("jccl1:")) return false;
+        String rest = text.substring("jccl1:".length());
+        int last = rest.lastIndexOf(':');
+        int portColon = last < 0 ? -1 : rest.lastIndexOf(':', last - 1);
+        if (portColon < 0) return false;
+        String host = rest.substring(0, portColon);
+        return !host.equals("127.0.0.1") && !host.equals("[::1]");
+    }
 }

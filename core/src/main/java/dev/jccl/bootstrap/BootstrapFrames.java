@@ -42,6 +42,8 @@ final class BootstrapFrames {
     static final int HEADER_BYTES = 12;
     /** Peer info is ~100 bytes; a table for 16k ranks fits comfortably. */
     static final int MAX_PAYLOAD = 8 << 20;
+    /** HELLO (one PeerInfo) and ERROR (one message) never come near this. */
+    static final int MAX_SMALL_PAYLOAD = 64 << 10;
     static final int NONCE_BYTES = 16;
     static final int PROOF_BYTES = 32;
 
@@ -75,10 +77,26 @@ final class BootstrapFrames {
         short type = in.readShort();
         if (type < CHALLENGE || type > ERROR) throw new ProtocolException("unknown frame type " + type);
         long length = Integer.toUnsignedLong(in.readInt());
-        if (length > MAX_PAYLOAD) throw new ProtocolException("frame length " + length + " exceeds " + MAX_PAYLOAD);
-        byte[] payload = new byte[(int) length];
-        in.readFully(payload);
+        long limit = maxPayload(type);
+        if (length > limit) {
+            throw new ProtocolException("frame length " + length + " exceeds " + limit + " for frame type " + type);
+        }
+        // readNBytes grows its buffer as bytes arrive, so a peer that announces megabytes and
+        // sends nothing costs a few kilobytes, not the announced length.
+        byte[] payload = in.readNBytes((int) length);
+        if (payload.length != length) {
+            throw new EOFException("frame truncated: " + payload.length + " of " + length + " payload bytes arrived");
+        }
         return new Frame(type, payload);
+    }
+
+    /** Only the table grows with the job; every other frame is small. */
+    static long maxPayload(short type) {
+        return switch (type) {
+            case CHALLENGE -> NONCE_BYTES;
+            case TABLE -> MAX_PAYLOAD;
+            default -> MAX_SMALL_PAYLOAD;
+        };
     }
 
     static byte[] hmac(byte[] secret, String label, byte[]... parts) {

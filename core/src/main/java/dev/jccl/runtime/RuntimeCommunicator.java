@@ -270,6 +270,16 @@ public final class RuntimeCommunicator implements Communicator {
         return config;
     }
 
+    /** What the bootstrap said of rank {@code r}; for tests that aim at a peer's data port. */
+    PeerInfo peer(int r) {
+        return peers.get(r);
+    }
+
+    /** The communicator id that data hellos carry. */
+    long commId() {
+        return commId;
+    }
+
     // ---------------------------------------------------------------- preparing operations
 
     /**

@@ -228,60 +228,6 @@ class SharedMemoryTest {
         }
     }
 
-    /** A rank killed with SIGKILL while its peer waits on it in shared memory: the peer fails within seconds, naming it. */
-    @Test
-    void aKilledRankIsNoticedWithinSecondsNotAtTheTimeout() throws Exception {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
-        List<Process> ranks = new ArrayList<>();
-        List<Path> logs = new ArrayList<>();
-        try {
-            for (int r = 0; r < 2; r++) {
-                Path log = Files.createTempFile("jccl-loop-" + r + "-", ".log");
-                logs.add(log);
-                ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                        "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                        LoopWorker.class.getName(), Integer.toString(r), "2", id.toString(), "4096")
-                        .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-                pb.environment().put("JCCL_SOCKET_IFNAME", "lo");
-                pb.environment().put("JCCL_TIMEOUT", "120");
-                ranks.add(pb.start());
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!(Files.readString(logs.get(0)).contains("looping") && Files.readString(logs.get(1)).contains("looping"))) {
-                assertTrue(System.nanoTime() < deadline, () -> "ranks did not start: " + read(logs));
-                Thread.sleep(50);
-            }
-            long killed = System.nanoTime();
-            ranks.get(1).destroyForcibly();
-            assertTrue(ranks.get(0).waitFor(20, TimeUnit.SECONDS), () -> "rank 0 still waiting 20 s after its peer died: " + read(logs));
-            double seconds = (System.nanoTime() - killed) / 1e9;
-            String out = Files.readString(logs.get(0));
-            assertEquals(3, ranks.get(0).exitValue(), out);
-            assertTrue(out.contains(PeerFailedException.class.getName()) && out.contains("lost peer 1"), out);
-            assertTrue(out.contains("is gone"), out);
-            assertTrue(seconds < 5, "noticed after " + seconds + " s");
-            System.out.printf("a killed rank was noticed by its shared-memory peer after %.2f s%n", seconds);
-            assertEquals(List.of(), jcclFiles(DEV_SHM));
-        } finally {
-            for (Process p : ranks) p.destroyForcibly();
-            for (Path l : logs) Files.deleteIfExists(l);
-        }
-    }
-
-    private static String read(List<Path> logs) {
-        StringBuilder sb = new StringBuilder();
-        for (Path l : logs) {
-            try {
-                sb.append("\n--- ").append(l).append('\n').append(Files.readString(l));
-            } catch (IOException e) {
-                sb.append(e);
-            }
-        }
-        return sb.toString();
-    }
-
     private static boolean mountTmpfs(Path dir, String size) throws InterruptedException {
         try {
             Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size + ",mode=1777", "tmpfs", dir.toString())

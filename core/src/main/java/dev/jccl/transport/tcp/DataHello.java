@@ -37,10 +37,12 @@ final class DataHello {
         return b.flip();
     }
 
-    /** Null if the bytes are not a hello of this version. */
+    /** Null if the bytes are not a hello of this version; {@link #whyNot} then says why. */
     static Parsed decode(ByteBuffer b) {
+        if (whyNot(b) != null) return null;
         b.order(ByteOrder.LITTLE_ENDIAN);
-        if (b.getInt() != MAGIC || b.getShort() != VERSION) return null;
+        b.getInt();
+        b.getShort();
         b.getShort();
         long comm = b.getLong();
         int from = b.getInt();
@@ -48,6 +50,17 @@ final class DataHello {
         byte[] token = new byte[16];
         b.get(token);
         return new Parsed(comm, from, to, token);
+    }
+
+    /** Why {@code b} (not consumed) is not a hello of this version, or null when it is one. */
+    static String whyNot(ByteBuffer b) {
+        ByteBuffer view = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        if (view.remaining() < BYTES) return "a hello is " + BYTES + " bytes, got " + view.remaining();
+        int magic = view.getInt();
+        if (magic != MAGIC) return String.format("not a Jccl data hello (magic 0x%08x)", magic);
+        int version = Short.toUnsignedInt(view.getShort());
+        if (version != VERSION) return "data hello version " + version + ", this Jccl speaks " + VERSION + " (mixed Jccl versions in one job?)";
+        return null;
     }
 
     static boolean valid(Parsed p, byte[] secret) {

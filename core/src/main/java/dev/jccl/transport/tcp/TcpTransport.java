@@ -33,6 +33,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TcpTransport implements Transport {
     private static final long DIAL_TIMEOUT_MILLIS = 10_000;
+    /** A real peer writes its hello right after connecting; a caller silent this long is not one. */
+    static final long HELLO_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** Callers still owing a hello; past this the oldest is refused, so a flood cannot exhaust descriptors. */
+    private static final int MAX_PENDING_ACCEPTS = 64;
 
     private int rank = -1;
     private final long commId;
@@ -46,11 +50,16 @@ public final class TcpTransport implements Transport {
     private final List<TcpConnection> active = new ArrayList<>();
     private List<PeerInfo> peers = List.of();
     private volatile boolean closed;
+    /** The listener was readable at the last select: accept even if nobody is expected. */
+    private boolean acceptReady;
+    private long lastAcceptPollNanos = System.nanoTime();
+    private static final long ACCEPT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private static final class PendingAccept {
         final SocketChannel channel;
         final ByteBuffer hello = ByteBuffer.allocate(DataHello.BYTES);
         final SelectionKey key;
+        final long acceptedNanos = System.nanoTime();
 
         PendingAccept(SocketChannel channel, SelectionKey key) {
             this.channel = channel;
@@ -145,16 +154,24 @@ public final class TcpTransport implements Transport {
         connections[peer] = c;
     }
 
-    /** Accepts incoming connections and completes their hellos without blocking. */
+    /**
+     * Accepts incoming connections and completes their hellos without blocking. Anything that is
+     * not a peer of this job proving the secret costs one warning line and its connection: a
+     * caller that closes early, stays silent past {@link #HELLO_TIMEOUT_NANOS}, or sends bytes
+     * that are not a hello of this communicator.
+     */
     private int acceptPending() throws IOException {
         int work = 0;
+        acceptReady = false;
         SocketChannel ch;
         while ((ch = listener.accept()) != null) {
             ch.configureBlocking(false);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            if (accepting.size() >= MAX_PENDING_ACCEPTS) refuse(accepting.removeFirst(), "too many callers without a hello");
             accepting.add(new PendingAccept(ch, ch.register(selector, 0)));
             work++;
         }
+        long now = System.nanoTime();
         for (Iterator<PendingAccept> it = accepting.iterator(); it.hasNext(); ) {
             PendingAccept pa = it.next();
             int n;
@@ -164,17 +181,24 @@ public final class TcpTransport implements Transport {
                 n = -1;
             }
             if (n < 0) {
-                refuse(pa, "closed before its hello");
+                refuse(pa, "closed after " + pa.hello.position() + " of the hello's " + DataHello.BYTES + " bytes");
                 it.remove();
                 continue;
             }
-            if (pa.hello.hasRemaining()) continue;
+            if (pa.hello.hasRemaining()) {
+                if (now - pa.acceptedNanos > HELLO_TIMEOUT_NANOS) {
+                    refuse(pa, "sent " + pa.hello.position() + " of the hello's " + DataHello.BYTES + " bytes in "
+                            + TimeUnit.NANOSECONDS.toSeconds(HELLO_TIMEOUT_NANOS) + " s");
+                    it.remove();
+                }
+                continue;
+            }
             it.remove();
             work++;
             pa.hello.flip();
             DataHello.Parsed h = DataHello.decode(pa.hello);
             if (h == null) {
-                refuse(pa, "not a Jccl data hello");
+                refuse(pa, DataHello.whyNot(pa.hello));
             } else if (h.commId() != commId || h.to() != rank) {
                 refuse(pa, "hello for communicator " + Long.toHexString(h.commId()) + " rank " + h.to()
                         + ", this is " + Long.toHexString(commId) + " rank " + rank);
@@ -244,7 +268,14 @@ public final class TcpTransport implements Transport {
             work += c.progress();
             if (!c.wantsRead() && !c.hasSends()) active.remove(i);
         }
-        if (!accepting.isEmpty()) work += acceptPending();
+        // Callers nobody expects (strangers, scanners) are looked at a few times a second even
+        // while every operation finds its data without waiting, so they are refused promptly.
+        long now = System.nanoTime();
+        if (now - lastAcceptPollNanos > ACCEPT_POLL_NANOS) {
+            lastAcceptPollNanos = now;
+            acceptReady = true;
+        }
+        if (!accepting.isEmpty() || acceptReady) work += acceptPending();
         return work;
     }
 
@@ -260,6 +291,7 @@ public final class TcpTransport implements Transport {
         }
         long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(maxNanos));
         selector.select(millis);
+        if (lk.isValid() && selector.selectedKeys().contains(lk)) acceptReady = true;
         selector.selectedKeys().clear();
         for (TcpConnection c : active) c.key().interestOps(0);
     }
