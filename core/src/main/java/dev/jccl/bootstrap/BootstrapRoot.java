@@ -161,7 +161,9 @@ final class BootstrapRoot {
             log.info(Log.Subsys.BOOTSTRAP, "rank " + rank + " joined from " + info.where() + " (" + remote + ")");
         } catch (IOException | RuntimeException e) {
             // Whatever a client sends, it costs it its connection and nothing else.
-            String reason = e instanceof java.io.EOFException ? "connection closed mid-frame"
+            String reason = e instanceof java.nio.channels.ClosedByInterruptException ? "still silent when every rank had joined"
+                    : e instanceof java.net.SocketTimeoutException ? "sent no complete frame within " + HANDSHAKE_MILLIS / 1000 + " s"
+                    : e instanceof java.io.EOFException ? "connection closed mid-frame (" + e.getMessage() + ")"
                     : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
             if (out != null) refuse(socket, out, remote, reason);
             else closeQuietly(socket);

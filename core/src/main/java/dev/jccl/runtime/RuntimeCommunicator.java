@@ -18,6 +18,7 @@ import dev.jccl.plan.Planner;
 import dev.jccl.plan.Schedule;
 import dev.jccl.plan.Tuner;
 import dev.jccl.topology.InterfaceSelector;
+import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.RoutingTransport;
 import dev.jccl.transport.Transport;
 import dev.jccl.transport.shm.ShmTransport;
@@ -57,6 +58,7 @@ public final class RuntimeCommunicator implements Communicator {
     /** The shared-memory transport, when some peer shares this rank's host; null otherwise. */
     private final ShmTransport shm;
     private final List<PeerInfo> peers;
+    private final Failures failures;
     private final ScheduleExecutor executor;
     private final Tuner tuner;
     /** The LL protocol's one-shot collectives, when every rank shares memory; null otherwise. */
@@ -95,12 +97,13 @@ public final class RuntimeCommunicator implements Communicator {
         this.transport = transport;
         this.shm = shm;
         this.peers = List.copyOf(peers);
+        this.failures = new Failures(rank, this.peers);
         Backoff.Policy waiting = Backoff.Policy.forRanks(ranksOnThisHost(this.peers, rank));
         if (shm != null) shm.ranksSleepOften(waiting.sleepsSoon());
         this.executor = new ScheduleExecutor(transport, rank, size, this.peers, waiting);
         this.tuner = tuner;
         boolean allShareMemory = shm != null && allShareMemory(this.peers);
-        this.lowLatency = allShareMemory ? new LowLatencyCollectives(shm.outbox(), rank, size, new Failures(rank, this.peers), waiting) : null;
+        this.lowLatency = allShareMemory ? new LowLatencyCollectives(shm.outbox(), rank, size, failures, waiting) : null;
         this.sendSequence = new long[size];
         this.recvSequence = new long[size];
     }
@@ -527,6 +530,7 @@ public final class RuntimeCommunicator implements Communicator {
         long deadline = start + config.timeout().toNanos();
         try {
             if (shm != null) {
+                checkLocalPeersRunning(p, collective, ctx);
                 if (collective) shm.announce(sequence, ctx.descriptor(), p.count);
                 else shm.announcePointToPoint(ctx.descriptor(), p.count);
             }
@@ -558,6 +562,20 @@ public final class RuntimeCommunicator implements Communicator {
             if (!aborted) transport.abandon(reported.getMessage());
             transport.close();
             throw reported;
+        }
+    }
+
+    /** Fails at once if a peer on this host that the operation needs has failed, aborted or closed. */
+    private void checkLocalPeersRunning(Prepared p, boolean collective, OpContext ctx) {
+        try {
+            if (collective) {
+                for (int r = 0; r < size; r++) shm.checkPeerStopped(r);
+            } else {
+                shm.checkPeerStopped(p.root);
+                if (p.recvPeer >= 0) shm.checkPeerStopped(p.recvPeer);
+            }
+        } catch (PeerLostException e) {
+            throw failures.translate(ctx, e, "before it started");
         }
     }
 

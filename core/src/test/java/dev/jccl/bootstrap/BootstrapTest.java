@@ -81,10 +81,13 @@ class BootstrapTest {
         byte[] noise = new byte[4096];
         random.nextBytes(noise);
         hostile.add(send(id, noise));
-        hostile.add(send(id, frame(1, 2, 0x80000000)));
-        hostile.add(send(id, frame(1, 2, 100)));
+        hostile.add(send(id, frame(BootstrapFrames.VERSION, 2, 0x80000000)));
+        hostile.add(send(id, frame(BootstrapFrames.VERSION, 2, 100)));
         hostile.add(send(id, frame(7, 2, 4)));
         hostile.add(send(id, new byte[0]));
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream original = System.out;
+        System.setOut(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8)); // the root's Log prints here
         try {
             CompletableFuture<Object> rank0 = CompletableFuture.supplyAsync(() -> runAllReduce(0, 2, id, config), OWN_THREAD);
             assertEquals(3.0f, runAllReduce(1, 2, id, config));
@@ -92,7 +95,17 @@ class BootstrapTest {
             // Each garbage connection was answered (challenge, maybe an error) and closed, not left hanging.
             for (Socket s : hostile.subList(0, 4)) assertTrue(drainsToEof(s), "the root must close a refused connection");
         } finally {
+            System.setOut(original);
             for (Socket s : hostile) s.close();
+        }
+        String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        System.out.print(log);
+        List<String> refusals = log.lines().filter(l -> l.contains("refused connection from")).toList();
+        // One line for each of the four that sent something; the silent one is dropped when the root is done, also with a line.
+        assertEquals(5, refusals.size(), log);
+        for (String reason : List.of("not a Jccl bootstrap frame", "frame length 2147483648 exceeds", "version 7",
+                "connection closed mid-frame", "still silent when every rank had joined")) {
+            assertTrue(refusals.stream().anyMatch(l -> l.contains(reason)), "expected a refusal for '" + reason + "':\n" + log);
         }
     }
 

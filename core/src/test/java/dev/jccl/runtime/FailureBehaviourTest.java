@@ -115,8 +115,16 @@ class FailureBehaviourTest {
         CountDownLatch release = new CountDownLatch(1);
         List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(60)), (rank, c) -> {
             if (rank == 1) {
+                // Idle while rank 0 aborts; its next operation must then fail fast, not at the 60 s timeout.
                 release.await(30, TimeUnit.SECONDS);
-                return "idle";
+                long t0 = System.nanoTime();
+                try {
+                    c.allReduce(new float[10], ReduceOp.SUM);
+                    return "no error";
+                } catch (JcclException e) {
+                    double s = (System.nanoTime() - t0) / 1e9;
+                    return s < 5 ? e : new AssertionError("rank 1 learnt of the abort only after " + s + " s", e);
+                }
             }
             Thread aborter = new Thread(() -> {
                 try {
@@ -140,6 +148,9 @@ class FailureBehaviourTest {
         });
         JcclException e = assertInstanceOf(JcclException.class, results.get(0));
         assertTrue(e.getMessage().contains("aborted"), e.getMessage());
+        JcclException peer = assertInstanceOf(JcclException.class, results.get(1));
+        assertTrue(peer.getMessage().contains("rank 1") && peer.getMessage().contains("0"), peer.getMessage());
+        System.out.println(link + ": the aborted rank's peer was told: " + peer.getMessage());
     }
 
     @ParameterizedTest

@@ -418,6 +418,21 @@ public final class ShmTransport implements Transport {
         return Math.min(nanos, maxSleepNanos);
     }
 
+    /**
+     * A {@link PeerLostException} if {@code peer} (a rank of this host) has marked its page
+     * failed or aborted. Only reads a word that is written once in a communicator's life, so it
+     * costs next to nothing at the start of every operation; it is what makes an idle rank's next
+     * operation fail when a peer has aborted, even where the peer left its half of that
+     * operation's data behind. A peer that closed is not an error here: it finished every
+     * operation it called, and this one may need nothing more from it (a Reduce's last
+     * contributor leaves before the root is done); if it does, the wait notices.
+     */
+    public void checkPeerStopped(int peer) throws PeerLostException {
+        if (peer == rank || !reaches(peer)) return;
+        long state = pages.state(peer);
+        if (state == ShmLayout.STATE_FAILED || state == ShmLayout.STATE_ABORTED) checkPeer(peer);
+    }
+
     /** A {@link PeerLostException} if {@code peer}'s page says it stopped, or its process is gone. */
     void checkPeer(int peer) throws PeerLostException {
         long state = pages.state(peer);
