@@ -12,6 +12,7 @@ package dev.jccl.plan;
  *   <tr><th>collective</th><th>algorithm</th><th>steps (chunks m, slices s, size P ≥ 2)</th></tr>
  *   <tr><td>AllReduce</td><td>{@link RingAllReduce ring}</td><td>2(P-1)·s</td></tr>
  *   <tr><td>AllReduce</td><td>{@link OneShotAllReduce one-shot} (when asked for)</td><td>m + 1</td></tr>
+ *   <tr><td>AllReduce</td><td>{@link HierarchicalAllReduce hierarchical} (L ranks on each of H hosts)</td><td>(2(L-1) + 2(H-1))·s</td></tr>
  *   <tr><td>ReduceScatter</td><td>{@link RingReduceScatter ring}</td><td>(P-1)·m, +1 for AVG</td></tr>
  *   <tr><td>AllGather</td><td>{@link RingAllGather ring}</td><td>(P-1)·m</td></tr>
  *   <tr><td>Broadcast</td><td>{@link ChainBroadcast chain}</td><td>m + P - 2</td></tr>
@@ -36,10 +37,22 @@ public final class Planner {
      *         not the other, or its buffers would exceed {@code Long.MAX_VALUE} elements
      */
     public static Schedule plan(OpRequest r) {
+        return plan(r, null);
+    }
+
+    /**
+     * Plans {@code r} for its rank, knowing which ranks share a host ({@code hosts}, or null),
+     * which {@link Tuner.Algorithm#HIERARCHICAL} needs; where the hosts do not fit it (one host,
+     * unequal numbers of ranks, one rank per host) the ring is used instead.
+     */
+    public static Schedule plan(OpRequest r, HostGroups hosts) {
         validate(r);
+        if (hosts != null && hosts.ranks() != r.size()) {
+            throw new IllegalArgumentException("host groups for " + hosts.ranks() + " ranks, operation on " + r.size());
+        }
         return switch (r.collective()) {
             case SEND, RECV, SEND_RECV -> PointToPoint.plan(r);
-            default -> r.size() == 1 ? SingleRank.plan(r) : planCollective(r);
+            default -> r.size() == 1 ? SingleRank.plan(r) : planCollective(r, hosts);
         };
     }
 
@@ -48,9 +61,13 @@ public final class Planner {
         return ScheduleText.render(schedule);
     }
 
-    private static Schedule planCollective(OpRequest r) {
+    private static Schedule planCollective(OpRequest r, HostGroups hosts) {
         return switch (r.collective()) {
-            case ALL_REDUCE -> r.algorithm() == Tuner.Algorithm.ONE_SHOT ? OneShotAllReduce.plan(r) : RingAllReduce.plan(r);
+            case ALL_REDUCE -> switch (r.algorithm()) {
+                case ONE_SHOT -> OneShotAllReduce.plan(r);
+                case HIERARCHICAL -> Tuner.hierarchical(hosts) ? HierarchicalAllReduce.plan(r, hosts) : RingAllReduce.plan(r);
+                case RING -> RingAllReduce.plan(r);
+            };
             case REDUCE_SCATTER -> RingReduceScatter.plan(r);
             case ALL_GATHER -> RingAllGather.plan(r);
             case BROADCAST -> ChainBroadcast.plan(r);

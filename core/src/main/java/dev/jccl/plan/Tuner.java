@@ -17,7 +17,10 @@ import java.util.Set;
  * <p>Algorithms: {@link Algorithm#RING} (ring AllReduce/AllGather/ReduceScatter, pipelined chain
  * Broadcast/Reduce, pairwise AllToAll: what NCCL also calls Ring), and {@link Algorithm#ONE_SHOT}
  * (every rank hands its input to every rank that needs it, which computes its own result, in
- * rank order, in one round: the least latency and the fewest handoffs, the most traffic).
+ * rank order, in one round: the least latency and the fewest handoffs, the most traffic), and
+ * {@link Algorithm#HIERARCHICAL} (AllReduce across hosts with equal numbers of ranks: reduce-scatter
+ * inside each host, AllReduce of each block across hosts, all-gather inside each host; see
+ * {@code HierarchicalAllReduce}).
  * Protocols: {@link Protocol#SIMPLE} (framed chunks through the transports' rings and sockets) and
  * {@link Protocol#LL} (low latency: each rank publishes flagged chunks in an outbox in shared
  * memory that every local rank reads in place; only when every rank shares memory).
@@ -28,7 +31,7 @@ import java.util.Set;
 public final class Tuner {
 
     public enum Algorithm {
-        RING("Ring"), ONE_SHOT("OneShot");
+        RING("Ring"), ONE_SHOT("OneShot"), HIERARCHICAL("Hierarchical");
 
         private final String displayName;
 
@@ -84,6 +87,7 @@ public final class Tuner {
             Collective.REDUCE, Collective.ALL_GATHER, Collective.REDUCE_SCATTER, Collective.ALL_TO_ALL);
 
     private final int nRanks;
+    private final HostGroups hosts;
     private final boolean allShareMemory;
     private final Link link;
     private final Set<Algorithm> algorithms;
@@ -98,7 +102,16 @@ public final class Tuner {
      * @param proto          JCCL_PROTO / NCCL_PROTO, or null, the same way
      */
     public Tuner(int nRanks, boolean allShareMemory, boolean anyNetwork, String algo, String proto) {
+        this(nRanks, null, allShareMemory, anyNetwork, algo, proto);
+    }
+
+    /**
+     * As above, knowing which ranks share a host ({@code hosts}, null if unknown), which the
+     * hierarchical algorithm needs.
+     */
+    public Tuner(int nRanks, HostGroups hosts, boolean allShareMemory, boolean anyNetwork, String algo, String proto) {
         this.nRanks = nRanks;
+        this.hosts = hosts;
         this.allShareMemory = allShareMemory;
         this.link = anyNetwork ? NET : SHM;
         this.algorithms = parse(algo, Algorithm.class, "ALGO", List.of("tree", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"));
@@ -160,6 +173,14 @@ public final class Tuner {
             };
             return LL_MICROS + traffic / (LL_GB_PER_SECOND * 1e3);
         }
+        if (a == Algorithm.HIERARCHICAL) {
+            if (c != Collective.ALL_REDUCE || !hierarchical(hosts)) return Double.NaN;
+            // Shared-memory rings inside hosts, L network rings side by side sharing each host's link.
+            int l = hosts.localSize();
+            int h = hosts.hosts();
+            return 2 * (l - 1) * SHM.stepMicros() + 2 * (h - 1) * NET.stepMicros()
+                    + total * 2.0 * (l - 1) / l / (SHM.gbPerSecond() * 1e3) + total * 2.0 * (h - 1) / h / (NET.gbPerSecond() * 1e3);
+        }
         if (a == Algorithm.ONE_SHOT) {
             if (c != Collective.ALL_REDUCE) return Double.NaN; // only AllReduce has a one-shot schedule
             // Sends its input to n-1 peers while receiving theirs, then reduces n inputs locally.
@@ -218,10 +239,15 @@ public final class Tuner {
             }
             sb.append('\n');
         }
-        sb.append(String.format(Locale.ROOT, "(latency µs / bandwidth GB/s, %d ranks, %s; allowed: algorithms %s, protocols %s)",
-                nRanks, allShareMemory ? "all in shared memory" : link == NET ? "over the network" : "shared memory and network",
+        sb.append(String.format(Locale.ROOT, "(latency µs / bandwidth GB/s, %d ranks%s, %s; allowed: algorithms %s, protocols %s)",
+                nRanks, hosts == null || hosts.hosts() < 2 ? "" : " on " + hosts.hosts() + " hosts (" + hosts + ")", allShareMemory ? "all in shared memory" : link == NET ? "over the network" : "shared memory and network",
                 names(algorithms), names(protocols)));
         return sb.toString();
+    }
+
+    /** Hosts that the hierarchical schedule fits: two or more, each with the same two or more ranks. */
+    static boolean hierarchical(HostGroups g) {
+        return g != null && g.hosts() >= 2 && g.uniform() && g.localSize() >= 2;
     }
 
     private static <E extends Enum<E>> String names(Set<E> set) {
@@ -252,7 +278,7 @@ public final class Tuner {
                 warnings.add("JCCL_" + variable + "/NCCL_" + variable + " names " + part.trim() + ", which NCCL has and Jccl does not; ignored");
             } else {
                 warnings.add("JCCL_" + variable + "/NCCL_" + variable + " names " + part.trim() + ", which is not a Jccl "
-                        + (type == Algorithm.class ? "algorithm (Ring, OneShot)" : "protocol (LL, Simple)") + "; ignored");
+                        + (type == Algorithm.class ? "algorithm (Ring, OneShot, Hierarchical)" : "protocol (LL, Simple)") + "; ignored");
             }
         }
         if (exclude) {

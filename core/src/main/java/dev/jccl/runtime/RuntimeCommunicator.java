@@ -13,6 +13,7 @@ import dev.jccl.bootstrap.PeerInfo;
 import dev.jccl.debug.HostIdentity;
 import dev.jccl.debug.Log;
 import dev.jccl.plan.Collective;
+import dev.jccl.plan.HostGroups;
 import dev.jccl.plan.OpRequest;
 import dev.jccl.plan.Planner;
 import dev.jccl.plan.Schedule;
@@ -59,6 +60,7 @@ public final class RuntimeCommunicator implements Communicator {
     private final ShmTransport shm;
     private final List<PeerInfo> peers;
     private final Failures failures;
+    private final HostGroups hosts;
     private final ScheduleExecutor executor;
     private final Tuner tuner;
     /** The LL protocol's one-shot collectives, when every rank shares memory; null otherwise. */
@@ -98,6 +100,7 @@ public final class RuntimeCommunicator implements Communicator {
         this.shm = shm;
         this.peers = List.copyOf(peers);
         this.failures = new Failures(rank, this.peers);
+        this.hosts = hostsOf(this.peers);
         Backoff.Policy waiting = Backoff.Policy.forRanks(ranksOnThisHost(this.peers, rank));
         if (shm != null) shm.ranksSleepOften(waiting.sleepsSoon());
         this.executor = new ScheduleExecutor(transport, rank, size, this.peers, waiting);
@@ -109,6 +112,11 @@ public final class RuntimeCommunicator implements Communicator {
     }
 
     /** True if every pair of ranks shares memory (the same answer on every rank: all see one table). */
+    /** Ranks grouped by host identity, for the hierarchical schedule and the tuner. */
+    static HostGroups hostsOf(List<PeerInfo> peers) {
+        return HostGroups.of(peers.stream().map(PeerInfo::hostId).toList());
+    }
+
     private static boolean allShareMemory(List<PeerInfo> peers) {
         if (peers.size() < 2) return false;
         for (PeerInfo p : peers) if (!p.sharesMemoryWith(peers.getFirst())) return false;
@@ -190,7 +198,7 @@ public final class RuntimeCommunicator implements Communicator {
                 transport = new RoutingTransport(byPeer, shm, tcp);
                 shm.limitSleep(200_000); // socket data cannot ring the shared-memory doorbell
             }
-            Tuner tuner = new Tuner(size, shm != null && allShareMemory(peers), anyNetwork(peers), config.algo(), config.proto());
+            Tuner tuner = new Tuner(size, hostsOf(peers), shm != null && allShareMemory(peers), anyNetwork(peers), config.algo(), config.proto());
             RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, shm, peers, tuner);
             if (rank == 0) {
                 for (String w : tuner.warnings()) log.warn(Log.Subsys.ENV, w);
@@ -232,7 +240,7 @@ public final class RuntimeCommunicator implements Communicator {
             if (shm != null && shm.reaches(p.rank())) {
                 via = "SHM/direct (same host)";
             } else if (!sameHost) {
-                via = "NET/Socket (different host)";
+                via = "NET/Socket/" + p.dataHost() + " (different host)";
             } else {
                 via = "NET/Socket (same host, but " + (me.shmPrefix().isEmpty() ? "this rank" : "rank " + p.rank())
                         + " does not use shared memory: JCCL_SHM_DISABLE or no /dev/shm)";
@@ -540,7 +548,7 @@ public final class RuntimeCommunicator implements Communicator {
             } else {
                 long chunk = Math.max(1, config.chunkBytes() / p.type.byteSize());
                 Schedule schedule = Planner.plan(new OpRequest(p.collective, rank, size, p.count, p.op, p.root, p.recvPeer,
-                        Memory.same(p.send, p.recv), chunk, choice == null ? Tuner.Algorithm.RING : choice.algorithm()));
+                        Memory.same(p.send, p.recv), chunk, choice == null ? Tuner.Algorithm.RING : choice.algorithm()), hosts);
                 if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) {
                     log.trace(Log.Subsys.COLL, ctx.describe() + " algorithm " + schedule.algorithm() + ", " + schedule.steps().size() + " steps");
                 }

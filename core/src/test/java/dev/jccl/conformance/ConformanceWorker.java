@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * One rank of {@link ProcessRanksConformanceTest}, in its own JVM:
- * {@code ConformanceWorker <rank> <size> <unique id>}, running {@link ConformanceBody.Plan#PROCESS}.
+ * {@code ConformanceWorker <rank> <size> <unique id>} (or {@code --from-environment}, as a
+ * launcher such as {@code mpirun} starts it), running {@link ConformanceBody.Plan#PROCESS}.
  * Settings come from the environment
  * ({@code JCCL_SOCKET_IFNAME}, {@code JCCL_TIMEOUT}). Exits 0 when the whole battery passed on
  * this rank, 1 with the failures on stdout otherwise, 2 when the communicator could not be made.
@@ -18,17 +19,20 @@ public final class ConformanceWorker {
     private ConformanceWorker() {}
 
     public static void main(String[] args) {
-        if (args.length != 3) {
-            System.err.println("usage: ConformanceWorker <rank> <size> <unique id>");
+        boolean fromLauncher = args.length == 1 && args[0].equals("--from-environment");
+        if (args.length != 3 && !fromLauncher) {
+            System.err.println("usage: ConformanceWorker <rank> <size> <unique id> | --from-environment");
             System.exit(2);
         }
-        int rank = Integer.parseInt(args[0]);
-        int size = Integer.parseInt(args[1]);
-        UniqueId id = UniqueId.parse(args[2]);
+        int rank = fromLauncher ? -1 : Integer.parseInt(args[0]);
+        int size = fromLauncher ? -1 : Integer.parseInt(args[1]);
         long start = System.nanoTime();
         Communicator comm;
         try {
-            comm = Jccl.init(rank, size, id, Config.fromEnvironment());
+            // Under mpirun, srun and the like, the launcher's variables say who is who.
+            comm = fromLauncher ? Jccl.fromEnvironment() : Jccl.init(rank, size, UniqueId.parse(args[2]), Config.fromEnvironment());
+            rank = comm.rank();
+            size = comm.size();
         } catch (Throwable t) {
             System.out.println("rank " + rank + "/" + size + ": init failed: " + ThreadRanks.stack(t));
             System.out.flush();

@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.IntFunction;
 
 /**
  * Starts N JVMs, one per rank, on this test's classpath, and waits for all of them within a
@@ -43,6 +45,16 @@ final class ProcessRanks {
 
     static List<Outcome> run(int size, Class<?> mainClass, List<String> argsPerRankTemplate, Map<String, String> env, Duration deadline)
             throws IOException, InterruptedException {
+        return run(size, mainClass, argsPerRankTemplate, r -> env, (r, cmd) -> cmd, deadline);
+    }
+
+    /**
+     * As above, with each rank's environment from {@code envOf} and its command line passed
+     * through {@code wrap} (e.g. to run it inside a network namespace).
+     */
+    static List<Outcome> run(int size, Class<?> mainClass, List<String> argsPerRankTemplate, IntFunction<Map<String, String>> envOf,
+                             BiFunction<Integer, List<String>, List<String>> wrap, Duration deadline)
+            throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classpath = System.getProperty("java.class.path");
         List<Process> procs = new ArrayList<>();
@@ -54,9 +66,9 @@ final class ProcessRanks {
                 for (String a : argsPerRankTemplate) cmd.add(a.replace("{rank}", Integer.toString(r)).replace("{size}", Integer.toString(size)));
                 Path log = Files.createTempFile("jccl-rank-" + r + "-", ".log");
                 logs.add(log);
-                ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+                ProcessBuilder pb = new ProcessBuilder(wrap.apply(r, cmd)).redirectErrorStream(true).redirectOutput(log.toFile())
                         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-                pb.environment().putAll(env);
+                pb.environment().putAll(envOf.apply(r));
                 procs.add(pb.start());
             }
             long end = System.nanoTime() + deadline.toNanos();

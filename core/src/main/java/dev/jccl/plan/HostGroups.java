@@ -1,0 +1,80 @@
+package dev.jccl.plan;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Which ranks share a host: hosts are numbered in the order of their lowest rank, and the ranks
+ * of a host by rank order (their local index). Hierarchical schedules need every host to have
+ * the same number of ranks ({@link #uniform()}), so that local index i of every host can form a
+ * ring across hosts.
+ */
+public final class HostGroups {
+    private final int[] hostOf;
+    private final int[] localIndex;
+    private final List<int[]> ranksOfHost;
+
+    private HostGroups(int[] hostOf) {
+        this.hostOf = hostOf;
+        this.localIndex = new int[hostOf.length];
+        this.ranksOfHost = new ArrayList<>();
+        for (int r = 0; r < hostOf.length; r++) {
+            while (ranksOfHost.size() <= hostOf[r]) ranksOfHost.add(new int[0]);
+            int[] old = ranksOfHost.get(hostOf[r]);
+            int[] grown = Arrays.copyOf(old, old.length + 1);
+            grown[old.length] = r;
+            localIndex[r] = old.length;
+            ranksOfHost.set(hostOf[r], grown);
+        }
+    }
+
+    /** Groups ranks by {@code hostKeyOfRank} (any equal keys share a host), index = rank. */
+    public static HostGroups of(List<?> hostKeyOfRank) {
+        Map<Object, Integer> numbers = new LinkedHashMap<>();
+        int[] hostOf = new int[hostKeyOfRank.size()];
+        for (int r = 0; r < hostOf.length; r++) hostOf[r] = numbers.computeIfAbsent(hostKeyOfRank.get(r), k -> numbers.size());
+        return new HostGroups(hostOf);
+    }
+
+    public int ranks() {
+        return hostOf.length;
+    }
+
+    public int hosts() {
+        return ranksOfHost.size();
+    }
+
+    /** True when every host has the same number of ranks. */
+    public boolean uniform() {
+        for (int[] g : ranksOfHost) if (g.length != ranksOfHost.getFirst().length) return false;
+        return true;
+    }
+
+    /** Ranks per host; meaningful when {@link #uniform()}. */
+    public int localSize() {
+        return ranksOfHost.getFirst().length;
+    }
+
+    public int hostOf(int rank) {
+        return hostOf[rank];
+    }
+
+    public int localIndex(int rank) {
+        return localIndex[rank];
+    }
+
+    /** The rank with local index {@code index} on host {@code host}. */
+    public int rankAt(int host, int index) {
+        return ranksOfHost.get(host)[index];
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder();
+        for (int h = 0; h < hosts(); h++) sb.append(h == 0 ? "" : " | ").append(Arrays.toString(ranksOfHost.get(h)));
+        return sb.toString();
+    }
+}
