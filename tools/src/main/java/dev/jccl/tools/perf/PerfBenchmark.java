@@ -325,7 +325,10 @@ public final class PerfBenchmark {
     /** {@code "rank pid host"} of every rank, in rank order. */
     private List<String> gatherDeviceLines() {
         byte[] mine = new byte[DEVICE_LINE_BYTES];
-        byte[] text = (ProcessHandle.current().pid() + " " + hostName()).getBytes(StandardCharsets.UTF_8);
+        // JCCL_HOSTID, where set, is what makes ranks count as different hosts (network namespaces, containers).
+        String hostId = comm.config().hostId();
+        String host = hostName() + (hostId == null || hostId.isBlank() ? "" : "[" + hostId + "]");
+        byte[] text = (ProcessHandle.current().pid() + " " + host).getBytes(StandardCharsets.UTF_8);
         System.arraycopy(text, 0, mine, 0, Math.min(text.length, DEVICE_LINE_BYTES));
         byte[] all = new byte[DEVICE_LINE_BYTES * ranks];
         comm.allGather(mine, all);
