@@ -57,6 +57,19 @@ class MultiHostTest {
         }
     }
 
+    @Test
+    void anInterfaceNameThatMatchesNothingThereListsTheInterfacesThereAre() throws Exception {
+        try (NetworkNamespaces hosts = NetworkNamespaces.create(1)) {
+            List<ProcessRanks.Outcome> outcomes = ProcessRanks.run(1, ConformanceWorker.class,
+                    List.of("0", "2", "jccl1:" + NetworkNamespaces.address(0) + ":29500:00112233445566778899aabbccddeeff"),
+                    r -> Map.of("JCCL_SOCKET_IFNAME", "eth", "JCCL_TIMEOUT", "10"), (r, cmd) -> hosts.command(0, cmd), Duration.ofMinutes(1));
+            ProcessRanks.Outcome o = outcomes.getFirst();
+            assertEquals(2, o.exitCode(), o.output()); // could not make the communicator
+            assertTrue(o.output().contains("SOCKET_IFNAME='eth' matches no usable interface") && o.output().contains("jv0"),
+                    "the error must name the filter and list the interfaces of this host: " + o.output());
+        }
+    }
+
     /** Runs the conformance battery with rank r on host {@code hostOf(r)}; every rank must pass. */
     private static List<ProcessRanks.Outcome> run(NetworkNamespaces hosts, int size, java.util.function.IntUnaryOperator hostOf)
             throws Exception {
