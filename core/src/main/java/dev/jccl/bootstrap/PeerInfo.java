@@ -17,19 +17,32 @@ import java.io.UncheckedIOException;
  *                  shared memory (JCCL_SHM_DISABLE, or no /dev/shm); two ranks of one host talk
  *                  through shared memory only if both have one
  * @param settings  the settings every rank must share (algorithm and protocol filters, buffer
- *                  size), as text: ranks that differ would plan different schedules
+ *                  size, network transport), as text: ranks that differ would plan different schedules
+ * @param netAddress where a network plugin's peers reach this rank (for UCX, its worker address),
+ *                  Base64; empty without one
  */
 public record PeerInfo(int rank, String hostId, String hostName, long pid, String dataHost, int dataPort, String shmPrefix,
-                       String settings) {
+                       String settings, String netAddress) {
 
     public PeerInfo {
         if (shmPrefix == null) shmPrefix = "";
         if (settings == null) settings = "";
+        if (netAddress == null) netAddress = "";
     }
 
-    /** The same rank with another rank number and data port (a split communicator's view of it). */
-    public PeerInfo renumbered(int newRank, int newDataPort) {
-        return new PeerInfo(newRank, hostId, hostName, pid, dataHost, newDataPort, shmPrefix, settings);
+    /** Without a network plugin's address. */
+    public PeerInfo(int rank, String hostId, String hostName, long pid, String dataHost, int dataPort, String shmPrefix, String settings) {
+        this(rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings, "");
+    }
+
+    /** The network plugin's address as bytes (empty without one). */
+    public byte[] netAddressBytes() {
+        return java.util.Base64.getDecoder().decode(netAddress);
+    }
+
+    /** The same rank with another rank number, data port and network address (a split communicator's view of it). */
+    public PeerInfo renumbered(int newRank, int newDataPort, String newNetAddress) {
+        return new PeerInfo(newRank, hostId, hostName, pid, dataHost, newDataPort, shmPrefix, settings, newNetAddress);
     }
 
     /** True if this rank and {@code other} share a host and both use shared memory. */
@@ -48,6 +61,7 @@ public record PeerInfo(int rank, String hostId, String hostName, long pid, Strin
             out.writeInt(dataPort);
             out.writeUTF(shmPrefix);
             out.writeUTF(settings);
+            out.writeUTF(netAddress);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -65,7 +79,13 @@ public record PeerInfo(int rank, String hostId, String hostName, long pid, Strin
         if (dataPort < 0 || dataPort > 65535) throw new IOException("bad data port " + dataPort);
         String shmPrefix = in.readUTF();
         String settings = in.readUTF();
-        return new PeerInfo(rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings);
+        String netAddress = in.readUTF();
+        try {
+            java.util.Base64.getDecoder().decode(netAddress);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("network address is not Base64");
+        }
+        return new PeerInfo(rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings, netAddress);
     }
 
     public static PeerInfo decode(byte[] bytes) throws IOException {

@@ -19,6 +19,10 @@ import dev.jccl.plan.Planner;
 import dev.jccl.plan.Schedule;
 import dev.jccl.plan.Tuner;
 import dev.jccl.topology.InterfaceSelector;
+import dev.jccl.transport.NetPlugin;
+import dev.jccl.transport.NetPluginException;
+import dev.jccl.transport.NetPlugins;
+import dev.jccl.transport.NetTransport;
 import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.RoutingTransport;
 import dev.jccl.transport.Transport;
@@ -31,6 +35,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -58,6 +63,8 @@ public final class RuntimeCommunicator implements Communicator {
     private final Transport transport;
     /** The shared-memory transport, when some peer shares this rank's host; null otherwise. */
     private final ShmTransport shm;
+    /** The network plugin JCCL_NET chose, or null for sockets; split children open their own endpoint of it. */
+    private final NetPlugin plugin;
     private final List<PeerInfo> peers;
     private final Failures failures;
     private final HostGroups hosts;
@@ -89,7 +96,7 @@ public final class RuntimeCommunicator implements Communicator {
     private MemorySegment scratch = MemorySegment.NULL;
 
     private RuntimeCommunicator(int rank, int size, Config config, Log log, long commId, byte[] secret, Transport transport,
-                                ShmTransport shm, List<PeerInfo> peers, Tuner tuner) {
+                                ShmTransport shm, NetPlugin plugin, List<PeerInfo> peers, Tuner tuner) {
         this.rank = rank;
         this.size = size;
         this.config = config;
@@ -98,6 +105,7 @@ public final class RuntimeCommunicator implements Communicator {
         this.secret = secret;
         this.transport = transport;
         this.shm = shm;
+        this.plugin = plugin;
         this.peers = List.copyOf(peers);
         this.failures = new Failures(rank, this.peers);
         this.hosts = hostsOf(this.peers);
@@ -146,36 +154,71 @@ public final class RuntimeCommunicator implements Communicator {
         InterfaceSelector.Candidate nic = InterfaceSelector.select(config.socketIfname());
         log.info(Log.Subsys.NET, "NET/Socket : Using [0]" + nic.name() + ":" + nic.address().getHostAddress());
         long commId = commIdOf(id);
+        NetPlugin plugin = NetPlugins.select(config.net()).orElse(null);
+        if (plugin == null && log.enabled(Config.DebugLevel.INFO, Log.Subsys.NET)) log.info(Log.Subsys.NET, whyNoPlugin(config));
         TcpTransport transport = new TcpTransport(commId, id.secret(), config.chunkBytes(), nic.address(), log);
+        NetTransport net = null;
         try {
+            net = plugin == null ? null : openPlugin(plugin, config, commId, nic, log);
             StringBuilder noShm = new StringBuilder();
             String shmPrefix = config.shmDisable() ? "" : ShmTransport.prefixForThisProcess(noShm);
             if (!noShm.isEmpty()) log.info(Log.Subsys.INIT, "shared memory unavailable: " + noShm + "; ranks of this host use TCP");
             PeerInfo self = new PeerInfo(rank, HostIdentity.hostId(config.hostId()), HostIdentity.hostName(),
                     ProcessHandle.current().pid(), nic.address().getHostAddress(), transport.listenAddress().getPort(), shmPrefix,
-                    settingsOf(config));
+                    settingsOf(config, plugin), net == null ? "" : Base64.getEncoder().encodeToString(net.localAddress()));
             log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d - Init START", commId, rank, size));
             List<PeerInfo> peers = Bootstrap.exchange(rank, size, id, self, config.timeout(), log);
-            return finishInit(rank, size, config, log, commId, id.secret(), transport, peers, start);
+            return finishInit(rank, size, config, log, commId, id.secret(), transport, net, plugin, peers, start);
         } catch (RuntimeException e) {
             transport.close();
+            if (net != null) net.close();
             throw e;
         }
     }
 
+    private static NetTransport openPlugin(NetPlugin plugin, Config config, long commId, InterfaceSelector.Candidate nic, Log log) {
+        try {
+            NetTransport net = plugin.open(new NetPlugin.Settings(commId, config.chunkBytes(), nic.name(), config.ibHca()), log);
+            log.info(Log.Subsys.NET, "NET/" + plugin.name() + " : Using " + net.describe());
+            return net;
+        } catch (NetPluginException e) {
+            throw new JcclException("JCCL_NET=" + config.net() + " asks for " + plugin.name() + ", which cannot run here: " + e.getMessage()
+                    + " (unset JCCL_NET to use sockets)", e);
+        }
+    }
+
+    /** Why ranks on different hosts will use sockets, for the debug output. */
+    private static String whyNoPlugin(Config config) {
+        List<String> available = new ArrayList<>();
+        for (NetPlugin p : NetPlugins.all()) {
+            try {
+                available.add(p.name() + " (" + p.probe() + ")");
+            } catch (NetPluginException e) {
+                available.add(p.name() + " unusable: " + e.getMessage());
+            }
+        }
+        return "NET/Plugin : between hosts using sockets (" + (config.net() == null ? "JCCL_NET unset" : "JCCL_NET=" + config.net())
+                + "); " + (available.isEmpty() ? "no network plugin on the class path" : "JCCL_NET=<name> selects one of: " + String.join(", ", available));
+    }
+
     /** The settings every rank must share, as {@link PeerInfo#settings()} carries them. */
-    private static String settingsOf(Config config) {
+    private static String settingsOf(Config config, NetPlugin plugin) {
         return "JCCL_ALGO=" + (config.algo() == null ? "(unset)" : config.algo()) + " JCCL_PROTO="
-                + (config.proto() == null ? "(unset)" : config.proto()) + " JCCL_BUFFSIZE=" + config.buffSize();
+                + (config.proto() == null ? "(unset)" : config.proto()) + " JCCL_BUFFSIZE=" + config.buffSize()
+                + " JCCL_NET=" + (plugin == null ? NetPlugins.SOCKET : plugin.name());
     }
 
     /** Makes the communicator from the exchanged peer table; closes {@code tcp} (and anything it opened) if that fails. */
     private static RuntimeCommunicator finishInit(int rank, int size, Config config, Log log, long commId, byte[] secret,
-                                                  TcpTransport tcp, List<PeerInfo> peers, long start) {
+                                                  TcpTransport tcp, NetTransport net, NetPlugin plugin, List<PeerInfo> peers, long start) {
         ShmTransport shm = null;
         try {
             checkSettings(rank, peers);
             tcp.start(rank, peers);
+            if (net != null) net.start(rank, peers);
+            // Ranks on other hosts: the plugin's transport where JCCL_NET chose one, else sockets.
+            Transport remote = net != null ? net : tcp;
+            if (net != null) tcp.close();
             PeerInfo me = peers.get(rank);
             boolean anyLocal = false;
             boolean anyRemote = false;
@@ -188,18 +231,18 @@ public final class RuntimeCommunicator implements Communicator {
             if (anyLocal) shm = ShmTransport.open(commId, rank, peers, config.buffSize(), log, start + config.timeout().toNanos());
             Transport transport;
             if (shm == null) {
-                transport = tcp;
+                transport = remote;
             } else if (!anyRemote) {
-                tcp.close(); // every peer is reached through shared memory; the listener would only wait
+                remote.close(); // every peer is reached through shared memory; the listener would only wait
                 transport = shm;
             } else {
                 Transport[] byPeer = new Transport[size];
-                for (PeerInfo p : peers) byPeer[p.rank()] = shm.reaches(p.rank()) ? shm : tcp;
-                transport = new RoutingTransport(byPeer, shm, tcp);
-                shm.limitSleep(200_000); // socket data cannot ring the shared-memory doorbell
+                for (PeerInfo p : peers) byPeer[p.rank()] = shm.reaches(p.rank()) ? shm : remote;
+                transport = new RoutingTransport(byPeer, shm, remote);
+                shm.limitSleep(200_000); // network data cannot ring the shared-memory doorbell
             }
             Tuner tuner = new Tuner(size, hostsOf(peers), shm != null && allShareMemory(peers), anyNetwork(peers), config.algo(), config.proto());
-            RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, shm, peers, tuner);
+            RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, shm, plugin, peers, tuner);
             if (rank == 0) {
                 for (String w : tuner.warnings()) log.warn(Log.Subsys.ENV, w);
                 if (log.enabled(Config.DebugLevel.INFO, Log.Subsys.TUNING)) {
@@ -211,6 +254,7 @@ public final class RuntimeCommunicator implements Communicator {
         } catch (RuntimeException e) {
             if (shm != null) shm.close();
             tcp.close();
+            if (net != null) net.close();
             throw e;
         }
     }
@@ -240,7 +284,7 @@ public final class RuntimeCommunicator implements Communicator {
             if (shm != null && shm.reaches(p.rank())) {
                 via = "SHM/direct (same host)";
             } else if (!sameHost) {
-                via = "NET/Socket/" + p.dataHost() + " (different host)";
+                via = (plugin != null ? "NET/" + plugin.name() : "NET/Socket/" + p.dataHost()) + " (different host)";
             } else {
                 via = "NET/Socket (same host, but " + (me.shmPrefix().isEmpty() ? "this rank" : "rank " + p.rank())
                         + " does not use shared memory: JCCL_SHM_DISABLE or no /dev/shm)";
@@ -751,12 +795,26 @@ public final class RuntimeCommunicator implements Communicator {
         PeerInfo me = peers.get(rank);
         TcpTransport child = effectiveColor < 0 ? null
                 : new TcpTransport(childId, secret, config.chunkBytes(), addressOf(me.dataHost()), log);
+        NetTransport childNet = null;
         int[] mine = {effectiveColor, key, child == null ? 0 : child.listenAddress().getPort()};
         int[] all = new int[3 * size];
+        byte[] netAddresses = new byte[plugin == null ? 0 : NET_ADDRESS_MAX * size];
         try {
             allGather(MemorySegment.ofArray(mine), MemorySegment.ofArray(all), 3, DataType.INT32);
+            if (plugin != null) {
+                // The child's own endpoint of the network plugin, whose address its peers need.
+                if (child != null) childNet = openPlugin(plugin, config, childId, InterfaceSelector.select(config.socketIfname()), log);
+                byte[] address = new byte[NET_ADDRESS_MAX];
+                if (childNet != null) {
+                    byte[] a = Base64.getEncoder().encode(childNet.localAddress());
+                    if (a.length > NET_ADDRESS_MAX) throw new JcclException("network address of " + a.length + " bytes exceeds " + NET_ADDRESS_MAX);
+                    System.arraycopy(a, 0, address, 0, a.length);
+                }
+                allGather(address, netAddresses);
+            }
         } catch (RuntimeException e) {
             if (child != null) child.close();
+            if (childNet != null) childNet.close();
             throw e;
         }
         if (child == null) return null;
@@ -768,12 +826,16 @@ public final class RuntimeCommunicator implements Communicator {
         for (int i = 0; i < members.size(); i++) {
             int r = members.get(i);
             PeerInfo p = peers.get(r);
-            childPeers.add(p.renumbered(i, all[3 * r + 2]));
+            String netAddress = plugin == null ? "" : new String(netAddresses, r * NET_ADDRESS_MAX, NET_ADDRESS_MAX, StandardCharsets.US_ASCII).trim();
+            childPeers.add(p.renumbered(i, all[3 * r + 2], netAddress));
             if (r == rank) newRank = i;
         }
         Log childLog = new Log(config, newRank);
-        return finishInit(newRank, members.size(), config, childLog, childId, secret, child, childPeers, System.nanoTime());
+        return finishInit(newRank, members.size(), config, childLog, childId, secret, child, childNet, plugin, childPeers, System.nanoTime());
     }
+
+    /** Room per rank for a network plugin's address (Base64) when a split exchanges them. */
+    private static final int NET_ADDRESS_MAX = 4096;
 
     private static java.net.InetAddress addressOf(String host) {
         try {
@@ -838,7 +900,8 @@ public final class RuntimeCommunicator implements Communicator {
      */
     public String transportSummary() {
         if (size == 1) return "local";
-        if (shm == null) return "tcp";
-        return transport == shm ? "shm" : "shm+tcp";
+        String net = plugin == null ? "tcp" : plugin.name().toLowerCase(java.util.Locale.ROOT);
+        if (shm == null) return net;
+        return transport == shm ? "shm" : "shm+" + net;
     }
 }

@@ -4,6 +4,9 @@ import dev.jccl.Config;
 import dev.jccl.Jccl;
 import dev.jccl.topology.InterfaceSelector;
 import dev.jccl.topology.InterfaceSelector.Candidate;
+import dev.jccl.transport.NetPlugin;
+import dev.jccl.transport.NetPluginException;
+import dev.jccl.transport.NetPlugins;
 import dev.jccl.transport.shm.ShmTransport;
 
 import java.io.IOException;
@@ -34,7 +37,6 @@ record HostReport(String jcclVersion, String javaVersion, String javaVendor, Str
     record TransportStatus(String name, boolean available, String detail) {}
 
     /** Fully qualified name of the ucx module's provider; present only when that module is on the classpath. */
-    static final String UCX_PROVIDER = "dev.jccl.ucx.UcxTransportProvider";
 
     /** Gathers the report; a malformed variable in {@code env} is an IllegalArgumentException naming it. */
     static HostReport gather(Map<String, String> env) {
@@ -64,15 +66,23 @@ record HostReport(String jcclVersion, String javaVersion, String javaVendor, Str
                 new TransportStatus("tcp", true, "available"),
                 new TransportStatus("shm", !config.shmDisable() && ShmTransport.usableHere(),
                         ShmTransport.describeAvailability(config.shmDisable(), disabledBy)),
-                ucx());
+                ucx(config));
     }
 
-    private static TransportStatus ucx() {
+    /** Whether the UCX plugin is here and can run, what it would use, and whether JCCL_NET selects it. */
+    static TransportStatus ucx(Config config) {
+        java.util.Optional<NetPlugin> plugin = NetPlugins.named("UCX");
+        if (plugin.isEmpty()) return new TransportStatus("ucx", false, "jccl-ucx module not on the class path");
         try {
-            Class.forName(UCX_PROVIDER, false, HostReport.class.getClassLoader());
-            return new TransportStatus("ucx", true, "available (module on the classpath)");
-        } catch (ClassNotFoundException | LinkageError e) {
-            return new TransportStatus("ucx", false, "module not on the classpath");
+            String what = plugin.get().probe();
+            String net = config.net() == null ? "" : config.net().trim();
+            boolean selected = net.equalsIgnoreCase("UCX") || net.equalsIgnoreCase("IB");
+            return new TransportStatus("ucx", true, what + (selected ? "; selected by JCCL_NET=" + net + " between hosts"
+                    : "; not selected (TCP is the default between hosts; JCCL_NET=UCX selects it)"));
+        } catch (NetPluginException e) {
+            return new TransportStatus("ucx", false, e.getMessage());
+        } catch (LinkageError e) {
+            return new TransportStatus("ucx", false, "the UCX plugin failed to load: " + e);
         }
     }
 

@@ -33,7 +33,8 @@ class InfoCommandTest {
         assertTrue(out.contains("  filter    lo (from JCCL_SOCKET_IFNAME)\n"), out);
         assertTrue(Pattern.compile("^  candidates .*lo 127\\.0\\.0\\.1", Pattern.MULTILINE).matcher(out).find(), out);
         assertTrue(Pattern.compile("transports\n  tcp   available\n  shm   available \\(/dev/shm, [0-9.]+ GiB free; waiting ranks "
-                + "sleep on futexes\\)\n  ucx   module not on the classpath\n").matcher(out).find(), out);
+                + "sleep on futexes\\)\n  ucx   UCX 1\\.\\d+\\.\\d+ \\(libucp\\.so\\.0\\), JUCX 1\\.12\\.1, .*; not selected \\(TCP is the default "
+                + "between hosts; JCCL_NET=UCX selects it\\)\n").matcher(out).find(), out);
         assertTrue(row(out, "NAME", "VALUE", "SOURCE"), out);
         assertTrue(row(out, "timeout", "30.0 s", "JCCL_TIMEOUT"), out);
         assertTrue(row(out, "algo", "ring", "NCCL_ALGO"), out);
@@ -97,7 +98,7 @@ class InfoCommandTest {
         assertEquals(3, transports.size(), transports.toString());
         assertEquals("tcp=true:available", transports.get(0));
         assertTrue(transports.get(1).startsWith("shm=true:available (/dev/shm, "), transports.toString());
-        assertEquals("ucx=false:module not on the classpath", transports.get(2));
+        assertTrue(transports.get(2).startsWith("ucx=true:UCX 1."), transports.toString());
 
         JsonNode subsys = null;
         for (JsonNode row : json.get("config")) if (row.get("name").asText().equals("debugSubsys")) subsys = row;
@@ -108,11 +109,14 @@ class InfoCommandTest {
     }
 
     @Test
-    void ucxIsDetectedByItsProviderClassName() {
-        // The name info looks for must be the ucx module's provider class (see DESIGN.md, Modules).
-        assertEquals("dev.jccl.ucx.UcxTransportProvider", HostReport.UCX_PROVIDER);
-        Config config = Config.fromEnvironment(java.util.Map.of());
-        assertFalse(HostReport.probeTransports(config, config.describe()).get(2).available());
+    void ucxIsFoundAsAPluginAndSaysWhetherJcclNetSelectsIt() {
+        // The jccl tool carries the jccl-ucx module, and .ci/run installs libucx0, so UCX can run here.
+        Config unset = Config.fromEnvironment(java.util.Map.of());
+        HostReport.TransportStatus plain = HostReport.ucx(unset);
+        assertTrue(plain.available(), plain.detail());
+        assertTrue(plain.detail().contains("not selected (TCP is the default"), plain.detail());
+        HostReport.TransportStatus chosen = HostReport.ucx(Config.fromEnvironment(java.util.Map.of("NCCL_NET", "IB")));
+        assertTrue(chosen.detail().endsWith("selected by JCCL_NET=IB between hosts"), chosen.detail());
     }
 
     /** A row of the configuration table: the three cells in order, separated by spaces only. */

@@ -1,0 +1,118 @@
+package dev.jccl.ucx;
+
+import dev.jccl.debug.Log;
+import dev.jccl.transport.NetPlugin;
+import dev.jccl.transport.NetPluginException;
+import dev.jccl.transport.NetTransport;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpParams;
+import org.openucx.jucx.ucp.UcpWorker;
+import org.openucx.jucx.ucp.UcpWorkerParams;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * {@code JCCL_NET=UCX}: Jccl's frames over UCX, through JUCX. Which devices UCX may use is decided
+ * here, unless {@code UCX_NET_DEVICES} is set: the RDMA ports that {@code JCCL_IB_HCA} /
+ * {@code NCCL_IB_HCA} name (NCCL's syntax: {@code mlx5_0:1,mlx5_1}; every port when unset), plus
+ * the network interface Jccl's sockets would use, so that where there is no RDMA, UCX's tcp
+ * transport stays on the interface the user chose (loopback in the tests).
+ */
+public final class UcxPlugin implements NetPlugin {
+    private static final Path INFINIBAND = Path.of("/sys/class/infiniband");
+
+    @Override
+    public String name() {
+        return "UCX";
+    }
+
+    @Override
+    public String probe() throws NetPluginException {
+        UcxLibrary.Version v = UcxLibrary.version();
+        List<String> rdma = rdmaPorts(null);
+        return "UCX " + v + " (" + UcxLibrary.LIBRARY + "), JUCX 1.12.1, " + (rdma.isEmpty()
+                ? "no RDMA devices (UCX would use tcp)" : "RDMA ports " + String.join(",", rdma));
+    }
+
+    @Override
+    public NetTransport open(Settings settings, Log log) throws NetPluginException {
+        UcxLibrary.Version version = UcxLibrary.version();
+        String devices = System.getenv("UCX_NET_DEVICES");
+        String devicesSource = "UCX_NET_DEVICES";
+        if (devices == null || devices.isBlank()) {
+            List<String> chosen = new ArrayList<>(rdmaPorts(settings.ibHca()));
+            if (settings.interfaceName() != null) chosen.add(settings.interfaceName());
+            devices = String.join(",", chosen);
+            devicesSource = settings.ibHca() != null ? "JCCL_IB_HCA + socket interface" : "RDMA ports + socket interface";
+        }
+        UcpContext context;
+        try {
+            UcpParams params = new UcpParams().requestTagFeature().requestWakeupFeature().setMtWorkersShared(true);
+            if (!devices.isEmpty()) params.setConfig("NET_DEVICES", devices);
+            context = new UcpContext(params);
+        } catch (UnsatisfiedLinkError | RuntimeException e) {
+            throw new NetPluginException("UCX " + version + " could not start (" + e + "); " + UcxLibrary.INSTALL, e);
+        }
+        try {
+            UcpWorker worker = context.newWorker(new UcpWorkerParams().requestThreadSafety());
+            String description = "UCX " + version + ", devices " + (devices.isEmpty() ? "(all)" : devices) + " (" + devicesSource + ")";
+            return new UcxTransport(context, worker, description, settings.chunkBytes(), log);
+        } catch (RuntimeException e) {
+            context.close();
+            throw new NetPluginException("UCX " + version + " could not make a worker: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * RDMA ports as UCX names them ({@code mlx5_0:1}): those {@code ibHca} selects in NCCL's
+     * syntax ({@code =} exact names, {@code ^} exclusions, a name without a port means every
+     * port), or every port under /sys/class/infiniband when it is null.
+     */
+    static List<String> rdmaPorts(String ibHca) {
+        List<String> all = new ArrayList<>();
+        if (Files.isDirectory(INFINIBAND)) {
+            try (Stream<Path> devices = Files.list(INFINIBAND)) {
+                for (Path d : devices.sorted().toList()) {
+                    try (Stream<Path> ports = Files.list(d.resolve("ports"))) {
+                        for (Path port : ports.sorted().toList()) all.add(d.getFileName() + ":" + port.getFileName());
+                    } catch (IOException ignored) {
+                        // a device without ports is of no use
+                    }
+                }
+            } catch (IOException ignored) {
+                // no RDMA here
+            }
+        }
+        return select(all, ibHca);
+    }
+
+    /** NCCL_IB_HCA's filter applied to {@code ports} ({@code device:port}). */
+    static List<String> select(List<String> ports, String ibHca) {
+        if (ibHca == null || ibHca.isBlank()) return ports;
+        String spec = ibHca.trim();
+        boolean exclude = spec.startsWith("^");
+        if (exclude) spec = spec.substring(1);
+        boolean exact = spec.startsWith("=");
+        if (exact) spec = spec.substring(1);
+        List<String> out = new ArrayList<>();
+        for (String port : ports) {
+            boolean named = false;
+            for (String item : spec.split(",")) {
+                String want = item.trim().toLowerCase(Locale.ROOT);
+                if (want.isEmpty()) continue;
+                String device = port.substring(0, port.indexOf(':'));
+                boolean match = want.contains(":") ? port.equalsIgnoreCase(want)
+                        : exact ? device.equalsIgnoreCase(want) : device.toLowerCase(Locale.ROOT).startsWith(want);
+                named |= match;
+            }
+            if (named != exclude) out.add(port);
+        }
+        return out;
+    }
+}

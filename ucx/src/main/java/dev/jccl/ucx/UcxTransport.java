@@ -1,0 +1,502 @@
+package dev.jccl.ucx;
+
+import dev.jccl.bootstrap.PeerInfo;
+import dev.jccl.debug.Log;
+import dev.jccl.transport.FrameHeader;
+import dev.jccl.transport.FrameMismatchException;
+import dev.jccl.transport.NetTransport;
+import dev.jccl.transport.PeerLostException;
+import dev.jccl.transport.RecvSink;
+import dev.jccl.transport.TransferHandle;
+import org.openucx.jucx.UcxCallback;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpEndpointParams;
+import org.openucx.jucx.ucp.UcpRequest;
+import org.openucx.jucx.ucp.UcpTagMessage;
+import org.openucx.jucx.ucp.UcpWorker;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Frames over UCP tagged messages: each frame is one message, the 40-byte {@link FrameHeader}
+ * followed by the payload, sent straight from the caller's memory where it is native (an I/O
+ * vector of two pieces) and through a staging buffer where it is on the heap. The tag names the
+ * sender and the frame's number on that ordered pair, so frames match in posting order whatever
+ * order UCX delivers them in. A receive waits for its message with a probe, then receives it
+ * whole into staging, checks the header (a different one is a mismatch, described on both
+ * sides; an abandon frame carries the peer's reason) and hands the payload to the sink.
+ *
+ * <p>Why tagged messages and not RMA puts: a put needs the receiver's slot address and key and a
+ * completion flag per frame, which is two operations and a second round of bookkeeping; over
+ * UCX's own transports (RDMA, tcp) a tagged send already moves large messages with the
+ * rendezvous protocol, which is a zero-copy RDMA read or write on RDMA hardware. Memory
+ * registration is UCX's (its registration cache keeps the staging buffers registered).
+ *
+ * <p>Dead peers: endpoints use UCX's peer error handling, so a peer that dies fails its
+ * endpoint, and every transfer with it ends in a {@link PeerLostException}. UCX 1.13 then uses
+ * no shared-memory transports between the ranks, which is fine: ranks of one host use Jccl's.
+ *
+ * <p>Threads: one thread drives it at a time (the runtime's contract); {@link #close} may come
+ * from another, so native calls and teardown take the same lock, and the worker is never freed
+ * under a thread inside {@code ucp_worker_progress}.
+ */
+final class UcxTransport implements NetTransport {
+    private static final int TAG_SEQ_BITS = 44;
+    private static final long TAG_SEQ_MASK = (1L << TAG_SEQ_BITS) - 1;
+    private static final long FULL_MASK = -1L;
+    private static final long AWAIT_SLICE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
+    private final UcpContext context;
+    private final UcpWorker worker;
+    private final byte[] address;
+    private final String description;
+    private final int chunkBytes;
+    private final Log log;
+    private final Object lock = new Object();
+    private final Arena arena = Arena.ofShared();
+    private final ArrayDeque<MemorySegment> freeStaging = new ArrayDeque<>();
+
+    private int rank = -1;
+    private List<PeerInfo> peers = List.of();
+    private UcpEndpoint[] endpoints = new UcpEndpoint[0];
+    private long[] sendSeq = new long[0];
+    private long[] recvSeq = new long[0];
+    private volatile String[] lost = new String[0];
+    private final List<OutgoingFrame> sends = new ArrayList<>();
+    private final List<IncomingFrame> recvs = new ArrayList<>();
+    private volatile boolean closed;
+    private volatile Thread waiter;
+
+    UcxTransport(UcpContext context, UcpWorker worker, String description, int chunkBytes, Log log) {
+        this.context = context;
+        this.worker = worker;
+        ByteBuffer a = worker.getAddress();
+        this.address = new byte[a.remaining()];
+        a.get(address);
+        this.description = description;
+        this.chunkBytes = chunkBytes;
+        this.log = log;
+    }
+
+    @Override
+    public String name() {
+        return "UCX";
+    }
+
+    @Override
+    public byte[] localAddress() {
+        return address.clone();
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    @Override
+    public void start(int rank, List<PeerInfo> peers) {
+        if (this.rank >= 0) throw new IllegalStateException("transport already started");
+        this.rank = rank;
+        this.peers = List.copyOf(peers);
+        int n = peers.size();
+        endpoints = new UcpEndpoint[n];
+        sendSeq = new long[n];
+        recvSeq = new long[n];
+        lost = new String[n];
+    }
+
+    @Override
+    public boolean tryConnect(Collection<Integer> wanted) throws IOException {
+        synchronized (lock) {
+            checkOpen();
+            for (int peer : wanted) {
+                if (peer == rank || endpoints[peer] != null) continue;
+                byte[] remote = peers.get(peer).netAddressBytes();
+                if (remote.length == 0) {
+                    throw new PeerLostException(peer, "rank " + peer + " published no UCX address (is JCCL_NET=UCX set on every rank?)", null);
+                }
+                ByteBuffer direct = ByteBuffer.allocateDirect(remote.length);
+                direct.put(remote).flip();
+                int p = peer;
+                try {
+                    endpoints[peer] = worker.newEndpoint(new UcpEndpointParams().setUcpAddress(direct).setPeerErrorHandlingMode()
+                            .setName("jccl-" + rank + "-to-" + peer)
+                            .setErrorHandler((ep, status, message) -> markLost(p, "UCX reports the endpoint failed: " + message
+                                    + " (status " + status + ")")));
+                } catch (RuntimeException e) {
+                    throw new PeerLostException(peer, "cannot create a UCX endpoint to rank " + peer + ": " + e.getMessage(), e);
+                }
+                log.info(Log.Subsys.NET, "Channel 00 : " + rank + "[" + rank + "] -> " + peer + "[" + peer + "] via NET/UCX/" + description);
+            }
+            return true;
+        }
+    }
+
+    private void markLost(int peer, String why) {
+        String[] l = lost;
+        if (peer < l.length && l[peer] == null) l[peer] = why;
+        Thread w = waiter;
+        if (w != null) LockSupport.unpark(w);
+    }
+
+    private static long tagOf(int sender, long sequence) {
+        return ((long) sender << TAG_SEQ_BITS) | (sequence & TAG_SEQ_MASK);
+    }
+
+    // ---------------------------------------------------------------- sends
+
+    /** A frame on its way out; issued to UCX once all of its payload is ready. */
+    private final class OutgoingFrame {
+        final int peer;
+        final FrameHeader header;
+        final MemorySegment data;
+        final TransferHandle handle;
+        final long tag;
+        MemorySegment staging;
+        UcpRequest request;
+        volatile boolean completed;
+        volatile String error;
+
+        OutgoingFrame(int peer, FrameHeader header, MemorySegment data, TransferHandle handle, long tag) {
+            this.peer = peer;
+            this.header = header;
+            this.data = data;
+            this.handle = handle;
+            this.tag = tag;
+        }
+
+        boolean issued() {
+            return request != null;
+        }
+
+        void issue() {
+            long length = data.byteSize();
+            staging = stagingFor(FrameHeader.BYTES + (data.isNative() ? 0 : length));
+            header.encode(staging, 0);
+            UcxCallback done = new UcxCallback() {
+                @Override
+                public void onSuccess(UcpRequest r) {
+                    completed = true;
+                }
+
+                @Override
+                public void onError(int status, String message) {
+                    error = message + " (status " + status + ")";
+                }
+            };
+            if (length == 0) {
+                request = endpoints[peer].sendTaggedNonBlocking(staging.address(), FrameHeader.BYTES, tag, done);
+            } else if (data.isNative()) {
+                // Header and payload as one message, the payload read in place.
+                request = endpoints[peer].sendTaggedNonBlocking(new long[] {staging.address(), data.address()},
+                        new long[] {FrameHeader.BYTES, length}, tag, done);
+            } else {
+                MemorySegment.copy(data, 0, staging, FrameHeader.BYTES, length);
+                request = endpoints[peer].sendTaggedNonBlocking(staging.address(), FrameHeader.BYTES + length, tag, done);
+            }
+        }
+    }
+
+    @Override
+    public TransferHandle postSend(int peer, FrameHeader header, MemorySegment data, long readyBytes) {
+        if (endpoints[peer] == null) throw new IllegalStateException("rank " + rank + " has no endpoint to " + peer + " (tryConnect first)");
+        TransferHandle handle = new TransferHandle(peer, readyBytes);
+        synchronized (lock) {
+            OutgoingFrame f = new OutgoingFrame(peer, header, data, handle, tagOf(rank, sendSeq[peer]++));
+            sends.add(f);
+            if (handle.readyBytes() >= data.byteSize() && !closed) f.issue();
+        }
+        return handle;
+    }
+
+    // ---------------------------------------------------------------- receives
+
+    /** A frame this rank expects; its message is received once a probe finds it. */
+    private final class IncomingFrame {
+        final int peer;
+        final FrameHeader expected;
+        final RecvSink sink;
+        final TransferHandle handle;
+        final long tag;
+        MemorySegment staging;
+        UcpRequest request;
+        long length;
+        volatile boolean completed;
+        volatile String error;
+
+        IncomingFrame(int peer, FrameHeader expected, RecvSink sink, TransferHandle handle, long tag) {
+            this.peer = peer;
+            this.expected = expected;
+            this.sink = sink;
+            this.handle = handle;
+            this.tag = tag;
+        }
+
+        void receive(UcpTagMessage message) {
+            length = message.getRecvLength();
+            staging = stagingFor(length);
+            request = worker.recvTaggedMessageNonBlocking(staging.address(), length, message, new UcxCallback() {
+                @Override
+                public void onSuccess(UcpRequest r) {
+                    completed = true;
+                }
+
+                @Override
+                public void onError(int status, String message) {
+                    error = message + " (status " + status + ")";
+                }
+            });
+        }
+    }
+
+    @Override
+    public TransferHandle postRecv(int peer, FrameHeader expected, int elementBytes, RecvSink sink) {
+        if (endpoints[peer] == null) throw new IllegalStateException("rank " + rank + " has no endpoint to " + peer + " (tryConnect first)");
+        TransferHandle handle = new TransferHandle(peer);
+        synchronized (lock) {
+            recvs.add(new IncomingFrame(peer, expected, sink, handle, tagOf(peer, recvSeq[peer]++)));
+        }
+        return handle;
+    }
+
+    // ---------------------------------------------------------------- progress
+
+    @Override
+    public int progress() throws IOException {
+        synchronized (lock) {
+            checkOpen();
+            int work;
+            try {
+                work = worker.progress();
+            } catch (Exception e) {
+                throw new IOException("UCX progress failed: " + e.getMessage(), e);
+            }
+            work += progressSends();
+            work += progressReceives();
+            return work;
+        }
+    }
+
+    private int progressSends() throws PeerLostException {
+        int work = 0;
+        for (Iterator<OutgoingFrame> it = sends.iterator(); it.hasNext(); ) {
+            OutgoingFrame f = it.next();
+            failIfLost(f.peer);
+            if (!f.issued()) {
+                if (f.handle.readyBytes() < f.data.byteSize()) continue;
+                f.issue();
+                work++;
+            }
+            if (f.error != null) throw new PeerLostException(f.peer, "UCX send failed: " + f.error, null);
+            if (f.completed) {
+                release(f.staging);
+                f.handle.markDone();
+                it.remove();
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private int progressReceives() throws IOException {
+        int work = 0;
+        for (int i = 0; i < recvs.size(); i++) {
+            IncomingFrame f = recvs.get(i);
+            if (f.request == null) {
+                UcpTagMessage message = worker.tagProbeNonBlocking(f.tag, FULL_MASK, true);
+                if (message == null) {
+                    failIfLost(f.peer);
+                    continue;
+                }
+                f.receive(message);
+                work++;
+            }
+            if (f.error != null) throw new PeerLostException(f.peer, "UCX receive failed: " + f.error, null);
+            if (!f.completed) {
+                failIfLost(f.peer);
+                continue;
+            }
+            deliver(f);
+            f.handle.markDone();
+            release(f.staging);
+            recvs.remove(i);
+            i--;
+            work++;
+        }
+        return work;
+    }
+
+    /** Checks the header of a whole received frame and hands its payload to the sink. */
+    private void deliver(IncomingFrame f) throws IOException {
+        if (f.length < FrameHeader.BYTES) {
+            throw new PeerLostException(f.peer, "a UCX message of " + f.length + " bytes from rank " + f.peer + " is not a Jccl frame", null);
+        }
+        FrameHeader actual = FrameHeader.decode(f.staging, 0);
+        if (actual != null && actual.isAbandon()) {
+            long n = Math.min(actual.length(), f.length - FrameHeader.BYTES);
+            String reason = new String(f.staging.asSlice(FrameHeader.BYTES, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                    StandardCharsets.UTF_8);
+            throw new PeerLostException(f.peer, "it stopped: " + (reason.isEmpty() ? "(no reason given)" : reason), null);
+        }
+        if (!f.expected.equals(actual)) throw new FrameMismatchException(f.peer, f.expected, actual);
+        long payload = f.length - FrameHeader.BYTES;
+        if (payload != f.expected.length()) {
+            throw new PeerLostException(f.peer, "frame from rank " + f.peer + " carries " + payload + " bytes, its header says "
+                    + f.expected.length(), null);
+        }
+        if (payload > 0) f.sink.accept(f.staging.asSlice(FrameHeader.BYTES, payload), 0);
+    }
+
+    private void failIfLost(int peer) throws PeerLostException {
+        String why = lost[peer];
+        if (why != null) throw new PeerLostException(peer, why, null);
+    }
+
+    private void checkOpen() throws IOException {
+        if (closed) throw new IOException("transport closed");
+    }
+
+    // ---------------------------------------------------------------- staging
+
+    /** Native memory for one frame; buffers of a chunk and a header are reused, larger ones are not kept. */
+    private MemorySegment stagingFor(long bytes) {
+        long standard = FrameHeader.BYTES + (long) chunkBytes;
+        if (bytes <= standard) {
+            MemorySegment s = freeStaging.poll();
+            return s != null ? s : arena.allocate(standard, 64);
+        }
+        return arena.allocate(bytes, 64);
+    }
+
+    private void release(MemorySegment staging) {
+        if (staging != null && staging.byteSize() == FrameHeader.BYTES + (long) chunkBytes && freeStaging.size() < 64) {
+            freeStaging.push(staging);
+        }
+    }
+
+    // ---------------------------------------------------------------- waiting, failure, closing
+
+    @Override
+    public void awaitIo(long maxNanos) throws IOException {
+        checkOpen();
+        // UCX's tcp and RDMA transports are progressed by polling; a short park bounds both the
+        // CPU it costs and the latency it adds, and wakeup() or a peer failure cuts it short.
+        waiter = Thread.currentThread();
+        try {
+            LockSupport.parkNanos(Math.max(1, Math.min(maxNanos, AWAIT_SLICE_NANOS)));
+        } finally {
+            waiter = null;
+        }
+    }
+
+    @Override
+    public boolean busy() {
+        synchronized (lock) {
+            return !sends.isEmpty() || !recvs.isEmpty();
+        }
+    }
+
+    @Override
+    public String describePending(int peer) {
+        synchronized (lock) {
+            long out = sends.stream().filter(f -> f.peer == peer).count();
+            long unissued = sends.stream().filter(f -> f.peer == peer && !f.issued()).count();
+            long in = recvs.stream().filter(f -> f.peer == peer).count();
+            long arrived = recvs.stream().filter(f -> f.peer == peer && f.request != null).count();
+            StringBuilder sb = new StringBuilder();
+            if (out > 0) sb.append(out).append(" UCX send(s) not completed (").append(unissued).append(" waiting for their data)");
+            if (in > 0) {
+                if (!sb.isEmpty()) sb.append("; ");
+                sb.append(in).append(" receive(s) waiting, ").append(arrived).append(" of their messages arrived");
+            }
+            String why = peer < lost.length ? lost[peer] : null;
+            if (why != null) sb.append(sb.isEmpty() ? "" : "; ").append(why);
+            return sb.isEmpty() ? "nothing pending" : sb.toString();
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        Thread w = waiter;
+        if (w != null) LockSupport.unpark(w);
+    }
+
+    /** Sends each connected peer an abandon frame with the reason, and gives them a moment to leave. */
+    @Override
+    public void abandon(String reason) {
+        synchronized (lock) {
+            if (closed || rank < 0) return;
+            byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+            byte[] bounded = Arrays.copyOf(text, Math.min(text.length, FrameHeader.MAX_REASON_BYTES));
+            MemorySegment payload = arena.allocate(Math.max(1, bounded.length));
+            MemorySegment.copy(MemorySegment.ofArray(bounded), 0, payload, 0, bounded.length);
+            List<OutgoingFrame> goodbyes = new ArrayList<>();
+            for (int peer = 0; peer < endpoints.length; peer++) {
+                if (endpoints[peer] == null || lost[peer] != null) continue;
+                OutgoingFrame f = new OutgoingFrame(peer, FrameHeader.abandon(bounded.length), payload.asSlice(0, bounded.length),
+                        new TransferHandle(peer), tagOf(rank, sendSeq[peer]++));
+                try {
+                    f.issue();
+                    goodbyes.add(f);
+                } catch (RuntimeException e) {
+                    // that peer is unreachable; the others still get theirs
+                }
+            }
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+            while (System.nanoTime() < deadline && goodbyes.stream().anyMatch(f -> !f.completed && f.error == null)) {
+                try {
+                    worker.progress();
+                } catch (Exception e) {
+                    break;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) return;
+            closed = true;
+            for (IncomingFrame f : recvs) {
+                if (f.request != null && !f.completed) {
+                    try {
+                        worker.cancelRequest(f.request);
+                    } catch (RuntimeException ignored) {
+                        // it completed meanwhile
+                    }
+                }
+            }
+            for (UcpEndpoint ep : endpoints) {
+                if (ep == null) continue;
+                try {
+                    UcpRequest r = ep.closeNonBlockingForce();
+                    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+                    while (r != null && !r.isCompleted() && System.nanoTime() < deadline) worker.progress();
+                } catch (Exception ignored) {
+                    // closing an endpoint to a dead peer can fail; the worker goes anyway
+                }
+            }
+            worker.close();
+            context.close();
+            sends.clear();
+            recvs.clear();
+            arena.close();
+        }
+        wakeup();
+    }
+}
