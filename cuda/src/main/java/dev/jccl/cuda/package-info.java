@@ -1,0 +1,2 @@
+/** Collectives on CUDA device memory (see the module's description). */
+package dev.jccl.cuda;
