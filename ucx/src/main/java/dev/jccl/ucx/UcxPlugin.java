@@ -51,22 +51,39 @@ public final class UcxPlugin implements NetPlugin {
             devices = String.join(",", chosen);
             devicesSource = settings.ibHca() != null ? "JCCL_IB_HCA + socket interface" : "RDMA ports + socket interface";
         }
+        // Memory registered with PCIe relaxed ordering where the device allows it: without it, RDMA
+        // to and from memory behind an SR-IOV function in a VM (and GPU memory) is much slower.
+        // "try" asks for it and falls back; UCX_IB_PCI_RELAXED_ORDERING set by the user wins.
+        boolean relaxed = System.getenv("UCX_IB_PCI_RELAXED_ORDERING") == null;
         UcpContext context;
         try {
-            UcpParams params = new UcpParams().requestTagFeature().requestWakeupFeature().setMtWorkersShared(true);
-            if (!devices.isEmpty()) params.setConfig("NET_DEVICES", devices);
-            context = new UcpContext(params);
+            context = newContext(devices, relaxed);
         } catch (UnsatisfiedLinkError | RuntimeException e) {
-            throw new NetPluginException("UCX " + version + " could not start (" + e + "); " + UcxLibrary.INSTALL, e);
+            if (!relaxed) throw new NetPluginException("UCX " + version + " could not start (" + e + "); " + UcxLibrary.INSTALL, e);
+            // a UCX built without its InfiniBand component does not know the variable
+            try {
+                context = newContext(devices, false);
+                relaxed = false;
+            } catch (UnsatisfiedLinkError | RuntimeException e2) {
+                throw new NetPluginException("UCX " + version + " could not start (" + e2 + "); " + UcxLibrary.INSTALL, e2);
+            }
         }
         try {
             UcpWorker worker = context.newWorker(new UcpWorkerParams().requestThreadSafety());
-            String description = "UCX " + version + ", devices " + (devices.isEmpty() ? "(all)" : devices) + " (" + devicesSource + ")";
-            return new UcxTransport(context, worker, description, settings.chunkBytes(), log);
+            String description = "UCX " + version + ", devices " + (devices.isEmpty() ? "(all)" : devices) + " (" + devicesSource + ")"
+                    + (relaxed ? ", PCIe relaxed ordering where supported" : "");
+            return new UcxTransport(context, worker, description, devices.isEmpty() ? "all" : devices, settings.chunkBytes(), log);
         } catch (RuntimeException e) {
             context.close();
             throw new NetPluginException("UCX " + version + " could not make a worker: " + e.getMessage(), e);
         }
+    }
+
+    private static UcpContext newContext(String devices, boolean relaxedOrdering) {
+        UcpParams params = new UcpParams().requestTagFeature().requestWakeupFeature().setMtWorkersShared(true);
+        if (!devices.isEmpty()) params.setConfig("NET_DEVICES", devices);
+        if (relaxedOrdering) params.setConfig("IB_PCI_RELAXED_ORDERING", "try");
+        return new UcpContext(params);
     }
 
     /**

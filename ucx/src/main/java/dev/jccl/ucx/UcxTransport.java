@@ -64,6 +64,7 @@ final class UcxTransport implements NetTransport {
     private final UcpWorker worker;
     private final byte[] address;
     private final String description;
+    private final String devices;
     private final int chunkBytes;
     private final Log log;
     private final Object lock = new Object();
@@ -81,13 +82,14 @@ final class UcxTransport implements NetTransport {
     private volatile boolean closed;
     private volatile Thread waiter;
 
-    UcxTransport(UcpContext context, UcpWorker worker, String description, int chunkBytes, Log log) {
+    UcxTransport(UcpContext context, UcpWorker worker, String description, String devices, int chunkBytes, Log log) {
         this.context = context;
         this.worker = worker;
         ByteBuffer a = worker.getAddress();
         this.address = new byte[a.remaining()];
         a.get(address);
         this.description = description;
+        this.devices = devices;
         this.chunkBytes = chunkBytes;
         this.log = log;
     }
@@ -140,7 +142,7 @@ final class UcxTransport implements NetTransport {
                 } catch (RuntimeException e) {
                     throw new PeerLostException(peer, "cannot create a UCX endpoint to rank " + peer + ": " + e.getMessage(), e);
                 }
-                log.info(Log.Subsys.NET, "Channel 00 : " + rank + "[" + rank + "] -> " + peer + "[" + peer + "] via NET/UCX/" + description);
+                log.info(Log.Subsys.NET, "Channel 00 : " + rank + "[" + rank + "] -> " + peer + "[" + peer + "] via NET/UCX/" + devices);
             }
             return true;
         }
