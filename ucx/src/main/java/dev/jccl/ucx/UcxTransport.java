@@ -159,6 +159,22 @@ final class UcxTransport implements NetTransport {
         return ((long) sender << TAG_SEQ_BITS) | (sequence & TAG_SEQ_MASK);
     }
 
+    /** What UCX reports of one request, set from its callback inside {@code worker.progress()}. */
+    private static final class Completion extends UcxCallback {
+        volatile boolean completed;
+        volatile String error;
+
+        @Override
+        public void onSuccess(UcpRequest r) {
+            completed = true;
+        }
+
+        @Override
+        public void onError(int status, String message) {
+            error = message + " (status " + status + ")";
+        }
+    }
+
     // ---------------------------------------------------------------- sends
 
     /** A frame on its way out; issued to UCX once all of its payload is ready. */
@@ -168,10 +184,9 @@ final class UcxTransport implements NetTransport {
         final MemorySegment data;
         final TransferHandle handle;
         final long tag;
+        final Completion completion = new Completion();
         MemorySegment staging;
         UcpRequest request;
-        volatile boolean completed;
-        volatile String error;
 
         OutgoingFrame(int peer, FrameHeader header, MemorySegment data, TransferHandle handle, long tag) {
             this.peer = peer;
@@ -189,17 +204,7 @@ final class UcxTransport implements NetTransport {
             long length = data.byteSize();
             staging = stagingFor(FrameHeader.BYTES + (data.isNative() ? 0 : length));
             header.encode(staging, 0);
-            UcxCallback done = new UcxCallback() {
-                @Override
-                public void onSuccess(UcpRequest r) {
-                    completed = true;
-                }
-
-                @Override
-                public void onError(int status, String message) {
-                    error = message + " (status " + status + ")";
-                }
-            };
+            Completion done = completion;
             if (length == 0) {
                 request = endpoints[peer].sendTaggedNonBlocking(staging.address(), FrameHeader.BYTES, tag, done);
             } else if (data.isNative()) {
@@ -234,11 +239,10 @@ final class UcxTransport implements NetTransport {
         final RecvSink sink;
         final TransferHandle handle;
         final long tag;
+        final Completion completion = new Completion();
         MemorySegment staging;
         UcpRequest request;
         long length;
-        volatile boolean completed;
-        volatile String error;
 
         IncomingFrame(int peer, FrameHeader expected, RecvSink sink, TransferHandle handle, long tag) {
             this.peer = peer;
@@ -251,17 +255,7 @@ final class UcxTransport implements NetTransport {
         void receive(UcpTagMessage message) {
             length = message.getRecvLength();
             staging = stagingFor(length);
-            request = worker.recvTaggedMessageNonBlocking(staging.address(), length, message, new UcxCallback() {
-                @Override
-                public void onSuccess(UcpRequest r) {
-                    completed = true;
-                }
-
-                @Override
-                public void onError(int status, String message) {
-                    error = message + " (status " + status + ")";
-                }
-            });
+            request = worker.recvTaggedMessageNonBlocking(staging.address(), length, message, completion);
         }
     }
 
@@ -303,8 +297,8 @@ final class UcxTransport implements NetTransport {
                 f.issue();
                 work++;
             }
-            if (f.error != null) throw new PeerLostException(f.peer, "UCX send failed: " + f.error, null);
-            if (f.completed) {
+            if (f.completion.error != null) throw new PeerLostException(f.peer, "UCX send failed: " + f.completion.error, null);
+            if (f.completion.completed) {
                 release(f.staging);
                 f.handle.markDone();
                 it.remove();
@@ -327,8 +321,8 @@ final class UcxTransport implements NetTransport {
                 f.receive(message);
                 work++;
             }
-            if (f.error != null) throw new PeerLostException(f.peer, "UCX receive failed: " + f.error, null);
-            if (!f.completed) {
+            if (f.completion.error != null) throw new PeerLostException(f.peer, "UCX receive failed: " + f.completion.error, null);
+            if (!f.completion.completed) {
                 failIfLost(f.peer);
                 continue;
             }
@@ -459,7 +453,7 @@ final class UcxTransport implements NetTransport {
                 }
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
-            while (System.nanoTime() < deadline && goodbyes.stream().anyMatch(f -> !f.completed && f.error == null)) {
+            while (System.nanoTime() < deadline && goodbyes.stream().anyMatch(f -> !f.completion.completed && f.completion.error == null)) {
                 try {
                     worker.progress();
                 } catch (Exception e) {
@@ -475,7 +469,7 @@ final class UcxTransport implements NetTransport {
             if (closed) return;
             closed = true;
             for (IncomingFrame f : recvs) {
-                if (f.request != null && !f.completed) {
+                if (f.request != null && !f.completion.completed) {
                     try {
                         worker.cancelRequest(f.request);
                     } catch (RuntimeException ignored) {
