@@ -2,6 +2,7 @@ package dev.jccl.tools;
 
 import dev.jccl.Jccl;
 import dev.jccl.JcclException;
+import dev.jccl.tools.doctor.DoctorCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -12,7 +13,7 @@ import java.io.PrintWriter;
 import java.util.Map;
 
 /**
- * The {@code jccl} command: {@code id}, {@code info}, {@code run}, {@code perf}. {@code ./jccl} at the repository
+ * The {@code jccl} command: {@code id}, {@code info}, {@code run}, {@code perf}, {@code doctor}. {@code ./jccl} at the repository
  * root builds and runs it.
  *
  * <p>The environment and the two output streams are fields rather than globals so that tests can
@@ -39,6 +40,8 @@ public final class JcclCommand {
     /** The command line, reading variables from {@code environment} and writing to {@code out} / {@code err}. */
     static CommandLine commandLine(Map<String, String> environment, PrintStream out, PrintStream err) {
         CommandLine cl = new CommandLine(new JcclCommand(environment, out, err));
+        // An instance rather than a class in @Command: doctor lives in its own package and takes the environment here.
+        cl.addSubcommand("doctor", new DoctorCommand(environment, out == System.out));
         cl.setOut(new PrintWriter(new OutputStreamWriter(out, out.charset()), true));
         cl.setErr(new PrintWriter(new OutputStreamWriter(err, err.charset()), true));
         // `jccl run -np 2 java -version`: everything from the command on belongs to the command.
