@@ -1,6 +1,7 @@
 package dev.jccl.ucx;
 
 import dev.jccl.debug.Log;
+import dev.jccl.topology.IbHcaFilter;
 import dev.jccl.transport.NetPlugin;
 import dev.jccl.transport.NetPluginException;
 import dev.jccl.transport.NetTransport;
@@ -14,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.stream.Stream;
 
 /**
@@ -109,26 +109,20 @@ public final class UcxPlugin implements NetPlugin {
         return select(all, ibHca);
     }
 
-    /** NCCL_IB_HCA's filter applied to {@code ports} ({@code device:port}). */
+    /** NCCL_IB_HCA's filter (see {@link IbHcaFilter}) applied to {@code ports} ({@code device:port}). */
     static List<String> select(List<String> ports, String ibHca) {
         if (ibHca == null || ibHca.isBlank()) return ports;
-        String spec = ibHca.trim();
-        boolean exclude = spec.startsWith("^");
-        if (exclude) spec = spec.substring(1);
-        boolean exact = spec.startsWith("=");
-        if (exact) spec = spec.substring(1);
+        IbHcaFilter filter = IbHcaFilter.parse(ibHca);
         List<String> out = new ArrayList<>();
         for (String port : ports) {
-            boolean named = false;
-            for (String item : spec.split(",")) {
-                String want = item.trim().toLowerCase(Locale.ROOT);
-                if (want.isEmpty()) continue;
-                String device = port.substring(0, port.indexOf(':'));
-                boolean match = want.contains(":") ? port.equalsIgnoreCase(want)
-                        : exact ? device.equalsIgnoreCase(want) : device.toLowerCase(Locale.ROOT).startsWith(want);
-                named |= match;
+            int colon = port.indexOf(':');
+            int number;
+            try {
+                number = Integer.parseInt(port.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                continue; // not a numbered port
             }
-            if (named != exclude) out.add(port);
+            if (filter.selects(port.substring(0, colon), number)) out.add(port);
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package dev.jccl.tools.doctor;
 
+import dev.jccl.topology.IbHcaFilter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -358,9 +359,9 @@ final class HostFacts {
     }
 
     /** The NCCL_IB_HCA filter, or null when unset. */
-    HcaFilter ncclHcaFilter() {
+    IbHcaFilter ncclHcaFilter() {
         String v = env("NCCL_IB_HCA");
-        return v == null ? null : HcaFilter.parse(v);
+        return v == null ? null : IbHcaFilter.parse(v);
     }
 
     /**
@@ -368,7 +369,7 @@ final class HostFacts {
      * selects none (rdma-hca-filter reports that case; the other checks then look at every port).
      */
     List<RdmaPort> selectedPorts() {
-        HcaFilter filter = ncclHcaFilter();
+        IbHcaFilter filter = ncclHcaFilter();
         if (filter == null) return allPorts();
         List<RdmaPort> selected = new ArrayList<>();
         for (RdmaPort p : allPorts()) if (filter.selects(p.device(), p.number())) selected.add(p);

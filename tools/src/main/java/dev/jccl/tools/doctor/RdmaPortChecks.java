@@ -1,5 +1,6 @@
 package dev.jccl.tools.doctor;
 
+import dev.jccl.topology.IbHcaFilter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -221,7 +222,7 @@ final class RdmaPortChecks {
             String value = facts.env(variable);
             if (value == null) continue;
             f.evidence("env " + variable, value);
-            HcaFilter filter = HcaFilter.parse(value);
+            IbHcaFilter filter = IbHcaFilter.parse(value);
             List<HostFacts.RdmaPort> selected = new ArrayList<>();
             for (HostFacts.RdmaPort p : facts.allPorts()) if (filter.selects(p.device(), p.number())) selected.add(p);
             Set<String> devices = new LinkedHashSet<>();
@@ -237,7 +238,7 @@ final class RdmaPortChecks {
                 continue;
             }
             if (!filter.exact() && !filter.exclude()) {
-                for (HcaFilter.Entry e : filter.entries()) {
+                for (IbHcaFilter.Entry e : filter.entries()) {
                     List<String> matched = filter.devicesMatching(e, deviceNames);
                     if (matched.size() >= 2) {
                         f.problem(Verdict.WARN, variable + "=" + value + " is a prefix list: " + e.name() + " selects "

@@ -1,5 +1,6 @@
 package dev.jccl.tools.doctor;
 
+import dev.jccl.topology.IbHcaFilter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -219,14 +220,14 @@ class DoctorRdmaChecksTest {
 
     @Test
     void hcaFilterGrammar() {
-        HcaFilter prefix = HcaFilter.parse("mlx5_1");
+        IbHcaFilter prefix = IbHcaFilter.parse("mlx5_1");
         assertTrue(prefix.selects("mlx5_1", 1));
         assertTrue(prefix.selects("mlx5_10", 1), "a prefix also selects mlx5_10");
-        HcaFilter exact = HcaFilter.parse("=mlx5_1:1");
+        IbHcaFilter exact = IbHcaFilter.parse("=mlx5_1:1");
         assertTrue(exact.selects("mlx5_1", 1));
         assertFalse(exact.selects("mlx5_10", 1));
         assertFalse(exact.selects("mlx5_1", 2), "the port is part of the entry");
-        HcaFilter exclude = HcaFilter.parse("^=mlx5_0,mlx5_9");
+        IbHcaFilter exclude = IbHcaFilter.parse("^=mlx5_0,mlx5_9");
         assertFalse(exclude.selects("mlx5_0", 1));
         assertTrue(exclude.selects("mlx5_1", 1));
         assertEquals(List.of("mlx5_1", "mlx5_10"), prefix.devicesMatching(prefix.entries().getFirst(), List.of("mlx5_0", "mlx5_1", "mlx5_10")));

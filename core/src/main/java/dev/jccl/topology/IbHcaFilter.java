@@ -1,4 +1,4 @@
-package dev.jccl.tools.doctor;
+package dev.jccl.topology;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,17 +6,18 @@ import java.util.List;
 /**
  * NCCL_IB_HCA's grammar: {@code [^][=]<hca>[:<port>[:<rail>[:<plane>]]],…}. Names are prefixes
  * unless the list starts with {@code =}; {@code ^} selects every port that no entry names. So
- * {@code mlx5_1} also selects mlx5_10…mlx5_19, and {@code =mlx5_1} only mlx5_1.
+ * {@code mlx5_1} also selects mlx5_10…mlx5_19, and {@code =mlx5_1} only mlx5_1. The doctor
+ * checks a filter against the ports there are; the UCX plugin turns it into UCX_NET_DEVICES.
  *
  * @param text    the variable's value, for messages
  * @param exclude the list started with {@code ^}
  * @param exact   the list (after any {@code ^}) started with {@code =}
  */
-record HcaFilter(String text, boolean exclude, boolean exact, List<Entry> entries) {
+public record IbHcaFilter(String text, boolean exclude, boolean exact, List<Entry> entries) {
 
     /** One entry; {@code port} is -1 when the entry names no port. */
-    record Entry(String name, int port) {
-        boolean matches(String device, int portNumber, boolean exact) {
+    public record Entry(String name, int port) {
+        public boolean matches(String device, int portNumber, boolean exact) {
             boolean nameMatches = exact ? device.equals(name) : device.startsWith(name);
             return nameMatches && (port < 0 || port == portNumber);
         }
@@ -27,7 +28,7 @@ record HcaFilter(String text, boolean exclude, boolean exact, List<Entry> entrie
         }
     }
 
-    static HcaFilter parse(String text) {
+    public static IbHcaFilter parse(String text) {
         String s = text.trim();
         boolean exclude = s.startsWith("^");
         if (exclude) s = s.substring(1);
@@ -48,11 +49,11 @@ record HcaFilter(String text, boolean exclude, boolean exact, List<Entry> entrie
             }
             entries.add(new Entry(f[0].trim(), port));
         }
-        return new HcaFilter(text.trim(), exclude, exact, List.copyOf(entries));
+        return new IbHcaFilter(text.trim(), exclude, exact, List.copyOf(entries));
     }
 
     /** Whether NCCL would use this device's port. */
-    boolean selects(String device, int port) {
+    public boolean selects(String device, int port) {
         boolean named = false;
         for (Entry e : entries) {
             if (e.matches(device, port, exact)) {
@@ -64,7 +65,7 @@ record HcaFilter(String text, boolean exclude, boolean exact, List<Entry> entrie
     }
 
     /** Devices among {@code devices} whose name an entry matches (ports aside). */
-    List<String> devicesMatching(Entry entry, List<String> devices) {
+    public List<String> devicesMatching(Entry entry, List<String> devices) {
         List<String> out = new ArrayList<>();
         for (String d : devices) if (exact ? d.equals(entry.name()) : d.startsWith(entry.name())) out.add(d);
         return out;
