@@ -113,6 +113,17 @@ public final class ShmTransport implements Transport {
     }
 
     /** Whether this transport can be used here at all (a shared-memory directory exists and is writable). */
+    /**
+     * The most {@code /dev/shm} that {@code localRanks} ranks of one host map at
+     * {@code JCCL_BUFFSIZE = buffSize}: a page per rank and a pair segment (two rings) for every
+     * pair of ranks, as an AllToAll needs. For the doctor's /dev/shm check.
+     */
+    public static long bytesForLocalRanks(int localRanks, int buffSize) {
+        long pairs = (long) localRanks * (localRanks - 1) / 2;
+        return localRanks * ShmLayout.rankPageBytes(localRanks, OUTBOX_SLOT_BYTES, OUTBOX_SLOTS)
+                + pairs * ShmLayout.pairSegmentBytes(ShmLayout.ringBytes(buffSize));
+    }
+
     public static boolean usableHere() {
         return ShmDirectory.standard().unavailableReason() == null;
     }

@@ -11,9 +11,6 @@ final class LimitChecks {
     private static final long GIB = 1L << 30;
     /** Docker's and containerd's default /dev/shm. */
     private static final long CONTAINER_DEFAULT_SHM = 64 * MIB;
-    private static final long PAGE = 4096;
-    /** ShmLayout.CONSUMED_OFFSET: a rank page's control lines before its per-reader counters. */
-    private static final long RANK_PAGE_HEADER = 1152;
 
     private final HostFacts facts;
 
@@ -93,19 +90,9 @@ final class LimitChecks {
         return f.ok(size + ": enough (" + needText + ").");
     }
 
-    /**
-     * Upper bound of what Jccl's shm transport maps in /dev/shm for {@code ranks} ranks of one host:
-     * one page per rank (its outbox of ShmTransport.OUTBOX_SLOTS slots) and a pair segment with two
-     * rings of JCCL_BUFFSIZE per pair of ranks that exchange data (all pairs in the worst case,
-     * AllToAll). Mirrors ShmLayout's sizes, which core keeps package-private; rounded up to pages.
-     */
+    /** What Jccl's shm transport maps in /dev/shm for {@code ranks} ranks of one host, at most (core's own estimate). */
     static long jcclShmBytes(int ranks, int buffSize) {
-        long slotStride = 64 + roundUp(ShmTransport.OUTBOX_SLOT_BYTES, 64);
-        long page = roundUp(RANK_PAGE_HEADER + 64L * ranks + (long) ShmTransport.OUTBOX_SLOTS * slotStride, PAGE);
-        long ring = Math.max(4 * PAGE, roundUp(buffSize, PAGE));
-        long pair = PAGE + 2 * ring;
-        long pairs = (long) ranks * (ranks - 1) / 2;
-        return ranks * page + pairs * pair;
+        return ShmTransport.bytesForLocalRanks(ranks, buffSize);
     }
 
     private Config jcclConfig() {
@@ -114,10 +101,6 @@ final class LimitChecks {
         } catch (IllegalArgumentException e) {
             return Config.builder().build(); // env-jccl-unknown reports the malformed variable
         }
-    }
-
-    private static long roundUp(long v, long to) {
-        return (v + to - 1) / to * to;
     }
 
     /** D3 {@code container-caps-sysfs}. */
