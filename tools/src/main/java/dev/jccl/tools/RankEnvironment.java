@@ -43,7 +43,25 @@ final class RankEnvironment {
         env.put(LOCAL_SIZE, Integer.toString(size));
         env.put(ID, id.toString());
         if (ifname != null) env.put(SOCKET_IFNAME, ifname);
+        // Scripts that call `java` get the JDK jccl runs on (a 25), not whatever PATH has first.
+        String path = base.get("PATH");
+        env.put("PATH", THIS_JDK_BIN + (path == null || path.isEmpty() ? "" : java.io.File.pathSeparator + path));
         return env;
+    }
+
+    /** The bin directory of the JDK this jccl runs on. */
+    static final String THIS_JDK_BIN = java.nio.file.Path.of(System.getProperty("java.home"), "bin").toString();
+
+    /**
+     * {@code command} with a bare {@code java} replaced by this JDK's launcher: {@code jccl run -np 4
+     * -- java -jar app.jar} then runs on the JDK 25 that {@code ./jccl} found, even where the
+     * {@code java} on PATH is older (the JDK looks programs up on its own PATH, not the ranks').
+     */
+    static List<String> withThisJdk(List<String> command) {
+        if (command.isEmpty() || !command.getFirst().equals("java")) return command;
+        List<String> out = new ArrayList<>(command);
+        out.set(0, java.nio.file.Path.of(THIS_JDK_BIN, "java").toString());
+        return out;
     }
 
     /**

@@ -47,7 +47,7 @@ final class RunCommand implements Callable<Integer> {
         if (ranks < 1) throw new ParameterException(spec.commandLine(), "-np must be at least 1, got " + ranks);
         Duration limit = RankEnvironment.parseTimeout(spec.commandLine(), timeout);
         List<Map<String, String>> environments = RankEnvironment.localJob(parent.environment(), ranks, ifname);
-        RankSupervisor job = new RankSupervisor(command, environments,
+        RankSupervisor job = new RankSupervisor(RankEnvironment.withThisJdk(command), environments,
                 new LineSink(parent.out()), new LineSink(parent.err()));
         return job.run(limit);
     }

@@ -65,6 +65,22 @@ class RunCommandTest {
     }
 
     @Test
+    void javaIsTheJdkJcclRunsOnEvenWhenPathHasAnOlderOne(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        // A `java` first on PATH that is not ours, as a Java 17 would be: neither a bare `java`
+        // nor a script's `java` may reach it.
+        java.nio.file.Path impostor = dir.resolve("java");
+        java.nio.file.Files.writeString(impostor, "#!/bin/sh\necho impostor\n");
+        impostor.toFile().setExecutable(true);
+        java.util.Map<String, String> env = Cli.environment("PATH", dir + ":" + System.getenv("PATH"));
+        Cli.Result bare = Cli.inProcess(env, "run", "-np", "1", "--", "java", "-XshowSettings:properties", "-version");
+        assertEquals(0, bare.code(), bare::toString);
+        assertTrue(bare.err().contains("java.home = " + System.getProperty("java.home")), bare::toString);
+        Cli.Result script = Cli.inProcess(env, "run", "-np", "1", "--", "sh", "-c", "command -v java");
+        assertEquals(0, script.code(), script::toString);
+        assertEquals("[0] " + RankEnvironment.THIS_JDK_BIN + "/java", script.out().trim(), script::toString);
+    }
+
+    @Test
     void ifnameOptionIsGivenToTheRanks() {
         Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "run", "-np", "2", "--ifname", "lo", "--",
                 "sh", "-c", "echo if=$JCCL_SOCKET_IFNAME");
