@@ -119,12 +119,12 @@ public final class RuntimeCommunicator implements Communicator {
         this.recvSequence = new long[size];
     }
 
-    /** True if every pair of ranks shares memory (the same answer on every rank: all see one table). */
     /** Ranks grouped by host identity, for the hierarchical schedule and the tuner. */
     static HostGroups hostsOf(List<PeerInfo> peers) {
         return HostGroups.of(peers.stream().map(PeerInfo::hostId).toList());
     }
 
+    /** True if every pair of ranks shares memory (the same answer on every rank: all see one table). */
     private static boolean allShareMemory(List<PeerInfo> peers) {
         if (peers.size() < 2) return false;
         for (PeerInfo p : peers) if (!p.sharesMemoryWith(peers.getFirst())) return false;
