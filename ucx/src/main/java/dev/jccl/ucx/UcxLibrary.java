@@ -39,11 +39,37 @@ final class UcxLibrary {
 
     private UcxLibrary() {}
 
+    /**
+     * UCX installs handlers for SIGSEGV, SIGBUS, SIGILL and SIGFPE when it loads, and turns every
+     * such signal into an abort. The JVM raises SIGSEGV on purpose (implicit null checks,
+     * safepoint polls), so a JVM with UCX loaded dies at random. UCX reads UCX_ERROR_SIGNALS once,
+     * when libucs loads, so it must be empty before then; a value the user set is kept.
+     */
+    private static void keepSignalsForTheJvm() throws NetPluginException {
+        if (System.getenv("UCX_ERROR_SIGNALS") != null) return;
+        Linker linker = Linker.nativeLinker();
+        MemorySegment setenv = linker.defaultLookup().find("setenv")
+                .orElseThrow(() -> new NetPluginException("libc has no setenv: cannot keep UCX off the JVM's signals"));
+        try (Arena arena = Arena.ofConfined()) {
+            MethodHandle h = linker.downcallHandle(setenv,
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+            int rc = (int) h.invokeExact(arena.allocateFrom("UCX_ERROR_SIGNALS"), arena.allocateFrom(""), 0);
+            if (rc != 0) throw new NetPluginException("setenv(UCX_ERROR_SIGNALS) failed");
+        } catch (IllegalCallerException e) {
+            throw new NetPluginException("native access is denied to Jccl; run java with --enable-native-access=ALL-UNNAMED", e);
+        } catch (NetPluginException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new NetPluginException("setenv(UCX_ERROR_SIGNALS) failed: " + t, t);
+        }
+    }
+
     /** The UCX version found, or a {@link NetPluginException} saying what is missing and what to do. */
     static Version version() throws NetPluginException {
         String name = library();
         Version v = loaded;
         if (v != null && name.equals(LIBRARY)) return v;
+        keepSignalsForTheJvm();
         SymbolLookup lib;
         try {
             lib = SymbolLookup.libraryLookup(name, Arena.global());

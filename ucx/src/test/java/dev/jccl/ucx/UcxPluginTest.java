@@ -28,4 +28,34 @@ class UcxPluginTest {
         UcxLibrary.Version v = UcxLibrary.version();
         assertTrue(v.major() > 1 || v.minor() >= UcxLibrary.MIN_MINOR, v.toString());
     }
+
+    /**
+     * Once UCX is loaded, the JVM must still own SIGSEGV: compiled code turns null dereferences
+     * into SIGSEGVs that the JVM makes NullPointerExceptions of. With UCX's handler in front, the
+     * first one aborts the process (and this test JVM with it).
+     */
+    @Test
+    void withUcxLoadedTheJvmStillTurnsSegvIntoNullPointerExceptions() throws Throwable {
+        new UcxPlugin().probe();
+        var linker = java.lang.foreign.Linker.nativeLinker();
+        var getenv = linker.downcallHandle(linker.defaultLookup().find("getenv").orElseThrow(),
+                java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.ADDRESS, java.lang.foreign.ValueLayout.ADDRESS));
+        try (var arena = java.lang.foreign.Arena.ofConfined()) {
+            var value = (java.lang.foreign.MemorySegment) getenv.invokeExact(arena.allocateFrom("UCX_ERROR_SIGNALS"));
+            if (System.getenv("UCX_ERROR_SIGNALS") == null) assertEquals("", value.reinterpret(1).getString(0), "set before libucp loaded");
+        }
+        int caught = 0;
+        for (int i = 0; i < 200_000; i++) {
+            try {
+                caught += lengthOf(i % 1000 == 0 ? null : "x");
+            } catch (NullPointerException expected) {
+                caught += 1000;
+            }
+        }
+        assertEquals(199_800 + 200 * 1000, caught);
+    }
+
+    private static int lengthOf(String s) {
+        return s.length();
+    }
 }
