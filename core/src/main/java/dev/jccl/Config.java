@@ -41,7 +41,9 @@ public final class Config {
 
     /** Variables only Jccl reads (beyond the launcher ones, see {@code LaunchEnvironment}). */
     static final List<String> JCCL_ONLY = List.of(TIMEOUT, "JCCL_ID", "JCCL_ROOT", "JCCL_RANK", "JCCL_WORLD_SIZE",
-            "JCCL_LOCAL_RANK", "JCCL_LOCAL_SIZE", "JCCL_PORT", "JCCL_SECRET", "JCCL_JOB_ID", "JCCL_JVM_ROOT");
+            "JCCL_LOCAL_RANK", "JCCL_LOCAL_SIZE", "JCCL_PORT", "JCCL_SECRET", "JCCL_JOB_ID", "JCCL_JVM_ROOT",
+            // read by the jccl-cuda module
+            "JCCL_CUDA_LIB", "JCCL_NCCL_LIB", "JCCL_CUDA_PATH");
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(300);
     /** Bytes of staging per connection; chunks are a quarter of it so that two are always in flight. */

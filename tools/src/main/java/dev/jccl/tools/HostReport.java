@@ -2,6 +2,7 @@ package dev.jccl.tools;
 
 import dev.jccl.Config;
 import dev.jccl.Jccl;
+import dev.jccl.cuda.CudaStatus;
 import dev.jccl.topology.InterfaceSelector;
 import dev.jccl.topology.InterfaceSelector.Candidate;
 import dev.jccl.transport.NetPlugin;
@@ -56,17 +57,33 @@ record HostReport(String jcclVersion, String javaVersion, String javaVendor, Str
         for (String w : Config.unknownVariables(env)) warnings.add("unknown variable " + w);
         return new HostReport(Jccl.version(), Runtime.version().toString(), System.getProperty("java.vendor"),
                 System.getProperty("java.home"), readHostName(), config.socketIfname(), ifnameSource, selected,
-                selectionError, candidates, probeTransports(config, rows), rows, warnings);
+                selectionError, candidates, probeTransports(config, rows, env), rows, warnings);
     }
 
     static List<TransportStatus> probeTransports(Config config, List<String[]> rows) {
+        return probeTransports(config, rows, System.getenv());
+    }
+
+    /** The transports, and GPU buffers ({@code cuda}: CUDA and NCCL found as {@code env} says). */
+    static List<TransportStatus> probeTransports(Config config, List<String[]> rows, Map<String, String> env) {
         String disabledBy = "builder";
         for (String[] row : rows) if (row[0].equals("shmDisable")) disabledBy = row[2] + "=1";
         return List.of(
                 new TransportStatus("tcp", true, "available"),
                 new TransportStatus("shm", !config.shmDisable() && ShmTransport.usableHere(),
                         ShmTransport.describeAvailability(config.shmDisable(), disabledBy)),
-                ucx(config));
+                ucx(config),
+                cuda(env));
+    }
+
+    /** Whether GPU buffers can be used here, and which path they would take (NCCL or staged) and why. */
+    static TransportStatus cuda(Map<String, String> env) {
+        try {
+            CudaStatus s = CudaStatus.probe(env);
+            return new TransportStatus("cuda", s.available(), s.detail());
+        } catch (LinkageError e) {
+            return new TransportStatus("cuda", false, "the CUDA module failed to load: " + e);
+        }
     }
 
     /** Whether the UCX plugin is here and can run, what it would use, and whether JCCL_NET selects it. */

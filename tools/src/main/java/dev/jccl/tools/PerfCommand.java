@@ -9,8 +9,10 @@ import dev.jccl.UniqueId;
 import dev.jccl.bootstrap.LaunchEnvironment;
 import dev.jccl.tools.perf.PerfBenchmark;
 import dev.jccl.tools.perf.PerfCollective;
+import dev.jccl.tools.perf.PerfDevice;
 import dev.jccl.tools.perf.PerfOptions;
 import dev.jccl.tools.perf.PerfReport;
+import dev.jccl.tools.perf.PerfTarget;
 import dev.jccl.tools.perf.PlotCommand;
 import dev.jccl.tools.perf.SizeSweep;
 import picocli.CommandLine.Command;
@@ -44,6 +46,7 @@ import java.util.concurrent.Callable;
         footer = {"", "Examples:",
                 "  jccl perf all_reduce -np 4 -b 8 -e 64M -f 4             # 4 local ranks, sizes 8 B to 64 MiB, x4 each step",
                 "  jccl perf all_gather -np 2 -d all -c 1 --json ag.json    # every type, write the rows as JSON",
+                "  jccl perf all_reduce -np 2 --device cuda -e 1G -f 2      # GPU buffers (NCCL, or staged)",
                 "  mpirun -np 8 -x JCCL_ROOT=host0 jccl perf all_reduce -b 1M -e 1G -f 2",
                 "  jccl perf plot ag.json ar.json -o busbw.png             # draw busbw against size"})
 final class PerfCommand implements Callable<Integer> {
@@ -121,6 +124,12 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = "--timeout", paramLabel = "DURATION", description = "With -np: stop all ranks after this long (30s, 5m) and exit 124.")
     private String timeout;
 
+    @Option(names = "--device", paramLabel = "host|cuda", defaultValue = "host",
+            description = "Where the buffers live: host (default) or cuda, GPU memory, one GPU per local rank (local rank modulo the GPUs seen)."
+                    + " Device buffers go to NCCL where every rank can load it and has its own GPU, else they are staged through pinned host"
+                    + " memory; the header says which and why (JCCL_CUDA_PATH=staged|nccl chooses).")
+    private String device;
+
     /** Damages one received element before the check, to prove that a wrong result is reported (tests use it). */
     @Option(names = "--debug-corrupt", hidden = true)
     private boolean corrupt;
@@ -129,15 +138,25 @@ final class PerfCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         PerfOptions options = options();
         Map<String, String> env = parent.environment();
+        PerfDevice where = PerfDevice.parse(spec.commandLine(), device);
+        String noDevice = where.unavailable(env);
+        if (noDevice != null) {
+            // Said once, by the launcher, before any rank starts: the run cannot do what was asked.
+            parent.err().println("jccl perf: " + noDevice);
+            parent.err().flush();
+            return PerfDevice.NO_DEVICE_EXIT;
+        }
         if (localRanks != null) return runLocalRanks(env);
         Config config = Config.fromEnvironment(env);
         boolean launched = LaunchEnvironment.launched(env);
-        try (Communicator comm = launched ? join(env, config) : Jccl.init(0, 1, UniqueId.create(config), config)) {
+        int localRank = launched ? Math.max(0, LaunchEnvironment.detect(env).localRank()) : 0;
+        try (Communicator comm = launched ? join(env, config) : Jccl.init(0, 1, UniqueId.create(config), config);
+             PerfTarget target = where.open(comm, localRank, env)) {
             boolean progress = comm.rank() == 0 && (Boolean.getBoolean(PROGRESS_PROPERTY) || onTerminal());
             PerfOptions run = new PerfOptions(options.collective(), options.sweep(), options.iters(), options.warmupIters(),
                     options.warmupSeconds(), options.checks(), options.ops(), options.types(), options.roots(), options.calls(), options.average(),
                     options.corrupt(), options.json(), options.plot(), progress, options.arguments());
-            PerfReport report = new PerfBenchmark(comm, run, parent.out(), parent.err()).run();
+            PerfReport report = new PerfBenchmark(comm, target, run, parent.out(), parent.err()).run();
             return report.outOfBounds() == 0 ? 0 : 1;
         }
     }

@@ -34,7 +34,7 @@ class InfoCommandTest {
         assertTrue(Pattern.compile("^  candidates .*lo 127\\.0\\.0\\.1", Pattern.MULTILINE).matcher(out).find(), out);
         assertTrue(Pattern.compile("transports\n  tcp   available\n  shm   available \\(/dev/shm, [0-9.]+ GiB free; waiting ranks "
                 + "sleep on futexes\\)\n  ucx   UCX 1\\.\\d+\\.\\d+ \\(libucp\\.so\\.0\\), JUCX 1\\.12\\.1, .*; not selected \\(TCP is the default "
-                + "between hosts; JCCL_NET=UCX selects it\\)\n").matcher(out).find(), out);
+                + "between hosts; JCCL_NET=UCX selects it\\)\n  cuda  (not available: |CUDA )").matcher(out).find(), out);
         assertTrue(row(out, "NAME", "VALUE", "SOURCE"), out);
         assertTrue(row(out, "timeout", "30.0 s", "JCCL_TIMEOUT"), out);
         assertTrue(row(out, "algo", "ring", "NCCL_ALGO"), out);
@@ -95,10 +95,12 @@ class InfoCommandTest {
         for (JsonNode t : json.get("transports")) {
             transports.add(t.get("name").asText() + "=" + t.get("available").asBoolean() + ":" + t.get("detail").asText());
         }
-        assertEquals(3, transports.size(), transports.toString());
+        assertEquals(4, transports.size(), transports.toString());
         assertEquals("tcp=true:available", transports.get(0));
         assertTrue(transports.get(1).startsWith("shm=true:available (/dev/shm, "), transports.toString());
         assertTrue(transports.get(2).startsWith("ucx=true:UCX 1."), transports.toString());
+        // No GPU in CI: the cuda entry says why (no libcudart, no driver, no device); on a GPU machine it names CUDA and the path.
+        assertTrue(transports.get(3).startsWith("cuda=false:not available: ") || transports.get(3).startsWith("cuda=true:CUDA "), transports.toString());
 
         JsonNode subsys = null;
         for (JsonNode row : json.get("config")) if (row.get("name").asText().equals("debugSubsys")) subsys = row;

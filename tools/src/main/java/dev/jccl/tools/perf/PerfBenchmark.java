@@ -41,6 +41,7 @@ public final class PerfBenchmark {
     private static final int DEVICE_LINE_BYTES = 256;
 
     private final Communicator comm;
+    private final PerfTarget target;
     private final PerfOptions options;
     private final PrintStream out;
     private final PrintStream progressOut;
@@ -65,13 +66,26 @@ public final class PerfBenchmark {
      * @param progressOut where rank 0 draws its progress line when {@link PerfOptions#progress()} is set
      */
     public PerfBenchmark(Communicator comm, PerfOptions options, PrintStream out, PrintStream progressOut) {
-        this(comm, options, out, progressOut, PROGRESS_AFTER_NANOS);
+        this(comm, new HostTarget(comm), options, out, progressOut, PROGRESS_AFTER_NANOS);
+    }
+
+    /**
+     * As above, with the operations run by {@code target} (device buffers for {@code --device cuda});
+     * {@code comm} still carries the bookkeeping (barriers, time aggregation, wrong counts).
+     */
+    public PerfBenchmark(Communicator comm, PerfTarget target, PerfOptions options, PrintStream out, PrintStream progressOut) {
+        this(comm, target, options, out, progressOut, PROGRESS_AFTER_NANOS);
     }
 
     /** As above; tests shorten the time before the progress line appears. */
     PerfBenchmark(Communicator comm, PerfOptions options, PrintStream out, PrintStream progressOut, long progressAfterNanos) {
+        this(comm, new HostTarget(comm), options, out, progressOut, progressAfterNanos);
+    }
+
+    PerfBenchmark(Communicator comm, PerfTarget target, PerfOptions options, PrintStream out, PrintStream progressOut, long progressAfterNanos) {
         this.progressAfterNanos = progressAfterNanos;
         this.comm = comm;
+        this.target = target;
         this.options = options;
         this.out = out;
         this.progressOut = progressOut;
@@ -86,9 +100,9 @@ public final class PerfBenchmark {
         long maxBytes = options.sweep().max();
         List<String> devices = gatherDeviceLines();
         Set<String> hosts = new LinkedHashSet<>();
-        for (String d : devices) hosts.add(d.split(" ", 3)[2]);
-        String transport = transportOf(comm);
-        String algorithm = algorithmAt(maxBytes);
+        for (String d : devices) hosts.add(hostOf(d));
+        String transport = target.transport(transportOf(comm));
+        String algorithm = target.algorithm(algorithmAt(maxBytes));
         printHeader(devices, hosts.size(), transport, algorithm, maxBytes);
 
         try (Arena arena = Arena.ofShared()) {
@@ -96,6 +110,7 @@ public final class PerfBenchmark {
             sendBuffer = arena.allocate(Math.max(1, maxBytes), 64);
             recvBuffer = arena.allocate(Math.max(1, maxBytes), 64);
             expectedBuffer = options.checks() > 0 ? arena.allocate(Math.max(1, maxBytes), 64) : MemorySegment.NULL;
+            target.bind(sendBuffer, recvBuffer);
             warmUpTheJvm(roots.getFirst());
             sweepStart = System.nanoTime();
             for (DataType type : options.types()) {
@@ -105,6 +120,7 @@ public final class PerfBenchmark {
             }
         } finally {
             clearProgress();
+            target.unbind();
         }
         double avg = busbwCount == 0 ? 0 : busbwSum / busbwCount;
         if (rank == 0) {
@@ -113,7 +129,7 @@ public final class PerfBenchmark {
         }
         String label = transport + " " + algorithm + " " + ranks + (ranks == 1 ? " rank" : " ranks");
         PerfReport report = new PerfReport(PerfReports.TOOL, Jccl.version(), options.collective().cliName(), ranks, hosts.size(),
-                transport, algorithm, label, devices.getFirst().split(" ", 3)[2], started, options.arguments(), rows, outOfBounds, avg);
+                transport, algorithm, label, hostOf(devices.getFirst()), started, options.arguments(), rows, outOfBounds, avg);
         if (rank == 0 && options.json() != null) PerfReports.write(report, options.json());
         if (rank == 0 && options.plot() != null) plot(report);
         return report;
@@ -223,8 +239,9 @@ public final class PerfBenchmark {
         if (options.checks() > 0) {
             // Real data while timing, as nccl-tests does: garbage floats could be denormals, which are slow.
             new DataCheck(coll, type, op, root, rank, ranks, TIMING_SEED).prepare(send, recv, expectedBuffer, g);
+            target.toDevice(send, recv);
         }
-        coll.run(comm, send, recv, g.paramCount(), type, op, root);
+        target.run(coll, send, recv, g.paramCount(), type, op, root);
         comm.barrier();
 
         long start = System.nanoTime();
@@ -251,13 +268,13 @@ public final class PerfBenchmark {
         if (options.blocking()) {
             boolean barrier = options.calls() == PerfOptions.Calls.BLOCKING_WITH_BARRIER;
             for (int i = 0; i < n; i++) {
-                coll.run(comm, send, recv, g.paramCount(), type, op, root);
+                target.run(coll, send, recv, g.paramCount(), type, op, root);
                 if (barrier) comm.barrier();
             }
             return;
         }
         List<CompletableFuture<Void>> pending = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) pending.add(coll.start(comm, send, recv, g.paramCount(), type, op, root));
+        for (int i = 0; i < n; i++) pending.add(target.start(coll, send, recv, g.paramCount(), type, op, root));
         // Operations finish in order: wait once, for the last (waking this thread for every one
         // would cost the progress thread a system call per operation), then collect any errors.
         if (!pending.isEmpty()) pending.getLast().exceptionally(e -> null).join();
@@ -279,8 +296,10 @@ public final class PerfBenchmark {
         for (int c = 0; c < options.checks() && total == 0; c++) {
             DataCheck check = new DataCheck(coll, type, op, root, rank, ranks, c + 1);
             check.prepare(send, recv, expectedBuffer, g);
+            target.toDevice(send, recv);
             comm.barrier();
-            coll.run(comm, send, recv, g.paramCount(), type, op, root);
+            target.run(coll, send, recv, g.paramCount(), type, op, root);
+            target.toHost(recv);
             if (options.corrupt() && rank == corruptingRank(root)) check.corrupt(recv, g);
             scalar.set(ValueLayout.JAVA_LONG, 0, check.countWrong(recv, expectedBuffer, g));
             comm.allReduce(scalar, scalar, 1, DataType.INT64, ReduceOp.SUM);
@@ -328,7 +347,7 @@ public final class PerfBenchmark {
         // JCCL_HOSTID, where set, is what makes ranks count as different hosts (network namespaces, containers).
         String hostId = comm.config().hostId();
         String host = hostName() + (hostId == null || hostId.isBlank() ? "" : "[" + hostId + "]");
-        byte[] text = (ProcessHandle.current().pid() + " " + host).getBytes(StandardCharsets.UTF_8);
+        byte[] text = (ProcessHandle.current().pid() + " " + host + "\t" + target.device()).getBytes(StandardCharsets.UTF_8);
         System.arraycopy(text, 0, mine, 0, Math.min(text.length, DEVICE_LINE_BYTES));
         byte[] all = new byte[DEVICE_LINE_BYTES * ranks];
         comm.allGather(mine, all);
@@ -356,9 +375,10 @@ public final class PerfBenchmark {
         out.println("# Using devices");
         for (String d : devices) {
             String[] f = d.split(" ", 3);
-            // nccl-tests' device line, with the CPU and Jccl's transport where it names a GPU.
-            out.printf(Locale.ROOT, "#  Rank %2d Group %2d Pid %6s on %10s device cpu [host memory] %s%n",
-                    Integer.parseInt(f[0]), 0, f[1], f[2], transport);
+            String[] hostAndDevice = f[2].split("\t", 2);
+            // nccl-tests' device line: the device (the CPU for host memory) and Jccl's transport.
+            out.printf(Locale.ROOT, "#  Rank %2d Group %2d Pid %6s on %10s device %s %s%n",
+                    Integer.parseInt(f[0]), 0, f[1], hostAndDevice[0], hostAndDevice.length > 1 ? hostAndDevice[1] : "cpu [host memory]", transport);
         }
         long buffers = options.checks() > 0 ? 3 : 2;
         out.printf(Locale.ROOT, "#%n# Jccl %s: %d %s on %d %s, transport %s, algorithm %s, %s%n", Jccl.version(), ranks,
@@ -368,12 +388,15 @@ public final class PerfBenchmark {
                     case BLOCKING_WITH_BARRIER -> "blocking calls (-z 1)";
                     case BLOCKING -> "blocking calls, no barrier (-z 2)";
                 });
-        out.printf(Locale.ROOT, "# Algorithms: %s%n", algorithmsOverSweep());
+        String path = target.pathLine();
+        if (path != null) out.printf(Locale.ROOT, "# %s%n", path);
+        out.printf(Locale.ROOT, "# Algorithms: %s%n", algorithm.equals("NCCL") ? "NCCL's own choice per size" : algorithmsOverSweep());
         if (options.warmupSeconds() > 0) {
             out.printf(Locale.ROOT, "# JVM warm-up: %.1f s of the first case at every size before timing (--warmup-time)%n", options.warmupSeconds());
         }
-        out.printf(Locale.ROOT, "# Memory: %d buffers of %s per rank (send, recv%s), %s in all per rank, allocated and zeroed before timing%n",
-                buffers, SizeSweep.binary(maxBytes), buffers == 3 ? ", expected" : "", SizeSweep.binary(buffers * maxBytes));
+        out.printf(Locale.ROOT, "# Memory: %d buffers of %s per rank (send, recv%s), %s in all per rank, allocated and zeroed before timing%s%n",
+                buffers, SizeSweep.binary(maxBytes), buffers == 3 ? ", expected" : "", SizeSweep.binary(buffers * maxBytes),
+                path == null ? "" : "; send and recv mirrored on the device, where the operations run");
         out.println("#");
         out.print(PerfTable.columnHeader());
         out.flush();
@@ -414,6 +437,11 @@ public final class PerfBenchmark {
 
     private static String range(long from, long to) {
         return from == to ? SizeSweep.binary(from) : SizeSweep.binary(from) + "-" + SizeSweep.binary(to);
+    }
+
+    /** The host of a gathered device line {@code "rank pid host[\tdevice]"}. */
+    private static String hostOf(String deviceLine) {
+        return deviceLine.split(" ", 3)[2].split("\t", 2)[0];
     }
 
     private static String transportOf(Communicator c) {

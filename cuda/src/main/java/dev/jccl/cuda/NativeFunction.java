@@ -1,0 +1,62 @@
+package dev.jccl.cuda;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * One C function of a loaded library, bound on first use: a symbol the library lacks (an older
+ * release) fails only the feature that needs it, with a sentence naming the function and the
+ * library, instead of failing the library's load.
+ *
+ * <p>Pointers and handles are passed as {@code long} ({@code JAVA_LONG}): on the LP64 platforms
+ * CUDA runs on (x86-64, aarch64) a pointer argument travels exactly like a 64-bit integer, and
+ * the device addresses and handles Jccl passes are numbers, not Java-accessible memory.
+ */
+@SuppressWarnings("restricted") // binding native libraries is what this class is for
+final class NativeFunction {
+    private final SymbolLookup library;
+    private final String libraryName;
+    private final String name;
+    private final FunctionDescriptor descriptor;
+    private final Function<String, RuntimeException> missing;
+    private volatile MethodHandle handle;
+
+    NativeFunction(SymbolLookup library, String libraryName, String name, FunctionDescriptor descriptor,
+                   Function<String, RuntimeException> missing) {
+        this.library = library;
+        this.libraryName = libraryName;
+        this.name = name;
+        this.descriptor = descriptor;
+        this.missing = missing;
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** Whether the library has the symbol (binds nothing). */
+    boolean exists() {
+        return handle != null || library.find(name).isPresent();
+    }
+
+    /** The bound function; throws the library's "unavailable" exception when the symbol is missing. */
+    MethodHandle handle() {
+        MethodHandle h = handle;
+        if (h != null) return h;
+        Optional<MemorySegment> symbol = library.find(name);
+        if (symbol.isEmpty()) throw missing.apply(libraryName + " has no function " + name);
+        try {
+            h = Linker.nativeLinker().downcallHandle(symbol.get(), descriptor);
+        } catch (IllegalCallerException e) {
+            throw missing.apply("native access is denied to Jccl, so " + name + " cannot be called; run java with "
+                    + "--enable-native-access=ALL-UNNAMED (the jccl launcher does)");
+        }
+        handle = h;
+        return h;
+    }
+}

@@ -1,0 +1,312 @@
+package dev.jccl.cuda;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * NCCL ({@code libnccl.so.2}) bound through the Foreign Function &amp; Memory API, found at run
+ * time: {@value #LIBRARY_VARIABLE} names the file; else the dynamic loader's {@code libnccl.so.2},
+ * then {@code /usr/local/cuda} and pip's {@code site-packages/nvidia/nccl/lib} (where PyTorch's
+ * wheels put it). Each function is bound on first call, so an older NCCL fails only the feature
+ * it lacks, in a sentence.
+ */
+@SuppressWarnings("restricted") // binding native libraries is what this class is for
+final class NcclLibrary implements NcclApi {
+    /** Names the libnccl file to load, instead of searching. */
+    static final String LIBRARY_VARIABLE = "JCCL_NCCL_LIB";
+
+    /** NCCL 2.7.0 (old version encoding): the first with ncclSend/ncclRecv. */
+    static final int MIN_VERSION = 2700;
+
+    static final NativeLibraries.Search SEARCH = new NativeLibraries.Search(LIBRARY_VARIABLE, List.of("libnccl.so.2", "libnccl.so"),
+            List.of("/usr/local/cuda/lib64", "/usr/local/nccl/lib", "/opt/nccl/lib"), List.of("nvidia/nccl/lib/libnccl.so.2"));
+
+    static final String INSTALL = "install NCCL (apt-get install libnccl2 from NVIDIA's CUDA repository), or point " + LIBRARY_VARIABLE
+            + " at a libnccl.so.2: PyTorch's pip wheels ship one at site-packages/nvidia/nccl/lib/libnccl.so.2";
+
+    /** {@code ncclUniqueId}: {@code struct { char internal[128]; }}, passed by value to ncclCommInitRank. */
+    static final StructLayout UNIQUE_ID = MemoryLayout.structLayout(MemoryLayout.sequenceLayout(NcclTypes.UNIQUE_ID_BYTES, JAVA_BYTE).withName("internal"));
+
+    private static final Map<String, NcclLibrary> LOADED = new ConcurrentHashMap<>();
+    private static final ThreadLocal<MemorySegment> OUT = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
+    private static final ThreadLocal<MemorySegment> ID = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(UNIQUE_ID));
+
+    private final String library;
+    private final int version;
+    private final NativeFunction getVersion;
+    private final NativeFunction getUniqueId;
+    private final NativeFunction commInitRank;
+    private final NativeFunction allReduce;
+    private final NativeFunction broadcast;
+    private final NativeFunction reduce;
+    private final NativeFunction allGather;
+    private final NativeFunction reduceScatter;
+    private final NativeFunction send;
+    private final NativeFunction recv;
+    private final NativeFunction groupStart;
+    private final NativeFunction groupEnd;
+    private final NativeFunction commGetAsyncError;
+    private final NativeFunction commAbort;
+    private final NativeFunction commDestroy;
+    private final NativeFunction getErrorString;
+    private final NativeFunction getLastError;
+
+    private NcclLibrary(NativeLibraries.Loaded lib) {
+        this.library = lib.name();
+        Function<String, RuntimeException> missing = why -> new NcclUnavailableException(why + ": not NCCL, or an NCCL too old for Jccl "
+                + "(2.7 or newer); " + INSTALL);
+        var l = lib.lookup();
+        getVersion = new NativeFunction(l, library, "ncclGetVersion", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        getUniqueId = new NativeFunction(l, library, "ncclGetUniqueId", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        commInitRank = new NativeFunction(l, library, "ncclCommInitRank", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, UNIQUE_ID, JAVA_INT), missing);
+        allReduce = new NativeFunction(l, library, "ncclAllReduce",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        broadcast = new NativeFunction(l, library, "ncclBroadcast",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        reduce = new NativeFunction(l, library, "ncclReduce",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        allGather = new NativeFunction(l, library, "ncclAllGather",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        reduceScatter = new NativeFunction(l, library, "ncclReduceScatter",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        send = new NativeFunction(l, library, "ncclSend", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        recv = new NativeFunction(l, library, "ncclRecv", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        groupStart = new NativeFunction(l, library, "ncclGroupStart", FunctionDescriptor.of(JAVA_INT), missing);
+        groupEnd = new NativeFunction(l, library, "ncclGroupEnd", FunctionDescriptor.of(JAVA_INT), missing);
+        commGetAsyncError = new NativeFunction(l, library, "ncclCommGetAsyncError", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        commAbort = new NativeFunction(l, library, "ncclCommAbort", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        commDestroy = new NativeFunction(l, library, "ncclCommDestroy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        getErrorString = new NativeFunction(l, library, "ncclGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT), missing);
+        getLastError = new NativeFunction(l, library, "ncclGetLastError", FunctionDescriptor.of(ADDRESS, JAVA_LONG), missing);
+        this.version = readVersion();
+    }
+
+    /**
+     * Finds and loads NCCL as {@code env} says, checks its version; throws
+     * {@link NcclUnavailableException} naming what was tried and what to install.
+     */
+    static NcclLibrary load(Map<String, String> env) {
+        NativeLibraries.Loaded lib;
+        try {
+            lib = NativeLibraries.load(SEARCH, env);
+        } catch (NativeLibraries.NotFound e) {
+            throw new NcclUnavailableException("NCCL not found (" + e.getMessage() + "): " + INSTALL, e);
+        } catch (IllegalCallerException e) {
+            throw new NcclUnavailableException("native access is denied to Jccl; run java with --enable-native-access=ALL-UNNAMED", e);
+        }
+        NcclLibrary nccl = LOADED.computeIfAbsent(lib.name(), n -> new NcclLibrary(lib));
+        if (nccl.version < MIN_VERSION) {
+            throw new NcclUnavailableException(lib.name() + " is NCCL " + NcclTypes.version(nccl.version) + "; Jccl needs 2.7 or newer "
+                    + "(ncclSend/ncclRecv): " + INSTALL);
+        }
+        return nccl;
+    }
+
+    private int readVersion() {
+        MemorySegment out = OUT.get();
+        out.set(JAVA_INT, 0, 0);
+        int rc;
+        try {
+            rc = (int) getVersion.handle().invokeExact(out.address());
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("ncclGetVersion", t);
+        }
+        if (rc != NcclTypes.SUCCESS) throw new NcclUnavailableException(library + ": ncclGetVersion failed with " + NcclTypes.resultName(rc));
+        return out.get(JAVA_INT, 0);
+    }
+
+    @Override
+    public int version() {
+        return version;
+    }
+
+    @Override
+    public String library() {
+        return library;
+    }
+
+    @Override
+    public int getUniqueId(byte[] id) {
+        MemorySegment seg = ID.get();
+        int rc;
+        try {
+            rc = (int) getUniqueId.handle().invokeExact(seg.address());
+        } catch (Throwable t) {
+            throw rethrow(getUniqueId, t);
+        }
+        MemorySegment.copy(seg, JAVA_BYTE, 0, id, 0, NcclTypes.UNIQUE_ID_BYTES);
+        return rc;
+    }
+
+    @Override
+    public int commInitRank(long[] comm, int nranks, byte[] id, int rank) {
+        MemorySegment seg = ID.get();
+        MemorySegment.copy(id, 0, seg, JAVA_BYTE, 0, NcclTypes.UNIQUE_ID_BYTES);
+        MemorySegment out = OUT.get();
+        out.set(JAVA_LONG, 0, 0);
+        int rc;
+        try {
+            rc = (int) commInitRank.handle().invokeExact(out.address(), nranks, seg, rank);
+        } catch (Throwable t) {
+            throw rethrow(commInitRank, t);
+        }
+        comm[0] = out.get(JAVA_LONG, 0);
+        return rc;
+    }
+
+    @Override
+    public int allReduce(long sendBuf, long recvBuf, long count, int type, int op, long comm, long stream) {
+        try {
+            return (int) allReduce.handle().invokeExact(sendBuf, recvBuf, count, type, op, comm, stream);
+        } catch (Throwable t) {
+            throw rethrow(allReduce, t);
+        }
+    }
+
+    @Override
+    public int broadcast(long sendBuf, long recvBuf, long count, int type, int root, long comm, long stream) {
+        try {
+            return (int) broadcast.handle().invokeExact(sendBuf, recvBuf, count, type, root, comm, stream);
+        } catch (Throwable t) {
+            throw rethrow(broadcast, t);
+        }
+    }
+
+    @Override
+    public int reduce(long sendBuf, long recvBuf, long count, int type, int op, int root, long comm, long stream) {
+        try {
+            return (int) reduce.handle().invokeExact(sendBuf, recvBuf, count, type, op, root, comm, stream);
+        } catch (Throwable t) {
+            throw rethrow(reduce, t);
+        }
+    }
+
+    @Override
+    public int allGather(long sendBuf, long recvBuf, long sendCount, int type, long comm, long stream) {
+        try {
+            return (int) allGather.handle().invokeExact(sendBuf, recvBuf, sendCount, type, comm, stream);
+        } catch (Throwable t) {
+            throw rethrow(allGather, t);
+        }
+    }
+
+    @Override
+    public int reduceScatter(long sendBuf, long recvBuf, long recvCount, int type, int op, long comm, long stream) {
+        try {
+            return (int) reduceScatter.handle().invokeExact(sendBuf, recvBuf, recvCount, type, op, comm, stream);
+        } catch (Throwable t) {
+            throw rethrow(reduceScatter, t);
+        }
+    }
+
+    @Override
+    public int send(long buf, long count, int type, int peer, long comm, long stream) {
+        try {
+            return (int) send.handle().invokeExact(buf, count, type, peer, comm, stream);
+        } catch (Throwable t) {
+            throw rethrow(send, t);
+        }
+    }
+
+    @Override
+    public int recv(long buf, long count, int type, int peer, long comm, long stream) {
+        try {
+            return (int) recv.handle().invokeExact(buf, count, type, peer, comm, stream);
+        } catch (Throwable t) {
+            throw rethrow(recv, t);
+        }
+    }
+
+    @Override
+    public int groupStart() {
+        try {
+            return (int) groupStart.handle().invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(groupStart, t);
+        }
+    }
+
+    @Override
+    public int groupEnd() {
+        try {
+            return (int) groupEnd.handle().invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(groupEnd, t);
+        }
+    }
+
+    @Override
+    public int commGetAsyncError(long comm, int[] error) {
+        MemorySegment out = OUT.get();
+        out.set(JAVA_INT, 0, 0);
+        int rc;
+        try {
+            rc = (int) commGetAsyncError.handle().invokeExact(comm, out.address());
+        } catch (Throwable t) {
+            throw rethrow(commGetAsyncError, t);
+        }
+        error[0] = out.get(JAVA_INT, 0);
+        return rc;
+    }
+
+    @Override
+    public int commAbort(long comm) {
+        try {
+            return (int) commAbort.handle().invokeExact(comm);
+        } catch (Throwable t) {
+            throw rethrow(commAbort, t);
+        }
+    }
+
+    @Override
+    public int commDestroy(long comm) {
+        try {
+            return (int) commDestroy.handle().invokeExact(comm);
+        } catch (Throwable t) {
+            throw rethrow(commDestroy, t);
+        }
+    }
+
+    @Override
+    public String errorString(int result) {
+        try {
+            MemorySegment s = (MemorySegment) getErrorString.handle().invokeExact(result);
+            return s.equals(MemorySegment.NULL) ? null : s.reinterpret(4096).getString(0);
+        } catch (Throwable t) {
+            throw rethrow(getErrorString, t);
+        }
+    }
+
+    @Override
+    public String lastError(long comm) {
+        if (!getLastError.exists()) return null;
+        try {
+            MemorySegment s = (MemorySegment) getLastError.handle().invokeExact(comm);
+            if (s.equals(MemorySegment.NULL)) return null;
+            String text = s.reinterpret(4096).getString(0);
+            return text.isBlank() ? null : text;
+        } catch (Throwable t) {
+            throw rethrow(getLastError, t);
+        }
+    }
+
+    private static RuntimeException rethrow(NativeFunction f, Throwable t) {
+        if (t instanceof RuntimeException r) return r;
+        if (t instanceof Error e) throw e;
+        return new IllegalStateException("calling " + f.name() + " failed", t);
+    }
+}

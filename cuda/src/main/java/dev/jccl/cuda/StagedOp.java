@@ -1,0 +1,400 @@
+package dev.jccl.cuda;
+
+import dev.jccl.Communicator;
+import dev.jccl.DataType;
+import dev.jccl.ReduceOp;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One collective on device buffers, cut into chunks that each fit one pinned staging slot. For
+ * chunk {@code k} the pipeline calls {@link #toHost} (queue the device-to-host copies into the
+ * slot), then, once they are done, {@link #exchange} (the host collective on the slot, through the
+ * communicator's async API), then {@link #toDevice} (queue the host-to-device copies out of the
+ * slot).
+ *
+ * <p>Every rank cuts the same call into the same chunks (the cut depends only on the count, the
+ * type, the rank count and the slot size), so the host collectives pair up chunk by chunk. A
+ * chunk's device ranges never overlap another chunk's, which is what makes in-place calls safe
+ * while chunk {@code k+1} is being read and chunk {@code k} written.
+ *
+ * <p>Slot layouts, for a chunk of {@code len} elements (block {@code r} is at {@code r × len}):
+ * <pre>
+ *  AllReduce, Broadcast, Reduce, Send, Recv  [ chunk                        ]
+ *  SendRecv                                   [ outgoing chunk | incoming    ]
+ *  AllGather, ReduceScatter, AllToAll         [ block 0 | block 1 | … | n-1  ]
+ * </pre>
+ */
+abstract sealed class StagedOp {
+    final String name;
+    final DataType type;
+    final int ws;
+    /** Elements per block of the call (count, sendCount, recvCount or countPerPeer). */
+    final long count;
+    /** Elements per chunk (of one block). */
+    final long chunkElements;
+
+    StagedOp(String name, DataType type, long count, long chunkElements) {
+        this.name = name;
+        this.type = type;
+        this.ws = type.byteSize();
+        this.count = count;
+        this.chunkElements = chunkElements;
+    }
+
+    /** Chunks of the call; a call of 0 elements has one empty chunk, so that the ranks still meet in a host collective. */
+    final int chunks() {
+        return count == 0 ? 1 : Math.toIntExact((count + chunkElements - 1) / chunkElements);
+    }
+
+    final long first(int chunk) {
+        return chunk * chunkElements;
+    }
+
+    final long length(int chunk) {
+        return Math.min(chunkElements, count - first(chunk));
+    }
+
+    /** {@code elements} elements from element {@code at} of {@code b}. */
+    final DeviceBuffer range(DeviceBuffer b, long at, long elements) {
+        return b.slice(at * ws, elements * ws);
+    }
+
+    final MemorySegment bytes(MemorySegment slot, long atElement, long elements) {
+        return slot.asSlice(atElement * ws, elements * ws);
+    }
+
+    /** Queues this chunk's device-to-host copies; returns whether there were any. */
+    abstract boolean toHost(int chunk, MemorySegment slot, DeviceStream stream);
+
+    /** Starts this chunk's host collective. */
+    abstract CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm);
+
+    /** Queues this chunk's host-to-device copies; returns whether there were any. */
+    abstract boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream);
+
+    /** Elements per chunk for a slot of {@code slotBytes} holding {@code blocks} blocks of the type. */
+    static long chunkElements(long slotBytes, int blocks, DataType type) {
+        return Math.max(1, slotBytes / ((long) blocks * type.byteSize()));
+    }
+
+    // ---------------------------------------------------------------- one block per slot
+
+    static final class AllReduce extends StagedOp {
+        private final DeviceBuffer send;
+        private final DeviceBuffer recv;
+        private final ReduceOp op;
+
+        AllReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, long slotBytes) {
+            super("AllReduce", type, count, chunkElements(slotBytes, 1, type));
+            this.send = send;
+            this.recv = recv;
+            this.op = op;
+        }
+
+        @Override
+        boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            stream.copyToHost(range(send, first(chunk), length(chunk)), slot);
+            return true;
+        }
+
+        @Override
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+            MemorySegment s = bytes(slot, 0, length(chunk));
+            return comm.allReduceAsync(s, s, length(chunk), type, op);
+        }
+
+        @Override
+        boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            stream.copyToDevice(slot, range(recv, first(chunk), length(chunk)));
+            return true;
+        }
+    }
+
+    static final class Broadcast extends StagedOp {
+        private final DeviceBuffer send;
+        private final DeviceBuffer recv;
+        private final int root;
+        private final boolean isRoot;
+        private final boolean inPlace;
+
+        Broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, int rank, long slotBytes) {
+            super("Broadcast", type, count, chunkElements(slotBytes, 1, type));
+            this.send = send;
+            this.recv = recv;
+            this.root = root;
+            this.isRoot = rank == root;
+            this.inPlace = send != null && send.address() == recv.address();
+        }
+
+        @Override
+        boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0 || !isRoot) return false;
+            stream.copyToHost(range(send, first(chunk), length(chunk)), slot);
+            return true;
+        }
+
+        @Override
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+            long n = length(chunk);
+            MemorySegment s = bytes(slot, 0, n);
+            return comm.broadcastAsync(s, s, n, type, root);
+        }
+
+        @Override
+        boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
+            // In place at the root the data is already where it belongs.
+            if (count == 0 || (isRoot && inPlace)) return false;
+            stream.copyToDevice(slot, range(recv, first(chunk), length(chunk)));
+            return true;
+        }
+    }
+
+    static final class Reduce extends StagedOp {
+        private final DeviceBuffer send;
+        private final DeviceBuffer recv;
+        private final ReduceOp op;
+        private final int root;
+        private final boolean isRoot;
+
+        Reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root, int rank, long slotBytes) {
+            super("Reduce", type, count, chunkElements(slotBytes, 1, type));
+            this.send = send;
+            this.recv = recv;
+            this.op = op;
+            this.root = root;
+            this.isRoot = rank == root;
+        }
+
+        @Override
+        boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            stream.copyToHost(range(send, first(chunk), length(chunk)), slot);
+            return true;
+        }
+
+        @Override
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+            long n = length(chunk);
+            MemorySegment s = bytes(slot, 0, n);
+            return comm.reduceAsync(s, s, n, type, op, root);
+        }
+
+        @Override
+        boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0 || !isRoot) return false;
+            stream.copyToDevice(slot, range(recv, first(chunk), length(chunk)));
+            return true;
+        }
+    }
+
+    static final class Send extends StagedOp {
+        private final DeviceBuffer buf;
+        private final int peer;
+
+        Send(DeviceBuffer buf, long count, DataType type, int peer, long slotBytes) {
+            super("Send", type, count, chunkElements(slotBytes, 1, type));
+            this.buf = buf;
+            this.peer = peer;
+        }
+
+        @Override
+        boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            stream.copyToHost(range(buf, first(chunk), length(chunk)), slot);
+            return true;
+        }
+
+        @Override
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+            long n = length(chunk);
+            return comm.sendAsync(bytes(slot, 0, n), n, type, peer);
+        }
+
+        @Override
+        boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
+            return false;
+        }
+    }
+
+    static final class Recv extends StagedOp {
+        private final DeviceBuffer buf;
+        private final int peer;
+
+        Recv(DeviceBuffer buf, long count, DataType type, int peer, long slotBytes) {
+            super("Recv", type, count, chunkElements(slotBytes, 1, type));
+            this.buf = buf;
+            this.peer = peer;
+        }
+
+        @Override
+        boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
+            return false;
+        }
+
+        @Override
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+            long n = length(chunk);
+            return comm.recvAsync(bytes(slot, 0, n), n, type, peer);
+        }
+
+        @Override
+        boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            stream.copyToDevice(slot, range(buf, first(chunk), length(chunk)));
+            return true;
+        }
+    }
+
+    static final class SendRecv extends StagedOp {
+        private final DeviceBuffer send;
+        private final int sendPeer;
+        private final DeviceBuffer recv;
+        private final int recvPeer;
+
+        SendRecv(DeviceBuffer send, int sendPeer, DeviceBuffer recv, int recvPeer, long count, DataType type, long slotBytes) {
+            super("SendRecv", type, count, chunkElements(slotBytes, 2, type));
+            this.send = send;
+            this.sendPeer = sendPeer;
+            this.recv = recv;
+            this.recvPeer = recvPeer;
+        }
+
+        @Override
+        boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            stream.copyToHost(range(send, first(chunk), length(chunk)), slot);
+            return true;
+        }
+
+        @Override
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+            long n = length(chunk);
+            return comm.sendRecvAsync(bytes(slot, 0, n), sendPeer, bytes(slot, chunkElements, n), recvPeer, n, type);
+        }
+
+        @Override
+        boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            stream.copyToDevice(bytes(slot, chunkElements, length(chunk)), range(recv, first(chunk), length(chunk)));
+            return true;
+        }
+    }
+
+    // ---------------------------------------------------------------- one block per rank
+
+    static final class AllGather extends StagedOp {
+        private final DeviceBuffer send;
+        private final DeviceBuffer recv;
+        private final int rank;
+        private final int ranks;
+
+        AllGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int rank, int ranks, long slotBytes) {
+            super("AllGather", type, sendCount, chunkElements(slotBytes, ranks, type));
+            this.send = send;
+            this.recv = recv;
+            this.rank = rank;
+            this.ranks = ranks;
+        }
+
+        @Override
+        boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            long len = length(chunk);
+            stream.copyToHost(range(send, first(chunk), len), bytes(slot, rank * len, len));
+            return true;
+        }
+
+        @Override
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+            long len = length(chunk);
+            return comm.allGatherAsync(bytes(slot, rank * len, len), bytes(slot, 0, ranks * len), len, type);
+        }
+
+        @Override
+        boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            long len = length(chunk);
+            for (int r = 0; r < ranks; r++) stream.copyToDevice(bytes(slot, r * len, len), range(recv, r * count + first(chunk), len));
+            return true;
+        }
+    }
+
+    static final class ReduceScatter extends StagedOp {
+        private final DeviceBuffer send;
+        private final DeviceBuffer recv;
+        private final ReduceOp op;
+        private final int rank;
+        private final int ranks;
+
+        ReduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op, int rank, int ranks, long slotBytes) {
+            super("ReduceScatter", type, recvCount, chunkElements(slotBytes, ranks, type));
+            this.send = send;
+            this.recv = recv;
+            this.op = op;
+            this.rank = rank;
+            this.ranks = ranks;
+        }
+
+        @Override
+        boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            long len = length(chunk);
+            for (int r = 0; r < ranks; r++) stream.copyToHost(range(send, r * count + first(chunk), len), bytes(slot, r * len, len));
+            return true;
+        }
+
+        @Override
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+            long len = length(chunk);
+            return comm.reduceScatterAsync(bytes(slot, 0, ranks * len), bytes(slot, rank * len, len), len, type, op);
+        }
+
+        @Override
+        boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            long len = length(chunk);
+            stream.copyToDevice(bytes(slot, rank * len, len), range(recv, first(chunk), len));
+            return true;
+        }
+    }
+
+    static final class AllToAll extends StagedOp {
+        private final DeviceBuffer send;
+        private final DeviceBuffer recv;
+        private final int ranks;
+
+        AllToAll(DeviceBuffer send, DeviceBuffer recv, long countPerPeer, DataType type, int ranks, long slotBytes) {
+            super("AllToAll", type, countPerPeer, chunkElements(slotBytes, ranks, type));
+            this.send = send;
+            this.recv = recv;
+            this.ranks = ranks;
+        }
+
+        @Override
+        boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            long len = length(chunk);
+            for (int j = 0; j < ranks; j++) stream.copyToHost(range(send, j * count + first(chunk), len), bytes(slot, j * len, len));
+            return true;
+        }
+
+        @Override
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+            long len = length(chunk);
+            MemorySegment s = bytes(slot, 0, ranks * len);
+            return comm.allToAllAsync(s, s, len, type);
+        }
+
+        @Override
+        boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            long len = length(chunk);
+            for (int j = 0; j < ranks; j++) stream.copyToDevice(bytes(slot, j * len, len), range(recv, j * count + first(chunk), len));
+            return true;
+        }
+    }
+}

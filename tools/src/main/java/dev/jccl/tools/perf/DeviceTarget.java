@@ -1,0 +1,137 @@
+package dev.jccl.tools.perf;
+
+import dev.jccl.DataType;
+import dev.jccl.ReduceOp;
+import dev.jccl.cuda.DeviceBuffer;
+import dev.jccl.cuda.DeviceCommunicator;
+import dev.jccl.cuda.DeviceMemory;
+import dev.jccl.cuda.DevicePath;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@code jccl perf --device cuda}: the operations run on device buffers through a
+ * {@link DeviceCommunicator} (NCCL or staged, whichever it chose), and the checks' data crosses
+ * between the host buffers and their device mirrors outside the timed loops.
+ */
+public final class DeviceTarget implements PerfTarget {
+    private final DeviceCommunicator dc;
+    private final DeviceMemory memory;
+    private final boolean owns;
+    private MemorySegment hostSend;
+    private MemorySegment hostRecv;
+    private DeviceBuffer deviceSend;
+    private DeviceBuffer deviceRecv;
+
+    /**
+     * @param owns whether {@link #close} closes the device communicator and the memory (perf made them)
+     */
+    public DeviceTarget(DeviceCommunicator dc, boolean owns) {
+        this.dc = dc;
+        this.memory = dc.memory();
+        this.owns = owns;
+    }
+
+    @Override
+    public void bind(MemorySegment send, MemorySegment recv) {
+        hostSend = send;
+        hostRecv = recv;
+        deviceSend = memory.allocate(send.byteSize());
+        deviceRecv = memory.allocate(recv.byteSize());
+        memory.fill(deviceSend, (byte) 0);
+        memory.fill(deviceRecv, (byte) 0);
+    }
+
+    /** The device range a host slice stands for. */
+    private DeviceBuffer mirror(MemorySegment slice) {
+        if (slice == null) return null;
+        long s = slice.address() - hostSend.address();
+        if (s >= 0 && s + slice.byteSize() <= hostSend.byteSize()) return deviceSend.slice(s, slice.byteSize());
+        long r = slice.address() - hostRecv.address();
+        if (r >= 0 && r + slice.byteSize() <= hostRecv.byteSize()) return deviceRecv.slice(r, slice.byteSize());
+        throw new IllegalArgumentException("perf passed memory that is not a slice of its send or receive buffer");
+    }
+
+    @Override
+    public void run(PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
+        DeviceBuffer s = mirror(send);
+        DeviceBuffer r = mirror(recv);
+        int n = dc.size();
+        switch (c) {
+            case ALL_REDUCE -> dc.allReduce(s, r, count, type, op);
+            case ALL_GATHER -> dc.allGather(s, r, count, type);
+            case BROADCAST -> dc.broadcast(s, r, count, type, root);
+            case REDUCE -> dc.reduce(s, r, count, type, op, root);
+            case REDUCE_SCATTER -> dc.reduceScatter(s, r, count, type, op);
+            case ALL_TO_ALL -> dc.allToAll(s, r, count, type);
+            case SENDRECV -> dc.sendRecv(s, (dc.rank() + 1) % n, r, (dc.rank() - 1 + n) % n, count, type);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> start(PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
+        DeviceBuffer s = mirror(send);
+        DeviceBuffer r = mirror(recv);
+        int n = dc.size();
+        return switch (c) {
+            case ALL_REDUCE -> dc.allReduceAsync(s, r, count, type, op);
+            case ALL_GATHER -> dc.allGatherAsync(s, r, count, type);
+            case BROADCAST -> dc.broadcastAsync(s, r, count, type, root);
+            case REDUCE -> dc.reduceAsync(s, r, count, type, op, root);
+            case REDUCE_SCATTER -> dc.reduceScatterAsync(s, r, count, type, op);
+            case ALL_TO_ALL -> dc.allToAllAsync(s, r, count, type);
+            case SENDRECV -> dc.sendRecvAsync(s, (dc.rank() + 1) % n, r, (dc.rank() - 1 + n) % n, count, type);
+        };
+    }
+
+    @Override
+    public void toDevice(MemorySegment send, MemorySegment recv) {
+        // In place the send slice lies inside the receive slice: both are views of one host buffer, so either order leaves the same bytes.
+        memory.upload(send, mirror(send));
+        memory.upload(recv, mirror(recv));
+    }
+
+    @Override
+    public void toHost(MemorySegment recv) {
+        memory.download(mirror(recv), recv);
+    }
+
+    @Override
+    public String device() {
+        return memory.describe() + " " + (dc.path() == DevicePath.NCCL ? "nccl" : "staged");
+    }
+
+    @Override
+    public String pathLine() {
+        return "Device buffers: " + dc.describePath();
+    }
+
+    @Override
+    public String transport(String hostTransport) {
+        return dc.path() == DevicePath.NCCL ? "nccl" : "staged+" + hostTransport;
+    }
+
+    @Override
+    public String algorithm(String hostAlgorithm) {
+        return dc.path() == DevicePath.NCCL ? "NCCL" : hostAlgorithm;
+    }
+
+    @Override
+    public void unbind() {
+        if (deviceSend != null) memory.free(deviceSend);
+        if (deviceRecv != null) memory.free(deviceRecv);
+        deviceSend = null;
+        deviceRecv = null;
+    }
+
+    @Override
+    public void close() {
+        if (!owns) return;
+        try {
+            dc.close();
+        } finally {
+            memory.close();
+        }
+    }
+}
