@@ -8,37 +8,39 @@ import java.lang.foreign.MemorySegment;
 /**
  * Checks a call's arguments before anything is sequenced or sent, so a bad call throws
  * {@link IllegalArgumentException} on the calling rank and leaves the communicator usable.
+ * Public so that other kinds of buffer (the cuda module's device buffers) check the same way
+ * in the same words.
  */
-final class ArgumentChecks {
+public class ArgumentChecks {
     private final String collective;
     private final int rank;
 
-    ArgumentChecks(String collective, int rank) {
+    public ArgumentChecks(String collective, int rank) {
         this.collective = collective;
         this.rank = rank;
     }
 
-    private IllegalArgumentException bad(String what) {
+    public IllegalArgumentException bad(String what) {
         return new IllegalArgumentException(collective + " on rank " + rank + ": " + what);
     }
 
-    void count(long count, String name) {
+    public void count(long count, String name) {
         if (count < 0) throw bad(name + " must be >= 0, got " + count);
     }
 
-    void type(DataType type) {
+    public void type(DataType type) {
         if (type == null) throw bad("data type is null");
     }
 
-    void op(ReduceOp op) {
+    public void op(ReduceOp op) {
         if (op == null) throw bad("reduce op is null");
     }
 
-    void rankInRange(int r, int size, String name) {
+    public void rankInRange(int r, int size, String name) {
         if (r < 0 || r >= size) throw bad(name + " " + r + " is outside 0.." + (size - 1));
     }
 
-    long bytes(long count, long elements, DataType type) {
+    public long bytes(long count, long elements, DataType type) {
         try {
             return Math.multiplyExact(Math.multiplyExact(count, elements), (long) type.byteSize());
         } catch (ArithmeticException e) {
@@ -79,12 +81,12 @@ final class ArgumentChecks {
         }
     }
 
-    void notSelf(int peer) {
+    public void notSelf(int peer) {
         if (peer == rank) throw bad("peer " + peer + " is this rank; copy the data locally instead of sending it to yourself");
     }
 
     /** SendRecv with itself is a local copy, allowed both ways at once; one way only is a mistake. */
-    void selfBothWaysOrNeither(int sendPeer, int recvPeer) {
+    public void selfBothWaysOrNeither(int sendPeer, int recvPeer) {
         if ((sendPeer == rank) == (recvPeer == rank)) return;
         String self = sendPeer == rank ? "sendPeer " + sendPeer : "recvPeer " + recvPeer;
         String other = sendPeer == rank ? "recvPeer " + recvPeer : "sendPeer " + sendPeer;
