@@ -65,6 +65,20 @@ abstract sealed class StagedOp {
         return slot.asSlice(atElement * ws, elements * ws);
     }
 
+    /** Queues the copy of this chunk of {@code from} to the start of the slot; false for an empty call. */
+    final boolean chunkToHost(DeviceBuffer from, int chunk, MemorySegment slot, DeviceStream stream) {
+        if (count == 0) return false;
+        stream.copyToHost(range(from, first(chunk), length(chunk)), slot);
+        return true;
+    }
+
+    /** Queues the copy of the start of the slot to this chunk of {@code to}; false for an empty call. */
+    final boolean chunkToDevice(MemorySegment slot, DeviceBuffer to, int chunk, DeviceStream stream) {
+        if (count == 0) return false;
+        stream.copyToDevice(slot, range(to, first(chunk), length(chunk)));
+        return true;
+    }
+
     /** Queues this chunk's device-to-host copies; returns whether there were any. */
     abstract boolean toHost(int chunk, MemorySegment slot, DeviceStream stream);
 
@@ -95,9 +109,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            stream.copyToHost(range(send, first(chunk), length(chunk)), slot);
-            return true;
+            return chunkToHost(send, chunk, slot, stream);
         }
 
         @Override
@@ -108,9 +120,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            stream.copyToDevice(slot, range(recv, first(chunk), length(chunk)));
-            return true;
+            return chunkToDevice(slot, recv, chunk, stream);
         }
     }
 
@@ -171,9 +181,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            stream.copyToHost(range(send, first(chunk), length(chunk)), slot);
-            return true;
+            return chunkToHost(send, chunk, slot, stream);
         }
 
         @Override
@@ -203,9 +211,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            stream.copyToHost(range(buf, first(chunk), length(chunk)), slot);
-            return true;
+            return chunkToHost(buf, chunk, slot, stream);
         }
 
         @Override
@@ -243,9 +249,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            stream.copyToDevice(slot, range(buf, first(chunk), length(chunk)));
-            return true;
+            return chunkToDevice(slot, buf, chunk, stream);
         }
     }
 
@@ -265,9 +269,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            stream.copyToHost(range(send, first(chunk), length(chunk)), slot);
-            return true;
+            return chunkToHost(send, chunk, slot, stream);
         }
 
         @Override
