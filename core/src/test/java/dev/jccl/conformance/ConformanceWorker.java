@@ -54,11 +54,12 @@ public final class ConformanceWorker {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         if (failures.isEmpty()) {
-            System.out.printf("rank %d/%d: PASS in %.1f s%n", rank, size, seconds);
+            // One write per line (printf writes piece by piece): under mpirun, ranks' pieces would interleave.
+            System.out.print(String.format("rank %d/%d: PASS in %.1f s%n", rank, size, seconds));
             System.out.flush();
             System.exit(0);
         }
-        System.out.printf("rank %d/%d: %d failure(s) in %.1f s%n", rank, size, failures.size(), seconds);
+        System.out.print(String.format("rank %d/%d: %d failure(s) in %.1f s%n", rank, size, failures.size(), seconds));
         for (String f : failures) System.out.println("  " + f);
         System.out.flush();
         System.exit(1);

@@ -1,5 +1,6 @@
 package dev.jccl.conformance;
 
+import dev.jccl.TestRanks;
 import dev.jccl.UniqueId;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -25,10 +26,12 @@ class MpirunTest {
 
     @Test
     void fourRanksUnderMpirunFindEachOtherAndConform() throws Exception {
-        Assumptions.assumeTrue(onPath("mpirun"), "mpirun is not installed here (apt-get install openmpi-bin); .ci/run installs it");
+        Assumptions.assumeTrue(TestRanks.onPath("mpirun"), "mpirun is not installed here (apt-get install openmpi-bin); .ci/run installs it");
         UniqueId id = ProcessRanks.loopbackIdForOtherProcesses();
         List<String> cmd = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
                 "-np", Integer.toString(RANKS),
+                // one tagged line at a time: untagged, two ranks' lines written at once can interleave mid-line
+                "--tag-output",
                 // mpirun's own wiring stays on loopback, like every test here
                 "--mca", "oob_tcp_if_include", "lo", "--mca", "btl_tcp_if_include", "lo",
                 "-x", "JCCL_ID=" + id, "-x", "JCCL_SOCKET_IFNAME=lo", "-x", "JCCL_TIMEOUT=60",
@@ -57,12 +60,5 @@ class MpirunTest {
         } finally {
             Files.deleteIfExists(log);
         }
-    }
-
-    static boolean onPath(String command) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, command))) return true;
-        }
-        return false;
     }
 }
