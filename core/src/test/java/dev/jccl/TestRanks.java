@@ -59,4 +59,12 @@ public final class TestRanks {
             pool.shutdownNow();
         }
     }
+
+    /** True if {@code command} is an executable on this process's PATH (tests that need a tool skip without it). */
+    public static boolean onPath(String command) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            if (java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, command))) return true;
+        }
+        return false;
+    }
 }

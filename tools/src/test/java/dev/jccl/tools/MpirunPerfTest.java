@@ -1,6 +1,7 @@
 package dev.jccl.tools;
 
 import dev.jccl.Config;
+import dev.jccl.TestRanks;
 import dev.jccl.UniqueId;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ class MpirunPerfTest {
 
     @Test
     void perfUnderMpirunRunsOneTableAcrossItsRanks() throws Exception {
-        Assumptions.assumeTrue(onPath("mpirun"), "mpirun is not installed here (apt-get install openmpi-bin); .ci/run installs it");
+        Assumptions.assumeTrue(TestRanks.onPath("mpirun"), "mpirun is not installed here (apt-get install openmpi-bin); .ci/run installs it");
         UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
         ServerSocketChannel reserved = id.takeReservedListener();
         if (reserved != null) reserved.close(); // rank 0, in its own process, binds it
@@ -52,12 +53,5 @@ class MpirunPerfTest {
             assertEquals("0", m.group(4), "wrong elements in place: " + line);
         }
         assertEquals(7, rows, "8 B to 64 KiB by ×4:\n" + r);
-    }
-
-    static boolean onPath(String command) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, command))) return true;
-        }
-        return false;
     }
 }
