@@ -1,15 +1,18 @@
 /*
- * mpi_bench: the Open MPI side of bench/compare.sh. AllReduce (float32 sum), AllGather and
- * Broadcast timed the way `jccl perf` and nccl-tests time them, with the same table columns:
+ * mpi_bench: the Open MPI side of bench/grid.sh. AllReduce and ReduceScatter (float32 sum),
+ * AllGather and Broadcast timed the way `jccl perf` and nccl-tests time them, with the same
+ * table columns:
  *
  *   mpirun -np 2 ./mpi_bench all_reduce SIZE ITERS WARMUP
  *
  * SIZE is in bytes and is the larger buffer, as in nccl-tests: for all_gather the receive buffer
- * (each rank sends SIZE / nranks), for all_reduce and broadcast the whole buffer. Buffers are
+ * (each rank sends SIZE / nranks), for reduce_scatter the send buffer (each rank receives
+ * SIZE / nranks), for all_reduce and broadcast the whole buffer. Buffers are
  * allocated once and touched before timing (no page faults in the timed loop); calls are
  * out-of-place (no MPI_IN_PLACE; Broadcast has one buffer by definition). time is the mean over
  * ITERS calls after WARMUP untimed ones, averaged across ranks; algbw = SIZE / time;
- * busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for all_gather, 1 for broadcast.
+ * busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for all_gather and reduce_scatter, 1 for
+ * broadcast.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -17,7 +20,7 @@
 #include <string.h>
 
 static void usage(void) {
-    fprintf(stderr, "usage: mpi_bench all_reduce|all_gather|broadcast SIZE_BYTES ITERS WARMUP\n");
+    fprintf(stderr, "usage: mpi_bench all_reduce|all_gather|reduce_scatter|broadcast SIZE_BYTES ITERS WARMUP\n");
 }
 
 static void run_once(const char *coll, float *send, float *recv, long count, int nranks) {
@@ -25,6 +28,8 @@ static void run_once(const char *coll, float *send, float *recv, long count, int
         MPI_Allreduce(send, recv, (int) count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     } else if (strcmp(coll, "all_gather") == 0) {
         MPI_Allgather(send, (int) (count / nranks), MPI_FLOAT, recv, (int) (count / nranks), MPI_FLOAT, MPI_COMM_WORLD);
+    } else if (strcmp(coll, "reduce_scatter") == 0) {
+        MPI_Reduce_scatter_block(send, recv, (int) (count / nranks), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     } else {
         MPI_Bcast(recv, (int) count, MPI_FLOAT, 0, MPI_COMM_WORLD);
     }
@@ -46,7 +51,7 @@ int main(int argc, char **argv) {
     int warmup = atoi(argv[4]);
     double factor;
     if (strcmp(coll, "all_reduce") == 0) factor = 2.0 * (nranks - 1) / nranks;
-    else if (strcmp(coll, "all_gather") == 0) factor = (double) (nranks - 1) / nranks;
+    else if (strcmp(coll, "all_gather") == 0 || strcmp(coll, "reduce_scatter") == 0) factor = (double) (nranks - 1) / nranks;
     else if (strcmp(coll, "broadcast") == 0) factor = 1.0;
     else {
         if (rank == 0) usage();
@@ -54,8 +59,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     long count = size / (long) sizeof(float);
-    if (count < 1 || iters < 1 || warmup < 0 || (strcmp(coll, "all_gather") == 0 && count % nranks != 0)) {
-        if (rank == 0) fprintf(stderr, "mpi_bench: bad size/iterations (all_gather needs SIZE a multiple of 4 x nranks)\n");
+    int blocked = strcmp(coll, "all_gather") == 0 || strcmp(coll, "reduce_scatter") == 0;
+    if (count < 1 || iters < 1 || warmup < 0 || (blocked && count % nranks != 0)) {
+        if (rank == 0) fprintf(stderr, "mpi_bench: bad size/iterations (%s needs SIZE a multiple of 4 x nranks)\n", coll);
         MPI_Finalize();
         return 2;
     }
@@ -82,11 +88,11 @@ int main(int argc, char **argv) {
         double seconds = total / nranks;
         double algbw = size / seconds / 1e9;
         printf("# mpi_bench %s: %d ranks, %d iterations after %d warm-up, out-of-place, float32%s\n",
-               coll, nranks, iters, warmup, strcmp(coll, "all_reduce") == 0 ? " sum" : "");
+               coll, nranks, iters, warmup, strcmp(coll, "all_reduce") == 0 || strcmp(coll, "reduce_scatter") == 0 ? " sum" : "");
         printf("#%12s %14s %10s %8s %8s\n", "size", "count", "time", "algbw", "busbw");
         printf("#%12s %14s %10s %8s %8s\n", "(B)", "(elements)", "(us)", "(GB/s)", "(GB/s)");
         printf(" %12ld %14ld %10.2f %8.2f %8.2f\n", size,
-               strcmp(coll, "all_gather") == 0 ? count / nranks : count, seconds * 1e6, algbw, algbw * factor);
+               blocked ? count / nranks : count, seconds * 1e6, algbw, algbw * factor);
     }
     free(send);
     free(recv);

@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# bench/grid.sh: Jccl against Open MPI on this host, every cell of issue 17's grid, interleaved.
+#
+#   bench/grid.sh                 every section, 3 repetitions (about an hour on 2 cores)
+#   bench/grid.sh -r 5            five repetitions
+#   bench/grid.sh --quick         one repetition with short loops: checks that everything runs
+#   bench/grid.sh --only ar-shm,types     some sections: ar-shm ar-tcp others types ucx
+#   bench/grid.sh --np 2          only cells with this many ranks
+#
+# Sections:
+#   ar-shm  AllReduce float32 sum, 2 and 4 ranks, 8 B 64 KiB 1 MiB 64 MiB, shared memory:
+#           Jccl -z 0 (async calls, one wait) and -z 2 (blocking calls back to back) against
+#           Open MPI's shared-memory BTL (vader)
+#   ar-tcp  the same over TCP only: JCCL_SHM_DISABLE=1 against mpirun --mca btl tcp,self
+#   others  AllGather, ReduceScatter, Broadcast, 2 and 4 ranks, 8 B per rank and 64 KiB, shm
+#   types   AllReduce busbw of bfloat16 and float16 against float32, 2 ranks, 1 MiB and 64 MiB
+#   ucx     AllReduce 64 MiB, 2 ranks, JCCL_NET=UCX against Jccl's own TCP (both JCCL_SHM_DISABLE=1)
+#
+# Every cell runs each program once per repetition, alternating which goes first (Jccl first in
+# odd repetitions, Open MPI first in even ones) so neither always meets a machine the other has
+# warmed or heated. Sizes are nccl-tests' (the larger buffer): an AllGather of "8 B per rank" at
+# 4 ranks is a 32 B row. Times are the out-of-place column, µs per call (the mean over the timed
+# loop, averaged over ranks); the table shows the median of the repetitions with min-max, and
+# Jccl/MPI, the ratio of the medians: below 1.00 Jccl is faster. Open MPI has no async call, so
+# both of Jccl's modes are compared with its blocking calls. Raw outputs stay in bench/target/grid/.
+# A benchmark, not a test: CI does not run it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+reps=3
+quick=0
+only="ar-shm,ar-tcp,others,types,ucx"
+np_filter=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) reps=1; quick=1 ;;
+    -r|--reps) reps="${2:?-r needs a number}"; shift ;;
+    --only) only="${2:?--only needs a list}"; shift ;;
+    --np) np_filter="${2:?--np needs a number}"; shift ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench/grid.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ "$reps" =~ ^[1-9][0-9]*$ ]] || { echo "bench/grid.sh: -r needs a positive number, got '$reps'" >&2; exit 2; }
+for s in ${only//,/ }; do
+  [[ " ar-shm ar-tcp others types ucx " == *" $s "* ]] || { echo "bench/grid.sh: unknown section '$s' (ar-shm ar-tcp others types ucx)" >&2; exit 2; }
+done
+wanted() { [[ ",$only," == *",$1,"* ]]; }
+
+say() { echo "grid.sh: $*" >&2; }
+
+if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
+  say "mpicc/mpirun not found: installing Open MPI from Debian (openmpi-bin libopenmpi-dev)"
+  sudo=""
+  if [[ "$(id -u)" != 0 ]]; then
+    command -v sudo >/dev/null || { say "not root and no sudo: install openmpi-bin and libopenmpi-dev, then rerun"; exit 1; }
+    sudo=sudo
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openmpi-bin libopenmpi-dev >&2
+fi
+
+out=bench/target/grid
+rm -rf "$out"
+mkdir -p "$out"
+say "building bench/target/mpi_bench with $(mpicc --showme:version 2>/dev/null || echo mpicc)"
+mpicc -O2 -Wall -o bench/target/mpi_bench bench/mpi_bench.c
+say "building the jccl tool (if needed)"
+./jccl info >/dev/null
+
+# Open MPI as root, more ranks than cores (it then yields while it waits, as mpi_yield_when_idle
+# does); Debian's build has UCX off, so shared memory is the vader BTL unless a cell says tcp.
+mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+
+# Iterations per timed loop: about a tenth of a second or more on both sides at today's speeds,
+# so a loop measures the libraries more than the machine's hiccups. --quick divides them by 10.
+iters_for() { # bytes ranks
+  local b=$1 n=$2 it
+  if ((b <= 64)); then it=$((n == 2 ? 200000 : 20000))
+  elif ((b <= 65536 * 4)); then it=$((n == 2 ? 5000 : 1000))
+  elif ((b <= 4194304)); then it=$((n == 2 ? 1000 : 300))
+  else it=$((n == 2 ? 20 : 10)); fi
+  ((quick)) && it=$(((it + 9) / 10))
+  echo "$it"
+}
+warm_for() { local it; it=$(iters_for "$1" "$2"); echo $(((it + 9) / 10)); }
+
+# One cell: id | section | collective | ranks | bytes | transport (shm|tcp|ucx) | jccl modes | type | mpi (yes|no)
+cells=()
+add() { cells+=("$(IFS='|'; echo "$*")"); }
+for np in 2 4; do
+  [[ -n "$np_filter" && "$np" != "$np_filter" ]] && continue
+  for transport in shm tcp; do
+    wanted "ar-$transport" || continue
+    for bytes in 8 65536 1048576 67108864; do
+      add "ar-$transport-$np-$bytes" "ar-$transport" all_reduce "$np" "$bytes" "$transport" "0 2" float yes
+    done
+  done
+  if wanted others; then
+    for coll in all_gather reduce_scatter broadcast; do
+      small=8
+      [[ "$coll" != broadcast ]] && small=$((8 * np))
+      for bytes in "$small" 65536; do
+        add "others-$coll-$np-$bytes" others "$coll" "$np" "$bytes" shm "0 2" float yes
+      done
+    done
+  fi
+done
+if wanted types && [[ -z "$np_filter" || "$np_filter" == 2 ]]; then
+  for bytes in 1048576 67108864; do
+    for type in float bfloat16 half; do add "types-$type-$bytes" types all_reduce 2 "$bytes" shm "2" "$type" no; done
+  done
+fi
+if wanted ucx && [[ -z "$np_filter" || "$np_filter" == 2 ]]; then
+  add "ucx-tcp" ucx all_reduce 2 67108864 tcp "2" float no
+  add "ucx-ucx" ucx all_reduce 2 67108864 ucx "2" float no
+fi
+
+# The first data line's out-of-place time (µs) and busbw (GB/s) in a jccl perf / mpi_bench table.
+jccl_value() { awk '!/^#/ && NF >= 8 { print $6, $8; exit }' "$1"; }
+mpi_value() { awk '!/^#/ && NF >= 5 { print $3, $5; exit }' "$1"; }
+
+run_jccl() { # cell, mode, repetition
+  local id section coll np bytes transport modes type mpi file
+  IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$1"
+  file="$out/$id-jccl-z$2-$3.txt"
+  local env=()
+  case "$transport" in
+    tcp) env=(JCCL_SHM_DISABLE=1) ;;
+    ucx) env=(JCCL_SHM_DISABLE=1 JCCL_NET=UCX) ;;
+  esac
+  # --warmup-time 4: the JVM compiles its hot paths in its first seconds; none of that is timed.
+  if ! env "${env[@]}" ./jccl perf "$coll" -np "$np" -b "$bytes" -e "$bytes" -d "$type" -n "$(iters_for "$bytes" "$np")" \
+      -w "$(warm_for "$bytes" "$np")" -c 0 -z "$2" --warmup-time 4 >"$file" 2>"$file.err"; then
+    say "jccl perf failed for $id -z $2 (see $file.err)"; tail -5 "$file.err" >&2; return 1
+  fi
+  local value; value="$(jccl_value "$file")"
+  [[ -n "$value" ]] || { say "no result line in $file"; return 1; }
+  echo "$value" >> "$out/$id-jccl-z$2.values"
+}
+
+run_mpi() { # cell, repetition
+  local id section coll np bytes transport modes type mpi file
+  IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$1"
+  file="$out/$id-mpi-$2.txt"
+  local btl=()
+  [[ "$transport" == tcp ]] && btl=(--mca btl tcp,self --mca btl_tcp_if_include lo)
+  if ! "${mpirun[@]}" -np "$np" "${btl[@]}" bench/target/mpi_bench "$coll" "$bytes" "$(iters_for "$bytes" "$np")" \
+      "$(warm_for "$bytes" "$np")" >"$file" 2>"$file.err"; then
+    say "mpirun failed for $id (see $file.err)"; tail -5 "$file.err" >&2; return 1
+  fi
+  local value; value="$(mpi_value "$file")"
+  [[ -n "$value" ]] || { say "no result line in $file"; return 1; }
+  echo "$value" >> "$out/$id-mpi.values"
+}
+
+for ((rep = 1; rep <= reps; rep++)); do
+  for cell in "${cells[@]}"; do
+    IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$cell"
+    say "repetition $rep/$reps: $id"
+    order=($modes)
+    if ((rep % 2 == 1)); then
+      for z in "${order[@]}"; do run_jccl "$cell" "$z" "$rep"; done
+      [[ "$mpi" == yes ]] && run_mpi "$cell" "$rep"
+    else
+      [[ "$mpi" == yes ]] && run_mpi "$cell" "$rep"
+      for ((i = ${#order[@]} - 1; i >= 0; i--)); do run_jccl "$cell" "${order[$i]}" "$rep"; done
+    fi
+  done
+done
+
+# "median min max" of column $2 (1: time, 2: busbw) of a values file.
+stats() { awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END {
+  m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%s %s %s\n", m, v[1], v[NR] }'; }
+cell_text() { # file column -> "median (min-max)"
+  [[ -s "$1" ]] || { echo "-"; return; }
+  read -r m lo hi <<< "$(stats "$1" "$2")"
+  awk -v m="$m" -v lo="$lo" -v hi="$hi" 'BEGIN { printf "%.4g (%.4g-%.4g)", m, lo, hi }'
+}
+median() { [[ -s "$1" ]] && stats "$1" "$2" | awk '{ print $1 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else print "-" }'; }
+label() { # bytes
+  local b=$1
+  if ((b >= 1048576)); then echo "$((b / 1048576)) MiB"; elif ((b >= 1024)); then echo "$((b / 1024)) KiB"; else echo "$b B"; fi
+}
+name_of() { case "$1" in all_reduce) echo AllReduce ;; all_gather) echo AllGather ;; reduce_scatter) echo ReduceScatter ;; broadcast) echo Broadcast ;; esac; }
+
+echo
+echo "# Jccl $(./jccl info 2>/dev/null | awk '/^jccl / { print $2; exit }') vs Open MPI $(mpirun --version 2>/dev/null | head -1 | awk '{print $NF}'), $reps repetition(s), interleaved; $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "# time: µs per call, median (min-max); Jccl/MPI: ratio of the medians, below 1.00 Jccl is faster"
+last_section=""
+for cell in "${cells[@]}"; do
+  IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$cell"
+  if [[ "$section" != "$last_section" ]]; then
+    last_section="$section"
+    echo
+    case "$section" in
+      ar-shm) echo "## AllReduce float32 sum, shared memory (Open MPI: vader BTL)" ;;
+      ar-tcp) echo "## AllReduce float32 sum, TCP only (Jccl: JCCL_SHM_DISABLE=1; Open MPI: --mca btl tcp,self)" ;;
+      others) echo "## AllGather, ReduceScatter, Broadcast float32, shared memory (AllGather/ReduceScatter: the small row is 8 B per rank)" ;;
+      types) echo "## AllReduce sum by data type, 2 ranks, shared memory, -z 2: busbw GB/s, and the ratio to float32's"; printf '%-10s %-10s %-28s %10s\n' size type "busbw GB/s" "/float32" ;;
+      ucx) echo "## AllReduce float32 64 MiB, 2 ranks, JCCL_SHM_DISABLE=1, -z 2: JCCL_NET=UCX against Jccl's sockets (busbw GB/s)"; printf '%-10s %-28s %10s\n' net "busbw GB/s" "/sockets" ;;
+    esac
+    if [[ "$section" == ar-* || "$section" == others ]]; then
+      printf '%-14s %5s %-8s %-26s %-26s %-26s %8s %8s\n' collective ranks size "Jccl -z 0" "Jccl -z 2" "Open MPI" "z0/MPI" "z2/MPI"
+    fi
+  fi
+  case "$section" in
+    ar-*|others)
+      mpi_file="$out/$id-mpi.values"
+      mm="$(median "$mpi_file" 1 || true)"
+      j0="$(median "$out/$id-jccl-z0.values" 1 || true)"
+      j2="$(median "$out/$id-jccl-z2.values" 1 || true)"
+      printf '%-14s %5s %-8s %-26s %-26s %-26s %8s %8s\n' "$(name_of "$coll")" "$np" "$(label "$bytes")" \
+        "$(cell_text "$out/$id-jccl-z0.values" 1)" "$(cell_text "$out/$id-jccl-z2.values" 1)" "$(cell_text "$mpi_file" 1)" \
+        "$(ratio "$j0" "$mm")" "$(ratio "$j2" "$mm")"
+      if ((bytes >= 1048576)) && [[ -s "$mpi_file" ]]; then
+        printf '%-14s %5s %-8s %-26s %-26s %-26s\n' "  busbw GB/s" "" "" "$(cell_text "$out/$id-jccl-z0.values" 2)" \
+          "$(cell_text "$out/$id-jccl-z2.values" 2)" "$(cell_text "$mpi_file" 2)"
+      fi
+      ;;
+    types)
+      ref="$(median "$out/types-float-$bytes-jccl-z2.values" 2 || true)"
+      printf '%-10s %-10s %-28s %10s\n' "$(label "$bytes")" "$type" "$(cell_text "$out/$id-jccl-z2.values" 2)" \
+        "$(ratio "$(median "$out/$id-jccl-z2.values" 2 || true)" "$ref")"
+      ;;
+    ucx)
+      ref="$(median "$out/ucx-tcp-jccl-z2.values" 2 || true)"
+      printf '%-10s %-28s %10s\n' "${id#ucx-}" "$(cell_text "$out/$id-jccl-z2.values" 2)" \
+        "$(ratio "$(median "$out/$id-jccl-z2.values" 2 || true)" "$ref")"
+      ;;
+  esac
+done
