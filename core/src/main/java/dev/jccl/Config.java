@@ -33,6 +33,8 @@ public final class Config {
     public static final String NET = "NET";
     public static final String IB_HCA = "IB_HCA";
     public static final String HOSTID = "HOSTID";
+    /** Whether this host's ranks share CPUs: {@code auto} (default), {@code 1} or {@code 0}. */
+    public static final String OVERSUBSCRIBED = "JCCL_OVERSUBSCRIBED";
 
     /** Suffixes read as {@code JCCL_x}, then {@code NCCL_x}. */
     static final List<String> SHARED_WITH_NCCL = List.of(SOCKET_IFNAME, DEBUG, DEBUG_SUBSYS, ALGO, PROTO,
@@ -40,7 +42,7 @@ public final class Config {
             HOSTID);
 
     /** Variables only Jccl reads (beyond the launcher ones, see {@code LaunchEnvironment}). */
-    static final List<String> JCCL_ONLY = List.of(TIMEOUT, "JCCL_ID", "JCCL_ROOT", "JCCL_RANK", "JCCL_WORLD_SIZE",
+    static final List<String> JCCL_ONLY = List.of(TIMEOUT, OVERSUBSCRIBED, "JCCL_ID", "JCCL_ROOT", "JCCL_RANK", "JCCL_WORLD_SIZE",
             "JCCL_LOCAL_RANK", "JCCL_LOCAL_SIZE", "JCCL_PORT", "JCCL_SECRET", "JCCL_JOB_ID", "JCCL_JVM_ROOT",
             // read by the jccl-cuda module
             "JCCL_CUDA_LIB", "JCCL_NCCL_LIB", "JCCL_CUDA_PATH");
@@ -52,6 +54,14 @@ public final class Config {
 
     /** NCCL-style debug levels, in increasing verbosity. */
     public enum DebugLevel { NONE, VERSION, WARN, INFO, TRACE }
+
+    /**
+     * Whether the ranks of this host share CPUs ({@code JCCL_OVERSUBSCRIBED}), which decides how
+     * waiting ranks wait (yield rather than spin) and which algorithms the tuner prefers (fewer
+     * hand-offs between ranks). {@code AUTO} compares this host's ranks with the CPUs the JVM may
+     * use (its affinity mask and a container's CPU quota).
+     */
+    public enum Oversubscription { AUTO, YES, NO }
 
     private final Duration timeout;
     private final String socketIfname;
@@ -66,6 +76,7 @@ public final class Config {
     private final String net;
     private final String ibHca;
     private final String hostId;
+    private final Oversubscription oversubscription;
     private final Map<String, String> sources;
 
     private Config(Builder b) {
@@ -82,6 +93,7 @@ public final class Config {
         this.net = b.net;
         this.ibHca = b.ibHca;
         this.hostId = b.hostId;
+        this.oversubscription = b.oversubscription;
         this.sources = Map.copyOf(b.sources);
     }
 
@@ -105,6 +117,7 @@ public final class Config {
         b.net = net;
         b.ibHca = ibHca;
         b.hostId = hostId;
+        b.oversubscription = oversubscription;
         b.sources.putAll(sources);
         return b;
     }
@@ -125,6 +138,11 @@ public final class Config {
         if (t != null && !t.isBlank()) {
             b.timeout(parseDuration(TIMEOUT, t));
             fromVariables.put("timeout", TIMEOUT);
+        }
+        String o = env.get(OVERSUBSCRIBED);
+        if (o != null && !o.isBlank()) {
+            b.oversubscription(parseOversubscription(o));
+            fromVariables.put("oversubscribed", OVERSUBSCRIBED);
         }
         String v;
         if ((v = shared(env, SOCKET_IFNAME, b, "socketIfname")) != null) b.socketIfname(v);
@@ -229,6 +247,16 @@ public final class Config {
         }
     }
 
+    private static Oversubscription parseOversubscription(String v) {
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "auto" -> Oversubscription.AUTO;
+            case "1", "yes", "true", "on" -> Oversubscription.YES;
+            case "0", "no", "false", "off" -> Oversubscription.NO;
+            default -> throw new IllegalArgumentException(OVERSUBSCRIBED + "='" + v + "' is not a setting; use auto (the default: compare this host's"
+                    + " ranks with its CPUs), 1 (ranks share CPUs: waiting ranks yield) or 0 (a CPU per rank: waiting ranks spin)");
+        };
+    }
+
     private static DebugLevel parseDebugLevel(String v) {
         try {
             return DebugLevel.valueOf(v.trim().toUpperCase(Locale.ROOT));
@@ -302,6 +330,11 @@ public final class Config {
         return hostId;
     }
 
+    /** Whether this host's ranks share CPUs, or {@code AUTO} to find out. */
+    public Oversubscription oversubscription() {
+        return oversubscription;
+    }
+
     /**
      * Every knob with its effective value and where it came from ({@code default}, {@code builder}
      * or the variable's name), in a stable order: what {@code jccl info} prints.
@@ -321,6 +354,7 @@ public final class Config {
         values.put("net", net == null ? "(auto)" : net);
         values.put("ibHca", ibHca == null ? "(all)" : ibHca);
         values.put("hostId", hostId == null ? "(hostname + boot_id)" : hostId);
+        values.put("oversubscribed", oversubscription == Oversubscription.AUTO ? "(auto)" : oversubscription == Oversubscription.YES ? "1" : "0");
         List<String[]> rows = new ArrayList<>();
         for (var e : values.entrySet()) {
             rows.add(new String[] {e.getKey(), String.valueOf(e.getValue()), sources.getOrDefault(e.getKey(), "default")});
@@ -351,6 +385,7 @@ public final class Config {
         private String net;
         private String ibHca;
         private String hostId;
+        private Oversubscription oversubscription = Oversubscription.AUTO;
         private final Map<String, String> sources = new LinkedHashMap<>();
         /** Which variable set each knob, while {@link #fromEnvironment} runs; wins over "builder". */
         private final Map<String, String> variableSources = new LinkedHashMap<>();
@@ -441,6 +476,12 @@ public final class Config {
         public Builder hostId(String hostId) {
             this.hostId = hostId;
             sources.putIfAbsent("hostId", "builder");
+            return this;
+        }
+
+        public Builder oversubscription(Oversubscription setting) {
+            this.oversubscription = Objects.requireNonNull(setting, "setting");
+            sources.putIfAbsent("oversubscribed", "builder");
             return this;
         }
 

@@ -34,7 +34,7 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class BootstrapFrames {
     static final int MAGIC = 0x4A434253; // "JCBS"
-    static final short VERSION = 3;
+    static final short VERSION = 4;
     static final short CHALLENGE = 1;
     static final short HELLO = 2;
     static final short TABLE = 3;

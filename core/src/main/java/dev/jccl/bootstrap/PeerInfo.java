@@ -1,5 +1,7 @@
 package dev.jccl.bootstrap;
 
+import dev.jccl.Config;
+
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -20,14 +22,28 @@ import java.io.UncheckedIOException;
  *                  size, network transport), as text: ranks that differ would plan different schedules
  * @param netAddress where a network plugin's peers reach this rank (for UCX, its worker address),
  *                  Base64; empty without one
+ * @param cpus      the CPUs this rank's process may use (its affinity mask and CPU quota)
+ * @param oversubscription this rank's {@code JCCL_OVERSUBSCRIBED}: with {@code cpus}, what every rank
+ *                  needs to agree on whether a host's ranks share CPUs (see {@code topology.CpuSharing})
  */
 public record PeerInfo(int rank, String hostId, String hostName, long pid, String dataHost, int dataPort, String shmPrefix,
-                       String settings, String netAddress) {
+                       String settings, String netAddress, int cpus, Config.Oversubscription oversubscription) {
+    /** The most CPUs a rank may say it has; more is taken for a corrupt record. */
+    static final int MAX_CPUS = 1 << 20;
 
     public PeerInfo {
         if (shmPrefix == null) shmPrefix = "";
         if (settings == null) settings = "";
         if (netAddress == null) netAddress = "";
+        if (oversubscription == null) oversubscription = Config.Oversubscription.AUTO;
+        if (cpus < 1) cpus = 1;
+    }
+
+    /** With a network plugin's address, and as many CPUs as this process may use, deciding oversubscription by itself. */
+    public PeerInfo(int rank, String hostId, String hostName, long pid, String dataHost, int dataPort, String shmPrefix, String settings,
+                    String netAddress) {
+        this(rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings, netAddress, Runtime.getRuntime().availableProcessors(),
+                Config.Oversubscription.AUTO);
     }
 
     /** Without a network plugin's address. */
@@ -42,7 +58,7 @@ public record PeerInfo(int rank, String hostId, String hostName, long pid, Strin
 
     /** The same rank with another rank number, data port and network address (a split communicator's view of it). */
     public PeerInfo renumbered(int newRank, int newDataPort, String newNetAddress) {
-        return new PeerInfo(newRank, hostId, hostName, pid, dataHost, newDataPort, shmPrefix, settings, newNetAddress);
+        return new PeerInfo(newRank, hostId, hostName, pid, dataHost, newDataPort, shmPrefix, settings, newNetAddress, cpus, oversubscription);
     }
 
     /** True if this rank and {@code other} share a host and both use shared memory. */
@@ -62,6 +78,8 @@ public record PeerInfo(int rank, String hostId, String hostName, long pid, Strin
             out.writeUTF(shmPrefix);
             out.writeUTF(settings);
             out.writeUTF(netAddress);
+            out.writeInt(cpus);
+            out.writeByte(oversubscription.ordinal());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -85,7 +103,12 @@ public record PeerInfo(int rank, String hostId, String hostName, long pid, Strin
         } catch (IllegalArgumentException e) {
             throw new IOException("network address is not Base64");
         }
-        return new PeerInfo(rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings, netAddress);
+        int cpus = in.readInt();
+        if (cpus < 1 || cpus > MAX_CPUS) throw new IOException("bad CPU count " + cpus);
+        int setting = in.readUnsignedByte();
+        Config.Oversubscription[] known = Config.Oversubscription.values();
+        if (setting >= known.length) throw new IOException("bad oversubscription setting " + setting);
+        return new PeerInfo(rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings, netAddress, cpus, known[setting]);
     }
 
     public static PeerInfo decode(byte[] bytes) throws IOException {

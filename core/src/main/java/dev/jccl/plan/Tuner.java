@@ -82,6 +82,15 @@ public final class Tuner {
     /** The outbox exchange: one flag per chunk, data copied once and read in place by every reader. */
     static final double LL_MICROS = 0.6;
     static final double LL_GB_PER_SECOND = 12.0;
+    /**
+     * Where ranks share CPUs, what one hand-off between ranks adds: the rank that waits must
+     * yield its CPU to a peer and be scheduled again. A yield that switches between two rank
+     * processes costs about 6 µs on the reference VM (PTI, no PCID: each switch flushes the TLB),
+     * and a hand-off needs one or two. A ring step is one hand-off; the LL round needs every rank
+     * of a CPU to run once, about two. The ranks' copying and reducing also share the CPUs, which
+     * slows every algorithm alike and so is left out of the comparison.
+     */
+    static final double HANDOFF_MICROS = 10.0;
 
     private static final List<Collective> TUNED = List.of(Collective.ALL_REDUCE, Collective.BROADCAST,
             Collective.REDUCE, Collective.ALL_GATHER, Collective.REDUCE_SCATTER, Collective.ALL_TO_ALL);
@@ -89,6 +98,7 @@ public final class Tuner {
     private final int nRanks;
     private final HostGroups hosts;
     private final boolean allShareMemory;
+    private final boolean oversubscribed;
     private final Link link;
     private final Set<Algorithm> algorithms;
     private final Set<Protocol> protocols;
@@ -102,7 +112,7 @@ public final class Tuner {
      * @param proto          JCCL_PROTO / NCCL_PROTO, or null, the same way
      */
     public Tuner(int nRanks, boolean allShareMemory, boolean anyNetwork, String algo, String proto) {
-        this(nRanks, null, allShareMemory, anyNetwork, algo, proto);
+        this(nRanks, null, allShareMemory, anyNetwork, false, algo, proto);
     }
 
     /**
@@ -110,9 +120,18 @@ public final class Tuner {
      * hierarchical algorithm needs.
      */
     public Tuner(int nRanks, HostGroups hosts, boolean allShareMemory, boolean anyNetwork, String algo, String proto) {
+        this(nRanks, hosts, allShareMemory, anyNetwork, false, algo, proto);
+    }
+
+    /**
+     * As above; {@code oversubscribed} says that ranks of a host share CPUs, so that every hand-off
+     * between two ranks may wait for a context switch (see {@link #HANDOFF_MICROS}).
+     */
+    public Tuner(int nRanks, HostGroups hosts, boolean allShareMemory, boolean anyNetwork, boolean oversubscribed, String algo, String proto) {
         this.nRanks = nRanks;
         this.hosts = hosts;
         this.allShareMemory = allShareMemory;
+        this.oversubscribed = oversubscribed;
         this.link = anyNetwork ? NET : SHM;
         this.algorithms = parse(algo, Algorithm.class, "ALGO", List.of("tree", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"));
         this.protocols = parse(proto, Protocol.class, "PROTO", List.of("ll128"));
@@ -171,20 +190,22 @@ public final class Tuner {
                 case BROADCAST -> perRank;
                 default -> Double.NaN;
             };
-            return LL_MICROS + traffic / (LL_GB_PER_SECOND * 1e3);
+            return LL_MICROS + (oversubscribed ? 2 * HANDOFF_MICROS : 0) + traffic / (LL_GB_PER_SECOND * 1e3);
         }
         if (a == Algorithm.HIERARCHICAL) {
             if (c != Collective.ALL_REDUCE || !hierarchical(hosts)) return Double.NaN;
             // Shared-memory rings inside hosts, L network rings side by side sharing each host's link.
             int l = hosts.localSize();
             int h = hosts.hosts();
-            return 2 * (l - 1) * SHM.stepMicros() + 2 * (h - 1) * NET.stepMicros()
+            double handoff = oversubscribed ? HANDOFF_MICROS : 0;
+            return 2 * (l - 1) * (SHM.stepMicros() + handoff) + 2 * (h - 1) * (NET.stepMicros() + handoff)
                     + total * 2.0 * (l - 1) / l / (SHM.gbPerSecond() * 1e3) + total * 2.0 * (h - 1) / h / (NET.gbPerSecond() * 1e3);
         }
         if (a == Algorithm.ONE_SHOT) {
             if (c != Collective.ALL_REDUCE) return Double.NaN; // only AllReduce has a one-shot schedule
             // Sends its input to n-1 peers while receiving theirs, then reduces n inputs locally.
-            return link.stepMicros() + (n - 1) * perRank / (link.gbPerSecond() * 1e3) + n * perRank / (LL_GB_PER_SECOND * 1e3);
+            return link.stepMicros() + (oversubscribed ? 2 * HANDOFF_MICROS : 0) + (n - 1) * perRank / (link.gbPerSecond() * 1e3)
+                    + n * perRank / (LL_GB_PER_SECOND * 1e3);
         }
         double steps;
         double factor;
@@ -202,7 +223,7 @@ public final class Tuner {
                 factor = (n - 1.0) / n;
             }
         }
-        return steps * link.stepMicros() + total * factor / (link.gbPerSecond() * 1e3);
+        return steps * (link.stepMicros() + (oversubscribed ? HANDOFF_MICROS : 0)) + total * factor / (link.gbPerSecond() * 1e3);
     }
 
     /**
@@ -239,8 +260,9 @@ public final class Tuner {
             }
             sb.append('\n');
         }
-        sb.append(String.format(Locale.ROOT, "(latency µs / bandwidth GB/s, %d ranks%s, %s; allowed: algorithms %s, protocols %s)",
+        sb.append(String.format(Locale.ROOT, "(latency µs / bandwidth GB/s, %d ranks%s, %s%s; allowed: algorithms %s, protocols %s)",
                 nRanks, hosts == null || hosts.hosts() < 2 ? "" : " on " + hosts.hosts() + " hosts (" + hosts + ")", allShareMemory ? "all in shared memory" : link == NET ? "over the network" : "shared memory and network",
+                oversubscribed ? ", ranks share CPUs" : "",
                 names(algorithms), names(protocols)));
         return sb.toString();
     }

@@ -10,6 +10,7 @@ import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.shm.ShmOutbox;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
@@ -33,9 +34,14 @@ import java.util.Set;
  *
  * <p>Why one round matters most where ranks outnumber cores: a ring step needs its two ends
  * running at once, so with four ranks on two cores every step waits for a time slice; here a
- * rank does all it can whenever it runs. The caller's thread does all of it, waiting as
- * {@link Backoff} says; once it parks it checks that the peers it waits for are alive and in the
- * same operation, until the deadline.
+ * rank does all it can whenever it runs.
+ *
+ * <p>An operation is an {@link Operation}: {@link Operation#doWork()} does what can be done now
+ * and never waits, so the same operation can be started on the caller's thread and finished on
+ * the progress thread (see {@link #tryInline}). Waiting follows the communicator's
+ * {@link WaitPolicy}; once a waiter blocks it checks now and then that the peers it waits for
+ * are alive and in the same operation, until the deadline. Operations of one communicator never
+ * overlap, so one {@code Operation} object serves them all, and starting one allocates nothing.
  */
 final class LowLatencyCollectives {
     private static final long MAX_SLEEP_NANOS = 5_000_000;
@@ -47,35 +53,118 @@ final class LowLatencyCollectives {
     private final Failures failures;
     /** Each rank's next outbox chunk number, as every rank counts them. */
     private final long[] nextChunk;
-    /** Reused: operations of one communicator never run at the same time. */
+    private final Operation operation;
+    /** The waiter of the thread that finishes operations; reused, since operations never overlap. */
     private final Waiter waiter;
-    /** Peers to wake at the end of a round: readers of chunks just published, writers of chunks just consumed. */
-    private final boolean[] toWake;
 
-    LowLatencyCollectives(ShmOutbox box, int rank, int size, Failures failures, Backoff.Policy waiting) {
+    LowLatencyCollectives(ShmOutbox box, int rank, int size, Failures failures, WaitPolicy policy) {
         this.box = box;
         this.rank = rank;
         this.size = size;
         this.failures = failures;
         this.nextChunk = new long[size];
-        this.waiter = new Waiter(waiting);
-        this.toWake = new boolean[size];
+        this.operation = new Operation();
+        this.waiter = new Waiter(policy);
     }
 
-    /** One operation as this rank sees it: what each rank publishes, what this rank reads. */
-    private final class Op {
-        final OpContext ctx;
-        final Collective collective;
-        final int root;
-        final long block;
-        final long stream;
-        final long slot;
-        final long chunks;
-        final ReduceKernel kernel;
-        final MemorySegment send;
-        final MemorySegment recv;
+    /** Runs one operation to its end on this thread. */
+    void run(OpContext ctx, MemorySegment send, MemorySegment recv, long deadlineNanos) {
+        finish(start(ctx, send, recv), deadlineNanos);
+    }
 
-        Op(OpContext ctx, MemorySegment send, MemorySegment recv) {
+    /**
+     * Starts an operation; the previous one must have finished. Nothing is published yet: the
+     * first {@link Operation#doWork} does that.
+     */
+    Operation start(OpContext ctx, MemorySegment send, MemorySegment recv) {
+        operation.start(ctx, send, recv);
+        return operation;
+    }
+
+    /**
+     * Advances {@code op} on the caller's thread without blocking, spinning at most
+     * {@code spinNanos} while it waits for peers; true if it finished (its result is in place).
+     * What is left is for {@link #finish} on any thread.
+     */
+    boolean tryInline(Operation op, long spinNanos) {
+        try {
+            long start = 0;
+            for (int idle = 0; ; ) {
+                if (op.doWork() > 0) {
+                    idle = 0;
+                } else if (op.done()) {
+                    op.end();
+                    return true;
+                } else {
+                    if (idle == 0) start = System.nanoTime();
+                    while (!op.mayMove()) {
+                        if (++idle % 64 == 0 && System.nanoTime() - start >= spinNanos) return false;
+                        Thread.onSpinWait();
+                    }
+                }
+            }
+        } catch (IllegalStateException e) {
+            throw closedUnderUs(op.ctx, e);
+        }
+    }
+
+    /** Runs {@code op} to its end on this thread, waiting as the policy says, until {@code deadlineNanos}. */
+    void finish(Operation op, long deadlineNanos) {
+        try {
+            waiter.start(op.ctx, deadlineNanos);
+            while (true) {
+                if (op.doWork() > 0) {
+                    waiter.worked();
+                } else if (op.done()) {
+                    break;
+                } else {
+                    // Poll just the flag the operation waits for: a spinning waiter sees it change within nanoseconds.
+                    while (!op.mayMove()) waiter.idle(op);
+                }
+            }
+            waiter.worked();
+            op.end();
+        } catch (IllegalStateException e) {
+            throw closedUnderUs(op.ctx, e);
+        }
+    }
+
+    /** The outboxes were unmapped under us: the communicator was aborted or closed. */
+    private JcclException closedUnderUs(OpContext ctx, IllegalStateException e) {
+        return new JcclException("rank " + rank + ": " + ctx.describe() + " stopped: the communicator was closed or aborted", e);
+    }
+
+    /** One operation as this rank sees it: what each rank publishes, what this rank reads, and how far it got. */
+    final class Operation {
+        OpContext ctx;
+        private Collective collective;
+        private int root;
+        private long block;
+        private long stream;
+        private long slot;
+        private long chunks;
+        private ReduceKernel kernel;
+        private MemorySegment send;
+        private MemorySegment recv;
+        private boolean reduceMode;
+        private long sequence;
+        private long descriptor;
+        private long count;
+        /** Each writer's first chunk number in this operation. */
+        private final long[] base = new long[size];
+        /** Gather mode: chunks of each writer's stream done. */
+        private final long[] read = new long[size];
+        /** Peers to wake at the end of a round: readers of chunks just published, writers of chunks just consumed. */
+        private final boolean[] toWake = new boolean[size];
+        private long mine;
+        /** The writer whose chunk {@link #doWork} found missing first, and that chunk; -1 if it waits only for room in its outbox. */
+        private int awaitedWriter;
+        private long awaitedChunk;
+        private long published;
+        /** Reduce mode: chunks of every stream done. */
+        private long reduced;
+
+        void start(OpContext ctx, MemorySegment send, MemorySegment recv) {
             this.ctx = ctx;
             this.collective = ctx.collective();
             this.root = ctx.root();
@@ -89,15 +178,30 @@ final class LowLatencyCollectives {
             this.kernel = ctx.op() == null ? null : ReduceKernels.forOperationBytes(ctx.type(), ctx.op(), stream);
             this.send = send;
             this.recv = recv;
+            this.reduceMode = collective == Collective.ALL_REDUCE || collective == Collective.REDUCE_SCATTER
+                    || collective == Collective.REDUCE && rank == root;
+            this.sequence = ctx.sequence();
+            this.descriptor = ctx.descriptor();
+            this.count = ctx.count();
+            System.arraycopy(nextChunk, 0, base, 0, size);
+            Arrays.fill(read, 0);
+            this.mine = chunksOf(rank);
+            this.published = 0;
+            this.reduced = 0;
+            // Chunks this rank will never read are finished with at once, so their writers need not wait for it.
+            for (int w = 0; w < size; w++) {
+                if (w != rank && !reads(w)) box.consumed(w, base[w] + chunksOf(w));
+            }
+            copyOwnPart();
         }
 
         /** Chunks {@code writer} publishes: all of its stream, but only the root does in a Broadcast. */
-        long chunksOf(int writer) {
+        private long chunksOf(int writer) {
             return collective == Collective.BROADCAST && writer != root ? 0 : chunks;
         }
 
         /** True if this rank reads {@code writer}'s chunks at all. */
-        boolean reads(int writer) {
+        private boolean reads(int writer) {
             return switch (collective) {
                 case BROADCAST -> writer == root && rank != root;
                 case REDUCE -> rank == root;
@@ -107,209 +211,221 @@ final class LowLatencyCollectives {
         }
 
         /** True if chunk {@code j} of a stream holds bytes this rank needs (ReduceScatter and AllToAll need one block of it). */
-        boolean needs(long j) {
+        private boolean needs(long j) {
             if (collective != Collective.REDUCE_SCATTER && collective != Collective.ALL_TO_ALL) return true;
             long from = j * slot;
             long to = Math.min(stream, from + slot);
             return to > rank * block && from < (rank + 1) * block;
         }
 
-        boolean reduces() {
-            return collective == Collective.ALL_REDUCE || collective == Collective.REDUCE_SCATTER
-                    || collective == Collective.REDUCE && rank == root;
+        /** Bytes in chunk {@code j} of a stream. */
+        private long length(long j) {
+            return Math.min(slot, stream - j * slot);
         }
-    }
 
-    void run(OpContext ctx, MemorySegment send, MemorySegment recv, long deadlineNanos) {
-        try {
-            runOp(new Op(ctx, send, recv), deadlineNanos);
-        } catch (IllegalStateException e) {
-            // The outboxes were unmapped under us: the communicator was aborted or closed.
-            throw new JcclException("rank " + rank + ": " + ctx.describe() + " stopped: the communicator was closed or aborted", e);
+        /** True once this rank has published all it publishes and read all it reads. */
+        boolean done() {
+            if (published < mine) return false;
+            if (reduceMode) return reduced == chunks;
+            for (int w = 0; w < size; w++) {
+                if (w != rank && reads(w) && read[w] < chunksOf(w)) return false;
+            }
+            return true;
         }
-    }
 
-    private void runOp(Op op, long deadlineNanos) {
-        waiter.start(op.ctx, deadlineNanos);
-        long[] base = nextChunk.clone();
-        // Chunks this rank will never read are finished with at once, so their writers need not wait for it.
-        for (int w = 0; w < size; w++) {
-            if (w != rank && !op.reads(w)) box.consumed(w, base[w] + op.chunksOf(w));
-        }
-        copyOwnPart(op);
-        long mine = op.chunksOf(rank);
-        long published = 0;
-        long reduced = 0; // reduce mode: chunks of every stream done
-        long[] read = new long[size]; // gather mode: chunks of each writer's stream done
-        boolean reduceMode = op.reduces();
-        while (true) {
-            boolean progress = false;
+        /**
+         * Publishes what the outbox has room for, reads and reduces what the peers have
+         * published, and wakes the peers this made work for; never waits. Returns how many
+         * chunks it published or finished reading (0: nothing could move).
+         */
+        int doWork() {
+            int work = 0;
+            awaitedWriter = -1;
             // Publish as far as the readers (and, reducing, this rank itself, which reads its own chunks) allow.
             while (published < mine && (!reduceMode || published - reduced < box.slots()) && box.canWrite(base[rank] + published)) {
-                long from = published * op.slot;
-                long length = Math.min(op.slot, op.stream - from);
-                MemorySegment.copy(op.send, from, box.slotData(base[rank] + published, length), 0, length);
-                box.publish(base[rank] + published, op.ctx.sequence(), op.ctx.descriptor(), op.ctx.count(), length);
+                long g = base[rank] + published;
+                box.write(g, send, published * slot, length(published));
+                box.publish(g, sequence, descriptor, count);
                 published++;
-                progress = true;
+                work++;
                 for (int w = 0; w < size; w++) toWake[w] |= w != rank;
             }
-            boolean readAll;
             if (reduceMode) {
-                while (reduced < op.chunks && (!op.needs(reduced) || allPublished(op, base, reduced, published))) {
-                    if (op.needs(reduced)) reduceChunk(op, base, reduced);
+                while (reduced < chunks && (!needs(reduced) || firstUnpublished(reduced) < 0)) {
+                    if (needs(reduced)) reduceChunk(reduced);
                     reduced++;
+                    work++;
                     for (int w = 0; w < size; w++) {
                         if (w == rank) continue;
                         box.consumed(w, base[w] + reduced);
                         toWake[w] = true;
                     }
-                    progress = true;
                 }
-                readAll = reduced == op.chunks;
             } else {
-                readAll = true;
                 for (int w = 0; w < size; w++) {
-                    if (w == rank || !op.reads(w)) continue;
-                    long theirs = op.chunksOf(w);
-                    while (read[w] < theirs && (!op.needs(read[w]) || box.published(w, base[w] + read[w]))) {
-                        if (op.needs(read[w])) copyChunk(op, w, base[w] + read[w], read[w]);
+                    if (w == rank || !reads(w)) continue;
+                    long theirs = chunksOf(w);
+                    while (read[w] < theirs && (!needs(read[w]) || box.published(w, base[w] + read[w]))) {
+                        if (needs(read[w])) copyChunk(w, read[w]);
                         read[w]++;
                         box.consumed(w, base[w] + read[w]);
                         toWake[w] = true;
-                        progress = true;
+                        work++;
                     }
-                    readAll &= read[w] == theirs;
-                }
-            }
-            if (progress) {
-                for (int w = 0; w < size; w++) {
-                    if (toWake[w]) {
-                        box.wake(w);
-                        toWake[w] = false;
+                    if (read[w] < theirs && awaitedWriter < 0) {
+                        awaitedWriter = w;
+                        awaitedChunk = base[w] + read[w];
                     }
                 }
-                waiter.worked();
             }
-            if (published == mine && readAll) break;
-            if (!progress) waiter.idle(firstAwaited(op, base, read, reduced, reduceMode));
+            if (work > 0) box.wake(toWake);
+            return work;
         }
-        for (int w = 0; w < size; w++) nextChunk[w] = base[w] + op.chunksOf(w);
-        if (op.ctx.op() == ReduceOp.AVG && (op.collective != Collective.REDUCE || rank == op.root)) {
-            ReduceKernels.divideBySize(op.recv, 0, op.recv.byteSize() / op.ctx.type().byteSize(), op.ctx.type(), size);
-        }
-    }
 
-    /** What this rank contributes to its own result without the outboxes: its own block, copied directly. */
-    private void copyOwnPart(Op op) {
-        switch (op.collective) {
-            case ALL_GATHER -> {
-                MemorySegment mine = op.recv.asSlice(rank * op.block, op.block);
-                if (!Memory.same(op.send, mine)) MemorySegment.copy(op.send, 0, mine, 0, op.block);
+        /** Ends a finished operation: the chunk counts move on, and AVG divides. */
+        void end() {
+            for (int w = 0; w < size; w++) nextChunk[w] = base[w] + chunksOf(w);
+            if (ctx.op() == ReduceOp.AVG && (collective != Collective.REDUCE || rank == root)) {
+                ReduceKernels.divideBySize(recv, 0, recv.byteSize() / ctx.type().byteSize(), ctx.type(), size);
             }
-            case ALL_TO_ALL -> {
-                MemorySegment from = op.send.asSlice(rank * op.block, op.block);
-                MemorySegment to = op.recv.asSlice(rank * op.block, op.block);
-                if (!Memory.same(from, to)) MemorySegment.copy(from, 0, to, 0, op.block);
+            send = null;
+            recv = null;
+        }
+
+        /** What this rank contributes to its own result without the outboxes: its own block, copied directly. */
+        private void copyOwnPart() {
+            switch (collective) {
+                case ALL_GATHER -> {
+                    MemorySegment mine = recv.asSlice(rank * block, block);
+                    if (!Memory.same(send, mine)) MemorySegment.copy(send, 0, mine, 0, block);
+                }
+                case ALL_TO_ALL -> {
+                    MemorySegment from = send.asSlice(rank * block, block);
+                    MemorySegment to = recv.asSlice(rank * block, block);
+                    if (!Memory.same(from, to)) MemorySegment.copy(from, 0, to, 0, block);
+                }
+                case BROADCAST -> {
+                    if (rank == root && !Memory.same(send, recv)) MemorySegment.copy(send, 0, recv, 0, block);
+                }
+                default -> { }
             }
-            case BROADCAST -> {
-                if (rank == op.root && !Memory.same(op.send, op.recv)) MemorySegment.copy(op.send, 0, op.recv, 0, op.block);
+        }
+
+        /** The first rank whose chunk {@code j} is not published yet (noting it as awaited), or -1 if all are. */
+        private int firstUnpublished(long j) {
+            for (int w = 0; w < size; w++) {
+                if (w == rank ? published <= j : !box.published(w, base[w] + j)) {
+                    if (w != rank) {
+                        awaitedWriter = w;
+                        awaitedChunk = base[w] + j;
+                    }
+                    return w;
+                }
             }
-            default -> { }
+            return -1;
         }
-    }
 
-    private boolean allPublished(Op op, long[] base, long j, long publishedByMe) {
-        for (int w = 0; w < size; w++) {
-            if (w == rank ? publishedByMe <= j : !box.published(w, base[w] + j)) return false;
-        }
-        return true;
-    }
-
-    /** Chunk {@code j} of every rank's stream, reduced in rank order into this rank's part of the result. */
-    private void reduceChunk(Op op, long[] base, long j) {
-        long from = j * op.slot;
-        long to = Math.min(op.stream, from + op.slot);
-        // The bytes of the chunk this rank's result holds, and where they go in recv.
-        long lo = from;
-        long hi = to;
-        long recvOffset = from;
-        if (op.collective == Collective.REDUCE_SCATTER) {
-            lo = Math.max(from, rank * op.block);
-            hi = Math.min(to, (rank + 1) * op.block);
-            recvOffset = lo - rank * op.block;
-        }
-        long elements = (hi - lo) / op.ctx.type().byteSize();
-        for (int w = 0; w < size; w++) check(op, w, base[w] + j);
-        MemorySegment first = box.data(0, base[0] + j, to - from);
-        MemorySegment second = box.data(1, base[1] + j, to - from);
-        op.kernel.apply(first, lo - from, second, lo - from, op.recv, recvOffset, elements);
-        for (int w = 2; w < size; w++) {
-            op.kernel.apply(op.recv, recvOffset, box.data(w, base[w] + j, to - from), lo - from, op.recv, recvOffset, elements);
-        }
-    }
-
-    /** A gathered chunk: its part of this rank's result, copied into place. */
-    private void copyChunk(Op op, int w, long chunk, long j) {
-        check(op, w, chunk);
-        long from = j * op.slot;
-        long length = box.length(w, chunk);
-        MemorySegment data = box.data(w, chunk, length);
-        switch (op.collective) {
-            case ALL_GATHER -> MemorySegment.copy(data, 0, op.recv, w * op.block + from, length);
-            case BROADCAST -> MemorySegment.copy(data, 0, op.recv, from, length);
-            case ALL_TO_ALL -> {
-                long lo = Math.max(from, rank * op.block);
-                long hi = Math.min(from + length, (rank + 1) * op.block);
-                MemorySegment.copy(data, lo - from, op.recv, w * op.block + (lo - rank * op.block), hi - lo);
+        /**
+         * After a {@link #doWork} that moved nothing: true once something it waits for has
+         * changed, looking first at the flag it found missing, so that a waiter spins on one word.
+         * Every other way forward is looked at too: the other writers' next chunks and room in
+         * this rank's outbox. Watching only one would deadlock a multi-chunk operation, where
+         * the awaited writer waits for room that this rank gives only by reading another writer
+         * or publishing its own next chunk.
+         */
+        boolean mayMove() {
+            if (awaitedWriter >= 0 && box.published(awaitedWriter, awaitedChunk)) return true;
+            if (published < mine && (!reduceMode || published - reduced < box.slots()) && box.canWrite(base[rank] + published)) return true;
+            if (reduceMode) return false;
+            for (int w = 0; w < size; w++) {
+                if (w != rank && w != awaitedWriter && reads(w) && read[w] < chunksOf(w) && box.published(w, base[w] + read[w])) return true;
             }
-            default -> throw new IllegalStateException(op.collective + " does not gather");
+            return false;
         }
-    }
 
-    /** A chunk of another operation means the ranks called different collectives: an error on both sides. */
-    private void check(Op op, int w, long chunk) {
-        if (w == rank) return;
-        long seq = box.sequence(w, chunk);
-        long descriptor = box.descriptor(w, chunk);
-        long count = box.count(w, chunk);
-        if (seq != op.ctx.sequence() || descriptor != op.ctx.descriptor() || count != op.ctx.count()) {
-            throw failures.mismatch(op.ctx, w, OpContext.describe(seq, descriptor, count), null);
+        /** Chunk {@code j} of every rank's stream, reduced in rank order into this rank's part of the result. */
+        private void reduceChunk(long j) {
+            long from = j * slot;
+            long to = Math.min(stream, from + slot);
+            // The bytes of the chunk this rank's result holds, and where they go in recv.
+            long lo = from;
+            long hi = to;
+            long recvOffset = from;
+            if (collective == Collective.REDUCE_SCATTER) {
+                lo = Math.max(from, rank * block);
+                hi = Math.min(to, (rank + 1) * block);
+                recvOffset = lo - rank * block;
+            }
+            long elements = (hi - lo) / ctx.type().byteSize();
+            for (int w = 0; w < size; w++) check(w, base[w] + j);
+            long bytes = to - from;
+            long skip = lo - from;
+            kernel.apply(box.page(0), box.dataOffset(0, base[0] + j, bytes) + skip, box.page(1), box.dataOffset(1, base[1] + j, bytes) + skip,
+                    recv, recvOffset, elements);
+            for (int w = 2; w < size; w++) {
+                kernel.apply(recv, recvOffset, box.page(w), box.dataOffset(w, base[w] + j, bytes) + skip, recv, recvOffset, elements);
+            }
         }
-    }
 
-    /** The rank whose chunk this one waits for, for timeout messages; -1 if it waits only for room in its outbox. */
-    private int firstAwaited(Op op, long[] base, long[] read, long reduced, boolean reduceMode) {
-        for (int w = 0; w < size; w++) {
-            if (w == rank || !op.reads(w)) continue;
-            long next = reduceMode ? reduced : read[w];
-            if (next < op.chunksOf(w) && !box.published(w, base[w] + next)) return w;
+        /** A gathered chunk: its part of this rank's result, copied into place. */
+        private void copyChunk(int w, long j) {
+            long chunk = base[w] + j;
+            check(w, chunk);
+            long from = j * slot;
+            long length = length(j);
+            MemorySegment page = box.page(w);
+            long at = box.dataOffset(w, chunk, length);
+            switch (collective) {
+                case ALL_GATHER -> MemorySegment.copy(page, at, recv, w * block + from, length);
+                case BROADCAST -> MemorySegment.copy(page, at, recv, from, length);
+                case ALL_TO_ALL -> {
+                    long lo = Math.max(from, rank * block);
+                    long hi = Math.min(from + length, (rank + 1) * block);
+                    MemorySegment.copy(page, at + lo - from, recv, w * block + (lo - rank * block), hi - lo);
+                }
+                default -> throw new IllegalStateException(collective + " does not gather");
+            }
         }
-        return -1;
+
+        /** A chunk of another operation means the ranks called different collectives: an error on both sides. */
+        private void check(int w, long chunk) {
+            if (w == rank) return;
+            long seq = box.sequence(w, chunk);
+            long desc = box.descriptor(w, chunk);
+            long cnt = box.count(w, chunk);
+            if (seq != sequence || desc != descriptor || cnt != count) {
+                throw failures.mismatch(ctx, w, OpContext.describe(seq, desc, cnt), null);
+            }
+        }
+
+        /** The rank whose chunk this one waits for, for timeout messages; -1 if it waits only for room in its outbox. */
+        int awaited() {
+            return awaitedWriter;
+        }
     }
 
     /**
-     * Spins, then sleeps on this rank's doorbell until a peer that publishes or consumes a chunk
-     * rings it, checking the awaited peers now and then, until the operation's deadline. Before
-     * sleeping it says it may sleep and has the loop look for work once more, so that a peer
-     * that published meanwhile either is seen or sees the flag and rings.
+     * Spins and yields as the policy says, then sleeps on this rank's doorbell until a peer that
+     * publishes or consumes a chunk rings it, checking the awaited peers now and then, until the
+     * operation's deadline. Before sleeping it says it may sleep and has the loop look for work
+     * once more, so that a peer that published meanwhile either is seen or sees the flag and rings.
      */
     private final class Waiter {
         OpContext op;
         long deadlineNanos;
-        final Backoff backoff;
+        final IdleStrategy idle;
         long lastCheck;
         boolean armed;
         int doorbell;
 
-        Waiter(Backoff.Policy waiting) {
-            this.backoff = new Backoff(waiting);
+        Waiter(WaitPolicy policy) {
+            this.idle = new IdleStrategy(policy);
         }
 
         void start(OpContext op, long deadlineNanos) {
             this.op = op;
             this.deadlineNanos = deadlineNanos;
-            backoff.reset();
+            idle.reset();
             lastCheck = 0;
             disarm();
         }
@@ -317,7 +433,7 @@ final class LowLatencyCollectives {
         /** The loop did something: wait afresh next time. */
         void worked() {
             disarm();
-            backoff.reset();
+            idle.reset();
         }
 
         private void disarm() {
@@ -327,20 +443,17 @@ final class LowLatencyCollectives {
             }
         }
 
-        /** One idle round while waiting for {@code peer} (-1: for room in this rank's outbox, that is for every peer). */
-        void idle(int peer) {
+        /** One idle round while {@code operation} waits for a peer (or for room in this rank's outbox, that is for every peer). */
+        void idle(Operation operation) {
             if (box.closed()) {
                 throw new JcclException("rank " + rank + ": " + op.describe() + " stopped: the communicator was closed or aborted");
             }
-            Backoff.Phase phase = backoff.next();
-            if (phase != Backoff.Phase.BLOCK) {
-                Backoff.pause(phase);
-                return;
-            }
+            if (idle.idle()) return;
+            int peer = operation.awaited();
             long now = System.nanoTime();
             if (now - lastCheck > CHECK_INTERVAL_NANOS) {
                 lastCheck = now;
-                check(peer);
+                check(operation, peer);
             }
             if (now - deadlineNanos > 0) {
                 disarm();
@@ -360,13 +473,22 @@ final class LowLatencyCollectives {
             disarm();
         }
 
-        private void check(int peer) {
+        /**
+         * Fails if a peer the operation waits for has stopped or is in another operation. A peer
+         * may have published what this rank waits for and then finished and closed its
+         * communicator since this rank last looked (its state is written after its chunks): the
+         * operation then moves on, and that is no error.
+         */
+        private void check(Operation operation, int peer) {
             for (int r = 0; r < size; r++) {
                 if (r == rank || peer >= 0 && r != peer) continue;
                 try {
                     box.checkPeer(r);
                     box.checkSameOperation(r, op.sequence(), op.descriptor(), op.count());
-                } catch (PeerLostException | OperationMismatchException e) {
+                } catch (PeerLostException e) {
+                    if (operation.mayMove()) return;
+                    throw failures.translate(op, e, "in the one-shot exchange");
+                } catch (OperationMismatchException e) {
                     throw failures.translate(op, e, "in the one-shot exchange");
                 }
             }

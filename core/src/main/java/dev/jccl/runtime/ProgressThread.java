@@ -42,19 +42,15 @@ final class ProgressThread implements AutoCloseable {
     private void loop() {
         // A queue that ran dry is watched for a short spin only: yielding here would take the core
         // from the threads issuing the next operations, and from the peer ranks' progress threads.
-        Backoff backoff = new Backoff(new Backoff.Policy(IDLE_SPIN_NANOS, 0));
+        IdleStrategy idle = new IdleStrategy(IDLE_SPIN_NANOS, 0);
         while (!stopping) {
             Runnable task = queue.poll();
             if (task != null) {
                 task.run();
-                backoff.reset();
+                idle.reset();
                 continue;
             }
-            Backoff.Phase phase = backoff.next();
-            if (phase != Backoff.Phase.BLOCK) {
-                Backoff.pause(phase);
-                continue;
-            }
+            if (idle.idle()) continue;
             parked = true;
             // Checked again after announcing the park, so a task queued meanwhile is never missed.
             if (queue.isEmpty() && !stopping) LockSupport.parkNanos(this, PARK_NANOS);

@@ -18,6 +18,7 @@ import dev.jccl.plan.OpRequest;
 import dev.jccl.plan.Planner;
 import dev.jccl.plan.Schedule;
 import dev.jccl.plan.Tuner;
+import dev.jccl.topology.CpuSharing;
 import dev.jccl.topology.InterfaceSelector;
 import dev.jccl.transport.NetPlugin;
 import dev.jccl.transport.NetPluginException;
@@ -50,7 +51,10 @@ import java.util.concurrent.TimeoutException;
  * <p>Ordering: every operation takes a ticket (the {@code tail} future) when it is called; it
  * starts only after the previous ticket completes. Blocking calls run on the caller's thread so
  * that they can use confined memory and pay no thread handoff (Gloo's small-message cost is
- * mostly that handoff).
+ * mostly that handoff). So do small async calls of the LL protocol that find nothing before them
+ * in the queue: the caller publishes its part and, where its peers are there too, finishes the
+ * operation before the call returns, which costs less than waking the progress thread; what the
+ * caller could not finish within a short spin, the progress thread finishes (see {@link #issue}).
  */
 public final class RuntimeCommunicator implements Communicator {
     private final int rank;
@@ -72,6 +76,13 @@ public final class RuntimeCommunicator implements Communicator {
     private final Tuner tuner;
     /** The LL protocol's one-shot collectives, when every rank shares memory; null otherwise. */
     private final LowLatencyCollectives lowLatency;
+
+    /** How this rank waits for its peers: spin where it has a CPU of its own, yield where ranks share CPUs. */
+    private final WaitPolicy waiting;
+    /** Schedules planned lately, for the next calls of the same shape (most programs repeat a few shapes). */
+    private final ScheduleCache schedules;
+    /** The tuner's last answer, for the next call of the same shape (most programs repeat a few shapes). */
+    private volatile ChoiceFor lastChoice;
 
     private final Object issueLock = new Object();
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
@@ -96,7 +107,7 @@ public final class RuntimeCommunicator implements Communicator {
     private MemorySegment scratch = MemorySegment.NULL;
 
     private RuntimeCommunicator(int rank, int size, Config config, Log log, long commId, byte[] secret, Transport transport,
-                                ShmTransport shm, NetPlugin plugin, List<PeerInfo> peers, Tuner tuner) {
+                                ShmTransport shm, NetPlugin plugin, List<PeerInfo> peers, Tuner tuner, WaitPolicy waiting) {
         this.rank = rank;
         this.size = size;
         this.config = config;
@@ -109,8 +120,9 @@ public final class RuntimeCommunicator implements Communicator {
         this.peers = List.copyOf(peers);
         this.failures = new Failures(rank, this.peers);
         this.hosts = hostsOf(this.peers);
-        Backoff.Policy waiting = Backoff.Policy.forRanks(ranksOnThisHost(this.peers, rank));
-        if (shm != null) shm.ranksSleepOften(waiting.sleepsSoon());
+        this.schedules = new ScheduleCache(hosts);
+        this.waiting = waiting;
+        if (shm != null) shm.ranksSleepOften(waiting.oversubscribed());
         this.executor = new ScheduleExecutor(transport, rank, size, this.peers, waiting);
         this.tuner = tuner;
         boolean allShareMemory = shm != null && allShareMemory(this.peers);
@@ -129,13 +141,6 @@ public final class RuntimeCommunicator implements Communicator {
         if (peers.size() < 2) return false;
         for (PeerInfo p : peers) if (!p.sharesMemoryWith(peers.getFirst())) return false;
         return true;
-    }
-
-    /** Ranks of this communicator on this rank's host, this one included: more than the cores means waiting must give cores away. */
-    private static int ranksOnThisHost(List<PeerInfo> peers, int rank) {
-        int n = 0;
-        for (PeerInfo p : peers) if (p.hostId().equals(peers.get(rank).hostId())) n++;
-        return n;
     }
 
     /** True if some pair of ranks talks over the network. */
@@ -165,7 +170,8 @@ public final class RuntimeCommunicator implements Communicator {
             if (!noShm.isEmpty()) log.info(Log.Subsys.INIT, "shared memory unavailable: " + noShm + "; ranks of this host use TCP");
             PeerInfo self = new PeerInfo(rank, HostIdentity.hostId(config.hostId()), HostIdentity.hostName(),
                     ProcessHandle.current().pid(), nic.address().getHostAddress(), transport.listenAddress().getPort(), shmPrefix,
-                    settingsOf(config, plugin), net == null ? "" : Base64.getEncoder().encodeToString(net.localAddress()));
+                    settingsOf(config, plugin), net == null ? "" : Base64.getEncoder().encodeToString(net.localAddress()),
+                    Runtime.getRuntime().availableProcessors(), config.oversubscription());
             log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d - Init START", commId, rank, size));
             List<PeerInfo> peers = Bootstrap.exchange(rank, size, id, self, config.timeout(), log);
             return finishInit(rank, size, config, log, commId, id.secret(), transport, net, plugin, peers, start);
@@ -241,8 +247,12 @@ public final class RuntimeCommunicator implements Communicator {
                 transport = new RoutingTransport(byPeer, shm, remote);
                 shm.limitSleep(200_000); // network data cannot ring the shared-memory doorbell
             }
-            Tuner tuner = new Tuner(size, hostsOf(peers), shm != null && allShareMemory(peers), anyNetwork(peers), config.algo(), config.proto());
-            RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, shm, plugin, peers, tuner);
+            // Every rank sees the same table, so every rank plans with the same tuner.
+            WaitPolicy waiting = WaitPolicy.of(CpuSharing.oversubscribed(peers, peers.get(rank).hostId()));
+            Tuner tuner = new Tuner(size, hostsOf(peers), shm != null && allShareMemory(peers), anyNetwork(peers), CpuSharing.anyHost(peers),
+                    config.algo(), config.proto());
+            RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, shm, plugin, peers, tuner,
+                    waiting);
             if (rank == 0) {
                 for (String w : tuner.warnings()) log.warn(Log.Subsys.ENV, w);
                 if (log.enabled(Config.DebugLevel.INFO, Log.Subsys.TUNING)) {
@@ -291,6 +301,7 @@ public final class RuntimeCommunicator implements Communicator {
             }
             log.info(Log.Subsys.INIT, String.format("peer %d (%s) via %s", p.rank(), p.where(), via));
         }
+        log.info(Log.Subsys.INIT, "Waiting : " + CpuSharing.describe(peers, me.hostId()));
         log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d host %s pid %d - Init COMPLETE in %.2f s",
                 commId, rank, size, me.hostName(), me.pid(), (System.nanoTime() - start) / 1e9));
     }
@@ -498,6 +509,12 @@ public final class RuntimeCommunicator implements Communicator {
         return issue(p, true);
     }
 
+    /**
+     * Gives the operation its place in the order and runs it: blocking calls on this thread once
+     * the previous operation is done; async calls on the progress thread, except that a small
+     * LL-protocol operation that finds the previous one done starts on this thread and, if its
+     * peers are there too, finishes here before the call returns (see {@link #tryInline}).
+     */
     private CompletableFuture<Void> issue(Prepared p, boolean async) {
         checkUsable(p.collective.displayName());
         CompletableFuture<Void> mine = new CompletableFuture<>();
@@ -517,7 +534,13 @@ public final class RuntimeCommunicator implements Communicator {
             tail = mine;
         }
         long recvSequenceNumber = recvSeq;
-        if (async) {
+        Tuner.Choice choice = isCollective(p.collective) ? choose(p.collective, p.count, p.type) : null;
+        if (!async) {
+            awaitPrevious(previous, p);
+            runInto(mine, p, choice, sequence, recvSequenceNumber);
+        } else if (previous.isDone() && inlineable(p, choice)) {
+            tryInline(mine, p, choice, sequence);
+        } else {
             // Queued outside the lock: operations are numbered in issue order, and the progress
             // thread waits for each one's predecessor, so the queue's order cannot break it.
             progressThread.submit(() -> {
@@ -527,18 +550,76 @@ public final class RuntimeCommunicator implements Communicator {
                     mine.completeExceptionally(e);
                     return;
                 }
-                runInto(mine, p, sequence, recvSequenceNumber);
+                runInto(mine, p, choice, sequence, recvSequenceNumber);
             });
-        } else {
-            awaitPrevious(previous, p);
-            runInto(mine, p, sequence, recvSequenceNumber);
         }
         return mine;
     }
 
-    private void runInto(CompletableFuture<Void> mine, Prepared p, long sequence, long recvSequence) {
+    /** Per-rank bytes up to which an async LL operation may start on the caller's thread. */
+    static final long INLINE_MAX_BYTES = 64 * 1024;
+    /**
+     * How long the caller's thread waits for its peers before it hands an async operation it
+     * started to the progress thread: long enough for peers that run in step (a few round trips
+     * between cores), short enough that an async call still returns at once. Where ranks share
+     * CPUs the caller does not wait: its peers need the CPU.
+     */
+    static final long INLINE_SPIN_NANOS = 20_000;
+
+    private boolean inlineable(Prepared p, Tuner.Choice choice) {
+        if (lowLatency == null || choice == null || choice.protocol() != Tuner.Protocol.LL) return false;
+        long bytes = p.count * p.type.byteSize();
+        if (p.collective == Collective.REDUCE_SCATTER || p.collective == Collective.ALL_TO_ALL) bytes *= size;
+        return bytes <= INLINE_MAX_BYTES;
+    }
+
+    /**
+     * Starts an LL operation on the caller's thread and finishes it there if the peers' parts
+     * arrive within {@link #INLINE_SPIN_NANOS}; otherwise the progress thread finishes it. Either
+     * way {@code mine} completes when the result is in place.
+     */
+    private void tryInline(CompletableFuture<Void> mine, Prepared p, Tuner.Choice choice, long sequence) {
+        OpContext ctx;
         try {
-            execute(p, sequence, recvSequence);
+            ctx = begin(p, choice, sequence, -1);
+        } catch (Throwable t) {
+            mine.completeExceptionally(t);
+            return;
+        }
+        long deadline = ctx.startNanos() + config.timeout().toNanos();
+        LowLatencyCollectives.Operation op;
+        try {
+            op = lowLatency.start(ctx, p.send, p.recv);
+            if (lowLatency.tryInline(op, waiting.oversubscribed() ? 0 : INLINE_SPIN_NANOS)) {
+                end(ctx);
+                mine.complete(null);
+                return;
+            }
+        } catch (JcclException | IllegalStateException e) {
+            mine.completeExceptionally(failed(ctx, e));
+            return;
+        } catch (Throwable t) {
+            mine.completeExceptionally(t);
+            return;
+        }
+        progressThread.submit(() -> {
+            try {
+                try {
+                    lowLatency.finish(op, deadline);
+                    end(ctx);
+                } catch (JcclException | IllegalStateException e) {
+                    throw failed(ctx, e);
+                }
+                mine.complete(null);
+            } catch (Throwable t) {
+                mine.completeExceptionally(t);
+            }
+        });
+    }
+
+    private void runInto(CompletableFuture<Void> mine, Prepared p, Tuner.Choice choice, long sequence, long recvSequence) {
+        try {
+            execute(p, choice, sequence, recvSequence);
             mine.complete(null);
         } catch (Throwable t) {
             mine.completeExceptionally(t);
@@ -546,6 +627,7 @@ public final class RuntimeCommunicator implements Communicator {
     }
 
     private void awaitPrevious(CompletableFuture<Void> previous, Prepared p) {
+        if (previous.isDone()) return;
         try {
             previous.get(config.timeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
@@ -573,48 +655,82 @@ public final class RuntimeCommunicator implements Communicator {
         }
     }
 
-    private void execute(Prepared p, long sequence, long recvSequence) {
-        checkUsable(p.collective.displayName());
-        long start = System.nanoTime();
-        OpContext ctx = new OpContext(p.collective, p.count, p.type, p.op, p.root, p.recvPeer, sequence, recvSequence, start);
-        boolean collective = isCollective(p.collective);
-        Tuner.Choice choice = collective ? tuner.choose(p.collective, p.count, p.type) : null;
-        long deadline = start + config.timeout().toNanos();
+    /** The tuner's choice for a call of this shape, from the last call's when it had the same. */
+    private Tuner.Choice choose(Collective collective, long count, DataType type) {
+        ChoiceFor last = lastChoice;
+        if (last != null && last.collective == collective && last.count == count && last.type == type) return last.choice;
+        Tuner.Choice choice = size == 1 ? null : tuner.choose(collective, count, type);
+        lastChoice = new ChoiceFor(collective, count, type, choice);
+        return choice;
+    }
+
+    private record ChoiceFor(Collective collective, long count, DataType type, Tuner.Choice choice) {}
+
+    private void execute(Prepared p, Tuner.Choice choice, long sequence, long recvSequence) {
+        OpContext ctx = begin(p, choice, sequence, recvSequence);
+        long deadline = ctx.startNanos() + config.timeout().toNanos();
         try {
-            if (shm != null) {
-                checkLocalPeersRunning(p, collective, ctx);
-                if (collective) shm.announce(sequence, ctx.descriptor(), p.count);
-                else shm.announcePointToPoint(ctx.descriptor(), p.count);
-            }
             if (choice != null && choice.protocol() == Tuner.Protocol.LL && lowLatency != null) {
                 if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) log.trace(Log.Subsys.COLL, ctx.describe() + " OneShot/LL");
                 lowLatency.run(ctx, p.send, p.recv, deadline);
             } else {
                 long chunk = Math.max(1, config.chunkBytes() / p.type.byteSize());
-                Schedule schedule = Planner.plan(new OpRequest(p.collective, rank, size, p.count, p.op, p.root, p.recvPeer,
-                        Memory.same(p.send, p.recv), chunk, choice == null ? Tuner.Algorithm.RING : choice.algorithm()), hosts);
+                Schedule schedule = schedules.plan(new OpRequest(p.collective, rank, size, p.count, p.op, p.root, p.recvPeer,
+                        Memory.same(p.send, p.recv), chunk, choice == null ? Tuner.Algorithm.RING : choice.algorithm()));
                 if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) {
                     log.trace(Log.Subsys.COLL, ctx.describe() + " algorithm " + schedule.algorithm() + ", " + schedule.steps().size() + " steps");
                 }
                 MemorySegment scratchSegment = scratch(schedule.scratchCount() * p.type.byteSize());
                 executor.run(ctx, schedule, new ScheduleExecutor.Buffers(p.send, p.recv, scratchSegment), deadline);
             }
+            end(ctx);
+        } catch (JcclException | IllegalStateException e) {
+            throw failed(ctx, e);
+        }
+    }
+
+    /**
+     * What every operation does before it moves data: refuses to run on a failed or closed
+     * communicator, and tells local peers which operation this rank is in (checking first that
+     * none of those it needs has failed).
+     */
+    private OpContext begin(Prepared p, Tuner.Choice choice, long sequence, long recvSequence) {
+        checkUsable(p.collective.displayName());
+        OpContext ctx = new OpContext(p.collective, p.count, p.type, p.op, p.root, p.recvPeer, sequence, recvSequence, System.nanoTime());
+        try {
             if (shm != null) {
-                if (collective) shm.finished(sequence + 1);
-                else shm.finishedPointToPoint();
+                boolean collective = isCollective(p.collective);
+                checkLocalPeersRunning(p, collective, ctx);
+                if (collective) shm.announce(sequence, ctx.descriptor(), p.count);
+                else shm.announcePointToPoint(ctx.descriptor(), p.count);
             }
         } catch (JcclException | IllegalStateException e) {
-            JcclException reported = aborted || e instanceof IllegalStateException
-                    ? new JcclException("rank " + rank + ": " + ctx.describe() + " stopped: communicator " + (aborted ? "aborted" : "closed"), e)
-                    : (JcclException) e;
-            if (failure == null) failure = reported;
-            log.warn(Log.Subsys.COLL, reported.getMessage());
-            // A failed communicator is finished; telling local peers why and closing its connections
-            // makes peers that wait on this rank fail at once instead of at their deadline.
-            if (!aborted) transport.abandon(reported.getMessage());
-            transport.close();
-            throw reported;
+            throw failed(ctx, e);
         }
+        return ctx;
+    }
+
+    /** Tells local peers that this rank has finished the operation. */
+    private void end(OpContext ctx) {
+        if (shm == null) return;
+        if (isCollective(ctx.collective())) shm.finished(ctx.sequence() + 1);
+        else shm.finishedPointToPoint();
+    }
+
+    /**
+     * A failed operation fails the communicator: records why, tells local peers and closes the
+     * connections, so that peers waiting on this rank fail at once instead of at their deadline.
+     * Returns the exception to throw.
+     */
+    private JcclException failed(OpContext ctx, RuntimeException e) {
+        JcclException reported = aborted || e instanceof IllegalStateException
+                ? new JcclException("rank " + rank + ": " + ctx.describe() + " stopped: communicator " + (aborted ? "aborted" : "closed"), e)
+                : (JcclException) e;
+        if (failure == null) failure = reported;
+        log.warn(Log.Subsys.COLL, reported.getMessage());
+        if (!aborted) transport.abandon(reported.getMessage());
+        transport.close();
+        return reported;
     }
 
     /** Fails at once if a peer on this host that the operation needs has failed, aborted or closed. */

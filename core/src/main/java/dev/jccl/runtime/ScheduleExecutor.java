@@ -33,9 +33,9 @@ import java.util.Set;
  * actions (which could change the region, like AVG's division) and the send is the first to its
  * peer in that step (so frames stay in order).
  *
- * <p>Waiting follows {@link Backoff}: spin on {@link Transport#progress()}, then poll and yield,
- * then wait in {@link Transport#awaitIo}, so oversubscribed ranks (more ranks than cores) do not
- * burn the time slices their peers need.
+ * <p>Waiting follows the communicator's {@link WaitPolicy} through an {@link IdleStrategy}: spin
+ * on {@link Transport#progress()}, then poll and yield, then wait in {@link Transport#awaitIo}, so
+ * oversubscribed ranks (more ranks than cores) do not burn the time slices their peers need.
  */
 final class ScheduleExecutor {
     private static final long MAX_BLOCK_NANOS = 10_000_000;
@@ -43,9 +43,9 @@ final class ScheduleExecutor {
     private final Transport transport;
     private final int size;
     private final Failures failures;
-    private final Backoff.Policy waiting;
+    private final WaitPolicy waiting;
 
-    ScheduleExecutor(Transport transport, int rank, int size, List<PeerInfo> peers, Backoff.Policy waiting) {
+    ScheduleExecutor(Transport transport, int rank, int size, List<PeerInfo> peers, WaitPolicy waiting) {
         this.transport = transport;
         this.size = size;
         this.failures = new Failures(rank, peers);
@@ -201,7 +201,7 @@ final class ScheduleExecutor {
         boolean[] hasLocals = new boolean[n];
         for (int k = 0; k < n; k++) hasLocals[k] = !hasNoLocals(steps.get(k));
         int localsRun = 0;
-        Backoff backoff = new Backoff(waiting);
+        IdleStrategy idle = new IdleStrategy(waiting);
         Where where = () -> "with the sends of " + sends.done + " and the receives of " + receives.done + " of " + n + " steps done";
         try {
             while (true) {
@@ -233,14 +233,10 @@ final class ScheduleExecutor {
                 }
                 if (localsRun == n && sends.done == n && receives.done == n) return;
                 if (moved || transport.progress() > 0) {
-                    backoff.reset();
+                    idle.reset();
                     continue;
                 }
-                Backoff.Phase phase = backoff.next();
-                if (phase != Backoff.Phase.BLOCK) {
-                    Backoff.pause(phase);
-                    continue;
-                }
+                if (idle.idle()) continue;
                 Set<Integer> waiting = new LinkedHashSet<>();
                 String doing = "waiting for";
                 {
@@ -356,16 +352,14 @@ final class ScheduleExecutor {
     }
 
     private void connect(OpContext op, Set<Integer> stepPeers, Where where, long deadlineNanos) throws IOException {
-        Backoff backoff = new Backoff(waiting);
+        IdleStrategy idle = new IdleStrategy(waiting);
         while (!transport.tryConnect(stepPeers)) {
-            Backoff.Phase phase = backoff.next();
-            if (phase == Backoff.Phase.BLOCK) block(op, where, deadlineNanos, stepPeers, "connecting to");
-            else Backoff.pause(phase);
+            if (!idle.idle()) block(op, where, deadlineNanos, stepPeers, "connecting to");
         }
     }
 
     private void await(OpContext op, List<TransferHandle> handles, Where where, long deadlineNanos) throws IOException {
-        Backoff backoff = new Backoff(waiting);
+        IdleStrategy idle = new IdleStrategy(waiting);
         while (true) {
             boolean done = true;
             for (TransferHandle h : handles) {
@@ -376,14 +370,10 @@ final class ScheduleExecutor {
             }
             if (done) return;
             if (transport.progress() > 0) {
-                backoff.reset();
+                idle.reset();
                 continue;
             }
-            Backoff.Phase phase = backoff.next();
-            if (phase != Backoff.Phase.BLOCK) {
-                Backoff.pause(phase);
-                continue;
-            }
+            if (idle.idle()) continue;
             Set<Integer> waiting = new LinkedHashSet<>();
             for (TransferHandle h : handles) if (!h.isDone()) waiting.add(h.peer());
             block(op, where, deadlineNanos, waiting, "waiting for");

@@ -19,7 +19,8 @@ package dev.jccl.transport.shm;
  * 1088 | sleeping i32: 1 while the owner may sleep on its doorbell        |  owner
  * 1152 | consumed[w] i64, one line per rank w: how many of w's outbox     |  owner (as a reader)
  *      | chunks this rank has finished with                               |
- *    C | outbox slot 0: flag i64 | sequence | descriptor | count | length |  owner (as a writer)
+ *    C | outbox slot 0: flag i64 | sequence | descriptor | count |        |  owner (as a writer)
+ *      |                inline data (up to 32 bytes)                       |
  *      |                data (slotBytes), from the next cache line        |
  *      | outbox slot 1 … slot (slots-1): the same                         |
  *      +------------------------------------------------------------------+
@@ -27,7 +28,11 @@ package dev.jccl.transport.shm;
  * The outbox is a ring of {@code slots} chunks that every local rank reads in place: the owner's
  * chunk number g (counted over the communicator's life) goes to slot {@code g % slots}, and its
  * flag then holds {@code g + 1}. The owner may reuse a slot only once every peer's
- * {@code consumed[owner]} says it is done with the chunk that was there.
+ * {@code consumed[owner]} says it is done with the chunk that was there. A chunk of at most
+ * {@link #SLOT_INLINE_BYTES} bytes lies in its slot's header line, beside the flag: a reader then
+ * takes the flag and the data in one cache-line transfer instead of two (the whole of an
+ * 8-byte AllReduce). A chunk's length is not stored: every reader computes it from the
+ * operation, whose descriptor and count the header carries.
  *
  * <h2>Pair segment: one per pair of local ranks that exchange data, made by the lower rank</h2>
  * <pre>
@@ -53,7 +58,7 @@ final class ShmLayout {
     private ShmLayout() {}
 
     static final long MAGIC = 0x314D4853_4C43434AL; // "JCCLSHM1" read little-endian
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     static final int LINE = 64;
     static final int PAGE = 4096;
 
@@ -87,7 +92,8 @@ final class ShmLayout {
     static final long SLOT_SEQUENCE = 8;
     static final long SLOT_DESCRIPTOR = 16;
     static final long SLOT_COUNT = 24;
-    static final long SLOT_LENGTH = 32;
+    static final long SLOT_INLINE = 32;
+    static final int SLOT_INLINE_BYTES = LINE - (int) SLOT_INLINE;
     static final long SLOT_DATA = LINE;
 
     static final long STATE_INIT = 0;

@@ -10,8 +10,8 @@ import java.lang.foreign.MemorySegment;
  * collective needs from it as numbered chunks in its own outbox, and every local rank reads the
  * chunks it needs in place, straight out of the writer's memory. A chunk's header line carries the
  * flag, the operation's sequence number and signature (so a mismatched call is caught on the first
- * chunk) and the chunk's length; a small operation is a single chunk, one cache line if it is
- * small enough, and costs one line crossing between cores.
+ * chunk); a small operation is a single chunk, which lies in the header line itself if it is
+ * small enough ({@value ShmLayout#SLOT_INLINE_BYTES} bytes), and costs one line crossing between cores.
  *
  * <p>Flow control: a writer reuses slot {@code g % slots} for chunk {@code g} only once every peer
  * has finished with chunk {@code g - slots}, as its {@code consumed} counter for the writer says.
@@ -28,6 +28,11 @@ public final class ShmOutbox {
     private final int rank;
     private final int size;
     private final long[] slotOffset;
+    /** {@code slots - 1}: slots are a power of two, so a chunk's slot is a mask away, not a division. */
+    private final int slotMask;
+    /** Every rank's page, by rank, looked up once: polling a flag is then one load and its bounds check. */
+    private final MemorySegment[] page;
+    private final MemorySegment mine;
     /** Every peer has finished with at least this many of this rank's chunks. */
     private long knownConsumed;
 
@@ -36,8 +41,13 @@ public final class ShmOutbox {
         this.pages = pages;
         this.rank = rank;
         this.size = size;
+        if (Integer.bitCount(pages.slots()) != 1) throw new IllegalArgumentException("outbox slots must be a power of two, got " + pages.slots());
         this.slotOffset = new long[pages.slots()];
+        this.slotMask = pages.slots() - 1;
         for (int s = 0; s < slotOffset.length; s++) slotOffset[s] = ShmLayout.slotOffset(size, pages.slotBytes(), s);
+        this.page = new MemorySegment[size];
+        for (int r = 0; r < size; r++) page[r] = pages.page(r);
+        this.mine = page[rank];
     }
 
     /** The most data one chunk carries. */
@@ -51,7 +61,7 @@ public final class ShmOutbox {
     }
 
     private long slot(long chunk) {
-        return slotOffset[(int) (chunk % slotOffset.length)];
+        return slotOffset[(int) chunk & slotMask];
     }
 
     // ---------------------------------------------------------------- writer
@@ -61,24 +71,28 @@ public final class ShmOutbox {
         long needed = chunk - slotOffset.length + 1;
         if (knownConsumed >= needed) return true;
         long min = Long.MAX_VALUE;
-        for (int r = 0; r < size; r++) if (r != rank) min = Math.min(min, SharedWords.acquire(pages.page(r), ShmLayout.consumedOffset(rank)));
+        for (int r = 0; r < size; r++) if (r != rank) min = Math.min(min, SharedWords.acquire(page[r], ShmLayout.consumedOffset(rank)));
         knownConsumed = Math.max(knownConsumed, min);
         return knownConsumed >= needed;
     }
 
-    /** Where {@code bytes} of this rank's chunk {@code chunk} go ({@link #canWrite} first). */
-    public MemorySegment slotData(long chunk, long bytes) {
-        return pages.mine().asSlice(slot(chunk) + ShmLayout.SLOT_DATA, bytes);
+    /** Where a chunk's {@code bytes} lie in its slot: in the header line when they fit there. */
+    private static long dataOffset(long bytes) {
+        return bytes <= ShmLayout.SLOT_INLINE_BYTES ? ShmLayout.SLOT_INLINE : ShmLayout.SLOT_DATA;
+    }
+
+    /** Copies {@code bytes} from {@code src} at {@code srcOffset} into this rank's chunk {@code chunk} ({@link #canWrite} first). */
+    public void write(long chunk, MemorySegment src, long srcOffset, long bytes) {
+        MemorySegment.copy(src, srcOffset, mine, slot(chunk) + dataOffset(bytes), bytes);
     }
 
     /** Publishes chunk {@code chunk}, whose data is written, as part of collective {@code sequence}. */
-    public void publish(long chunk, long sequence, long descriptor, long count, long length) {
-        MemorySegment p = pages.mine();
+    public void publish(long chunk, long sequence, long descriptor, long count) {
+        MemorySegment p = mine;
         long at = slot(chunk);
         SharedWords.setPlain(p, at + ShmLayout.SLOT_SEQUENCE, sequence);
         SharedWords.setPlain(p, at + ShmLayout.SLOT_DESCRIPTOR, descriptor);
         SharedWords.setPlain(p, at + ShmLayout.SLOT_COUNT, count);
-        SharedWords.setPlain(p, at + ShmLayout.SLOT_LENGTH, length);
         SharedWords.release(p, at + ShmLayout.SLOT_FLAG, chunk + 1);
     }
 
@@ -86,40 +100,51 @@ public final class ShmOutbox {
 
     /** True once {@code writer} has published its chunk {@code chunk}. */
     public boolean published(int writer, long chunk) {
-        return SharedWords.acquire(pages.page(writer), slot(chunk) + ShmLayout.SLOT_FLAG) == chunk + 1;
+        return SharedWords.acquire(page[writer], slot(chunk) + ShmLayout.SLOT_FLAG) == chunk + 1;
     }
 
-    /** The data of a published chunk, in place in the writer's outbox. */
-    public MemorySegment data(int writer, long chunk, long bytes) {
-        return pages.page(writer).asSlice(slot(chunk) + ShmLayout.SLOT_DATA, bytes);
+    /** The memory holding {@code writer}'s outbox; a chunk's data lies in it at {@link #dataOffset(int, long, long)}. */
+    public MemorySegment page(int writer) {
+        return page[writer];
+    }
+
+    /** Where the {@code bytes} of {@code writer}'s published chunk {@code chunk} lie in {@link #page(int) its page}. */
+    public long dataOffset(int writer, long chunk, long bytes) {
+        return slot(chunk) + dataOffset(bytes);
     }
 
     public long sequence(int writer, long chunk) {
-        return SharedWords.plain(pages.page(writer), slot(chunk) + ShmLayout.SLOT_SEQUENCE);
+        return SharedWords.plain(page[writer], slot(chunk) + ShmLayout.SLOT_SEQUENCE);
     }
 
     public long descriptor(int writer, long chunk) {
-        return SharedWords.plain(pages.page(writer), slot(chunk) + ShmLayout.SLOT_DESCRIPTOR);
+        return SharedWords.plain(page[writer], slot(chunk) + ShmLayout.SLOT_DESCRIPTOR);
     }
 
     public long count(int writer, long chunk) {
-        return SharedWords.plain(pages.page(writer), slot(chunk) + ShmLayout.SLOT_COUNT);
-    }
-
-    public long length(int writer, long chunk) {
-        return SharedWords.plain(pages.page(writer), slot(chunk) + ShmLayout.SLOT_LENGTH);
+        return SharedWords.plain(page[writer], slot(chunk) + ShmLayout.SLOT_COUNT);
     }
 
     /** This rank has finished with {@code writer}'s chunks below {@code chunks}; the writer may reuse their slots. */
     public void consumed(int writer, long chunks) {
-        SharedWords.release(pages.mine(), ShmLayout.consumedOffset(writer), chunks);
+        SharedWords.release(mine, ShmLayout.consumedOffset(writer), chunks);
     }
 
     // ---------------------------------------------------------------- sleeping and waking
 
-    /** Wakes {@code r} if it may be asleep: after publishing chunks it reads, or consuming chunks it wrote. */
-    public void wake(int r) {
-        pages.wake(r, transport.fencedWakes());
+    /**
+     * Wakes the ranks marked in {@code which} that may be asleep, after publishing chunks they
+     * read or consuming chunks they wrote, and clears the marks. One fence (where wake-ups are
+     * fenced, see {@link RankPages#wake}) serves them all.
+     */
+    public void wake(boolean[] which) {
+        boolean fence = transport.fencedWakes();
+        for (int r = 0; r < which.length; r++) {
+            if (!which[r]) continue;
+            which[r] = false;
+            pages.wake(r, fence);
+            fence = false;
+        }
     }
 
     /** The doorbell before the last look for work; see {@link #sleep}. */

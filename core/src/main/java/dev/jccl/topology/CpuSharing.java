@@ -1,0 +1,64 @@
+package dev.jccl.topology;
+
+import dev.jccl.Config;
+import dev.jccl.bootstrap.PeerInfo;
+
+import java.util.List;
+
+/**
+ * Whether the ranks of a host share its CPUs ("oversubscribed"): more of them than CPUs, as MPI
+ * launchers count it. It decides how a waiting rank waits (yield rather than spin) and which
+ * algorithms the tuner prefers, so it is decided from the peer table, which every rank has, and
+ * not from what one process sees: ranks on different hosts (or with different CPU quotas) must
+ * still plan every operation the same way.
+ *
+ * <p>For a host: if any of its ranks has {@code JCCL_OVERSUBSCRIBED=1} its ranks share CPUs; else
+ * if any has {@code 0} they do not; else they do when they outnumber the CPUs the least-endowed of
+ * them may use. What a process may use is the JVM's {@code availableProcessors()}: its affinity
+ * mask, and a container's CPU quota (cgroup {@code cpu.max}) rounded up.
+ */
+public final class CpuSharing {
+    private CpuSharing() {}
+
+    /** True if the ranks of {@code hostId} in {@code peers} share CPUs. */
+    public static boolean oversubscribed(List<PeerInfo> peers, String hostId) {
+        int ranks = 0;
+        int cpus = Integer.MAX_VALUE;
+        boolean yes = false;
+        boolean no = false;
+        for (PeerInfo p : peers) {
+            if (!p.hostId().equals(hostId)) continue;
+            ranks++;
+            cpus = Math.min(cpus, p.cpus());
+            yes |= p.oversubscription() == Config.Oversubscription.YES;
+            no |= p.oversubscription() == Config.Oversubscription.NO;
+        }
+        if (yes) return true;
+        if (no) return false;
+        return ranks > cpus;
+    }
+
+    /** True if the ranks of some host share CPUs: what the tuner assumes, the same on every rank. */
+    public static boolean anyHost(List<PeerInfo> peers) {
+        for (PeerInfo p : peers) if (oversubscribed(peers, p.hostId())) return true;
+        return false;
+    }
+
+    /** For debug lines and tools: {@code "ranks share CPUs (4 ranks of this host, 2 CPUs): waiting ranks yield"}. */
+    public static String describe(List<PeerInfo> peers, String hostId) {
+        int ranks = 0;
+        int cpus = Integer.MAX_VALUE;
+        String forced = null;
+        for (PeerInfo p : peers) {
+            if (!p.hostId().equals(hostId)) continue;
+            ranks++;
+            cpus = Math.min(cpus, p.cpus());
+            if (p.oversubscription() != Config.Oversubscription.AUTO && forced == null) {
+                forced = "JCCL_OVERSUBSCRIBED=" + (p.oversubscription() == Config.Oversubscription.YES ? "1" : "0") + " on rank " + p.rank();
+            }
+        }
+        String why = forced != null ? forced : ranks + " rank(s) of this host, " + cpus + " CPU(s)";
+        return oversubscribed(peers, hostId) ? "ranks share CPUs (" + why + "): waiting ranks yield"
+                : "a CPU per rank (" + why + "): waiting ranks spin";
+    }
+}
