@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/kernels.sh: JMH benchmarks of the reduce kernels against a plain MemorySegment.copy.
 #
-#   bench/kernels.sh                      every kernel, size and memory kind (about 10 minutes)
+#   bench/kernels.sh                      every kernel, size and memory kind, Vector API and scalar (about an hour)
+#   bench/kernels.sh -p memory=NATIVE -p bytes=1048576,67108864     a narrower run
 #   bench/kernels.sh -p kernel=FLOAT32_SUM -p bytes=1048576    any JMH option narrows or changes the run
 #   JMH_OPTS='-f 3 -wi 5 -i 10' bench/kernels.sh               longer, steadier settings
 #
@@ -40,7 +41,10 @@ score = {}      # (bench, kernel, memory, bytes) -> ns/op
 error = {}
 for r in rows:
     bench = r["Benchmark"].rsplit(".", 2)[-2]
-    key = (bench, r.get("Param: kernel") or "copy", r["Param: memory"], int(r["Param: bytes"]))
+    kernel = r.get("Param: kernel") or "copy"
+    if r.get("Param: kernels") == "scalar":
+        kernel += " scalar"
+    key = (bench, kernel, r["Param: memory"], int(r["Param: bytes"]))
     score[key] = float(r["Score"])
     error[key] = float(r["Score Error (99.9%)"] or "nan")
 

@@ -63,7 +63,23 @@ class ReduceKernelsTest {
                 ReduceKernels.forOperationBytes(DataType.FLOAT32, ReduceOp.SUM, ReduceKernels.STREAMING_BYTES - 1));
         assertSame(ReduceKernels.streaming(DataType.FLOAT32, ReduceOp.SUM),
                 ReduceKernels.forOperationBytes(DataType.FLOAT32, ReduceOp.SUM, ReduceKernels.STREAMING_BYTES));
-        assertNotSame(ReduceKernels.of(DataType.INT32, ReduceOp.MAX), ReduceKernels.streaming(DataType.INT32, ReduceOp.MAX));
+        if (ReduceKernels.vectorKernels()) {
+            // One pass a vector at a time serves operands in cache and from memory alike.
+            assertSame(ReduceKernels.of(DataType.INT32, ReduceOp.MAX), ReduceKernels.streaming(DataType.INT32, ReduceOp.MAX));
+        } else {
+            assertNotSame(ReduceKernels.of(DataType.INT32, ReduceOp.MAX), ReduceKernels.streaming(DataType.INT32, ReduceOp.MAX));
+        }
+    }
+
+    /** The test JVM has the Vector API (the build passes the module), so the checks above ran its kernels. */
+    @Test
+    void theVectorKernelsRunWhereTheJvmHasTheVectorApi() {
+        assertEquals(ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent(), ReduceKernels.vectorKernels(), ReduceKernels.describe());
+        if (ReduceKernels.vectorKernels()) {
+            assertTrue(ReduceKernels.describe().startsWith("Vector API"), ReduceKernels.describe());
+            assertTrue(ReduceKernels.of(DataType.BFLOAT16, ReduceOp.SUM).getClass().getName().contains("VectorKernels"),
+                    ReduceKernels.of(DataType.BFLOAT16, ReduceOp.SUM).getClass().getName());
+        }
     }
 
     /**
@@ -74,11 +90,28 @@ class ReduceKernelsTest {
     @Test
     @Timeout(240)
     void sameResultsFromC2CompiledKernels() throws Exception {
+        // No Vector API in this child: the scalar kernels, staged and streaming, are what it checks.
         ChildJvm.Result child = ChildJvm.run(
                 List.of("-Xbatch", "-XX:+PrintCompilation", "-Xmx512m"), CompiledKernelsMain.class, 200, Long.toString(BASE_SEED));
         assertEquals(0, child.exitValue(), () -> lastLines(child.output(), 60));
+        assertTrue(child.output().contains("kernels: scalar"), () -> lastLines(child.output(), 5));
+        assertCompiledByC2(child, KERNEL_METHODS);
+    }
+
+    /** The same for the Vector API kernels: C2 turns them into vector instructions, which must give the same bits. */
+    @Test
+    @Timeout(240)
+    void sameResultsFromC2CompiledVectorKernels() throws Exception {
+        ChildJvm.Result child = ChildJvm.run(List.of("--add-modules", "jdk.incubator.vector", "-Xbatch", "-XX:+PrintCompilation", "-Xmx512m"),
+                CompiledKernelsMain.class, 200, Long.toString(BASE_SEED));
+        assertEquals(0, child.exitValue(), () -> lastLines(child.output(), 60));
+        assertTrue(child.output().contains("kernels: Vector API"), () -> lastLines(child.output(), 5));
+        assertCompiledByC2(child, VECTOR_KERNEL_METHODS);
+    }
+
+    private static void assertCompiledByC2(ChildJvm.Result child, List<String> methods) {
         List<String> notCompiled = new ArrayList<>();
-        for (String kernel : KERNEL_METHODS) {
+        for (String kernel : methods) {
             Pattern c2Compile = Pattern.compile("(?m)^[^%\\n]*\\s4\\s+dev\\.jccl\\.reduce\\." + Pattern.quote(kernel) + " \\(");
             if (!c2Compile.matcher(child.output()).find()) {
                 notCompiled.add(kernel);
@@ -86,6 +119,18 @@ class ReduceKernelsTest {
         }
         assertTrue(notCompiled.isEmpty(), "not compiled by C2 (level 4) in the child JVM: " + notCompiled);
     }
+
+    private static final List<String> VECTOR_KERNEL_METHODS = List.of(
+            "VectorKernels$Int8::sum", "VectorKernels$Int8::prod", "VectorKernels$Int8::max", "VectorKernels$Int8::min",
+            "VectorKernels$Int8::umax", "VectorKernels$Int8::umin",
+            "VectorKernels$Int32::sum", "VectorKernels$Int32::prod", "VectorKernels$Int32::max", "VectorKernels$Int32::min",
+            "VectorKernels$Int32::umax", "VectorKernels$Int32::umin",
+            "VectorKernels$Int64::sum", "VectorKernels$Int64::prod", "VectorKernels$Int64::max", "VectorKernels$Int64::min",
+            "VectorKernels$Int64::umax", "VectorKernels$Int64::umin",
+            "VectorKernels$Fp16::max", "VectorKernels$Fp16::min",
+            "VectorKernels$Bf16::sum", "VectorKernels$Bf16::prod", "VectorKernels$Bf16::max", "VectorKernels$Bf16::min",
+            "VectorKernels$Fp32::sum", "VectorKernels$Fp32::prod", "VectorKernels$Fp32::max", "VectorKernels$Fp32::min",
+            "VectorKernels$Fp64::sum", "VectorKernels$Fp64::prod", "VectorKernels$Fp64::max", "VectorKernels$Fp64::min");
 
     private static final List<String> KERNEL_METHODS = List.of(
             "IntegerKernels$Int8::sum", "IntegerKernels$Int8::prod", "IntegerKernels$Int8::max", "IntegerKernels$Int8::min",

@@ -3,6 +3,7 @@ package dev.jccl.tools;
 import dev.jccl.Config;
 import dev.jccl.Jccl;
 import dev.jccl.cuda.CudaStatus;
+import dev.jccl.reduce.ReduceKernels;
 import dev.jccl.topology.InterfaceSelector;
 import dev.jccl.topology.InterfaceSelector.Candidate;
 import dev.jccl.transport.NetPlugin;
@@ -28,11 +29,14 @@ import java.util.Map;
  * @param selectionError why none was selected, or null
  * @param config         rows of {@link Config#describe()}: name, value, source
  * @param warnings       unknown {@code JCCL_*} variables, each with the closest real name
+ * @param cpus           the CPUs this process may use (affinity mask, CPU quota), which decide how ranks wait
+ * @param waiting        how ranks of this host wait for each other, as {@code JCCL_OVERSUBSCRIBED} and {@code cpus} say
+ * @param kernels        which reduce kernels this JVM runs (the Vector API's or the scalar ones)
  */
 record HostReport(String jcclVersion, String javaVersion, String javaVendor, String javaHome, String hostName,
                   String ifnameFilter, String ifnameSource, Candidate selected, String selectionError,
                   List<Candidate> candidates, List<TransportStatus> transports, List<String[]> config,
-                  List<String> warnings) {
+                  List<String> warnings, int cpus, String waiting, String kernels) {
 
     /** One transport and whether this process could use it. */
     record TransportStatus(String name, boolean available, String detail) {}
@@ -55,9 +59,24 @@ record HostReport(String jcclVersion, String javaVersion, String javaVendor, Str
         for (String[] row : rows) if (row[0].equals("socketIfname")) ifnameSource = row[2];
         List<String> warnings = new ArrayList<>();
         for (String w : Config.unknownVariables(env)) warnings.add("unknown variable " + w);
+        int cpus = Runtime.getRuntime().availableProcessors();
         return new HostReport(Jccl.version(), Runtime.version().toString(), System.getProperty("java.vendor"),
                 System.getProperty("java.home"), readHostName(), config.socketIfname(), ifnameSource, selected,
-                selectionError, candidates, probeTransports(config, rows, env), rows, warnings);
+                selectionError, candidates, probeTransports(config, rows, env), rows, warnings, cpus,
+                waiting(config.oversubscription(), cpus), describeKernels());
+    }
+
+    private static String waiting(Config.Oversubscription setting, int cpus) {
+        return switch (setting) {
+            case YES -> "ranks share CPUs (JCCL_OVERSUBSCRIBED=1): waiting ranks yield";
+            case NO -> "a CPU per rank (JCCL_OVERSUBSCRIBED=0): waiting ranks spin";
+            case AUTO -> "up to " + cpus + " ranks of a host spin while they wait; more share the CPUs and yield (JCCL_OVERSUBSCRIBED=auto)";
+        };
+    }
+
+    private static String describeKernels() {
+        String here = ReduceKernels.describe();
+        return ReduceKernels.vectorKernels() ? here : here + "; jccl perf runs its ranks with the Vector API";
     }
 
     static List<TransportStatus> probeTransports(Config config, List<String[]> rows) {

@@ -59,6 +59,11 @@ final class InfoCommand implements Callable<Integer> {
             s.append("  ").append(String.format("%-5s", t.name())).append(' ').append(t.detail()).append('\n');
         }
         s.append('\n');
+        s.append("compute\n");
+        s.append("  cpus    ").append(r.cpus()).append(" for this process (its affinity mask and CPU quota)\n");
+        s.append("  waiting ").append(r.waiting()).append('\n');
+        s.append("  kernels ").append(r.kernels()).append('\n');
+        s.append('\n');
         s.append("configuration\n");
         table(s, r.config());
         s.append('\n');
@@ -106,6 +111,7 @@ final class InfoCommand implements Callable<Integer> {
             w.beginObject().field("name", t.name()).field("available", t.available()).field("detail", t.detail()).endObject();
         }
         w.endArray();
+        w.name("compute").beginObject().field("cpus", r.cpus()).field("waiting", r.waiting()).field("kernels", r.kernels()).endObject();
         w.name("config").beginArray();
         for (String[] row : r.config()) {
             w.beginObject().field("name", row[0]).field("value", row[1]).field("source", row[2]).endObject();

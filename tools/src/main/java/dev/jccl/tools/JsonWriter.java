@@ -61,6 +61,13 @@ final class JsonWriter {
         return name(name).value(value);
     }
 
+    JsonWriter field(String name, long value) {
+        name(name);
+        separate();
+        out.append(value);
+        return this;
+    }
+
     @Override
     public String toString() {
         return out.toString();

@@ -183,8 +183,10 @@ final class PerfCommand implements Callable<Integer> {
      */
     private List<String> rankCommand(boolean progress) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-D" + PROGRESS_PROPERTY + "=" + progress,
-                "-cp", System.getProperty("java.class.path"), JcclCommand.class.getName(), "perf"));
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-D" + PROGRESS_PROPERTY + "=" + progress));
+        // The ranks reduce with the kernels this JVM has: the Vector API's where ./jccl asked for it.
+        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) cmd.addAll(List.of("--add-modules", "jdk.incubator.vector"));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), JcclCommand.class.getName(), "perf"));
         cmd.addAll(argumentsWithoutLocalRanks());
         return cmd;
     }

@@ -6,6 +6,7 @@ import dev.jccl.Jccl;
 import dev.jccl.ReduceOp;
 import dev.jccl.plan.OpRequest;
 import dev.jccl.plan.Planner;
+import dev.jccl.reduce.ReduceKernels;
 import dev.jccl.runtime.RuntimeCommunicator;
 
 import java.io.PrintStream;
@@ -391,6 +392,7 @@ public final class PerfBenchmark {
         String path = target.pathLine();
         if (path != null) out.printf(Locale.ROOT, "# %s%n", path);
         out.printf(Locale.ROOT, "# Algorithms: %s%n", algorithm.equals("NCCL") ? "NCCL's own choice per size" : algorithmsOverSweep());
+        if (options.collective().reduces()) out.printf(Locale.ROOT, "# Reduce kernels: %s%n", ReduceKernels.describe());
         if (options.warmupSeconds() > 0) {
             out.printf(Locale.ROOT, "# JVM warm-up: %.1f s of the first case at every size before timing (--warmup-time)%n", options.warmupSeconds());
         }
