@@ -48,8 +48,17 @@ public final class ReduceKernels {
     private static final ReduceKernel[][] STREAMING = new ReduceKernel[DataType.values().length][ReduceOp.values().length];
     /** The Vector API kernels, null where there is none (or no Vector API in this JVM). */
     private static final ReduceKernel[][] VECTOR = new ReduceKernel[DataType.values().length][ReduceOp.values().length];
-    /** True if this JVM runs {@link VectorKernels}. */
-    private static final boolean VECTORS;
+    /** {@link VectorKernels}, where this JVM runs them; null otherwise. */
+    private static final VectorFamily VECTORS;
+
+    /** What {@link VectorKernels} offers, seen through an interface so that only it names the Vector API's types. */
+    interface VectorFamily {
+        /** The kernel, or null where the family has none. */
+        ReduceKernel of(DataType type, ReduceOp op);
+
+        /** {@link #divideBySize}, or false where the family leaves it to the scalar loops. */
+        boolean divide(MemorySegment seg, long offset, long count, DataType type, int size);
+    }
 
     /**
      * Operations of at least this many bytes per rank take the {@link StreamingKernels}: their
@@ -99,17 +108,17 @@ public final class ReduceKernels {
     }
 
     static {
-        boolean vectors = false;
+        VectorFamily vectors = null;
         if (Boolean.parseBoolean(System.getProperty("jccl.vectorKernels", "true"))
                 && ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
             try {
                 // Through reflection, so that a JVM without the module never links the class that names its types.
-                java.lang.reflect.Method of = Class.forName("dev.jccl.reduce.VectorKernels").getDeclaredMethod("of", DataType.class, ReduceOp.class);
+                vectors = (VectorFamily) Class.forName("dev.jccl.reduce.VectorKernels$Family").getDeclaredConstructor().newInstance();
                 for (DataType t : DataType.values()) {
-                    for (ReduceOp o : ReduceOp.values()) VECTOR[t.ordinal()][o.ordinal()] = (ReduceKernel) of.invoke(null, t, o);
+                    for (ReduceOp o : ReduceOp.values()) VECTOR[t.ordinal()][o.ordinal()] = vectors.of(t, o);
                 }
-                vectors = true;
             } catch (ReflectiveOperationException | LinkageError e) {
+                vectors = null;
                 java.util.Arrays.stream(VECTOR).forEach(row -> java.util.Arrays.fill(row, null));
             }
         }
@@ -124,7 +133,7 @@ public final class ReduceKernels {
      * or why not.
      */
     public static String describe() {
-        if (VECTORS) return "Vector API (" + vectorBits() + "-bit vectors)";
+        if (VECTORS != null) return "Vector API (" + vectorBits() + "-bit vectors)";
         if (!Boolean.parseBoolean(System.getProperty("jccl.vectorKernels", "true"))) return "scalar (-Djccl.vectorKernels=false)";
         return "scalar (the JVM lacks --add-modules jdk.incubator.vector, which makes reductions of 16-bit floats up to 18x faster)";
     }
@@ -140,7 +149,7 @@ public final class ReduceKernels {
 
     /** True if the Vector API kernels run in this JVM. */
     public static boolean vectorKernels() {
-        return VECTORS;
+        return VECTORS != null;
     }
 
     /** The scalar kernel staged through L1, whatever this JVM has: what a vector kernel uses for its last elements. */
@@ -207,6 +216,11 @@ public final class ReduceKernels {
         if (count < 0) {
             throw new IllegalArgumentException("count must not be negative, was " + count);
         }
+        if (VECTORS == null || !VECTORS.divide(seg, byteOffset, count, type, size)) scalarDivide(seg, byteOffset, count, type, size);
+    }
+
+    /** {@link #divideBySize} in scalar loops, whatever this JVM has: what the vector division uses for its last elements. */
+    static void scalarDivide(MemorySegment seg, long byteOffset, long count, DataType type, int size) {
         switch (type) {
             case INT8 -> AverageLoops.int8(seg, byteOffset, count, size);
             case UINT8 -> AverageLoops.uint8(seg, byteOffset, count, size);

@@ -30,6 +30,12 @@ public final class CompiledKernelsMain {
                     if (streaming != ReduceKernels.of(type, op)) failures.addAll(KernelChecks.everyCase(streaming, type, op, seed));
                 }
             }
+            // AVG's division, compiled too.
+            for (int count : new int[] {0, 1, 7, 1023}) {
+                for (TestBuffers.Memory memory : TestBuffers.Memory.values()) {
+                    for (int size : new int[] {1, 2, 3, 7, 1000}) failures.addAll(DivideBySizeTest.checkCase(type, count, memory, size, seed + count + size));
+                }
+            }
         }
         if (!failures.isEmpty()) {
             System.out.println(Failures.summary(failures));
@@ -55,6 +61,7 @@ public final class CompiledKernelsMain {
                         for (int i = 0; i < WARM_UP_CALLS; i++) k.apply(a, 0, b, 0, d, 0, 4096 / type.byteSize() - i % 3);
                     }
                 }
+                for (int i = 0; i < WARM_UP_CALLS; i++) ReduceKernels.divideBySize(d, 0, 4096 / type.byteSize() - i % 3, type, 3);
             }
         }
     }

@@ -53,7 +53,7 @@ class DivideBySizeTest {
                 type, BASE_SEED, BASE_SEED, Failures.summary(failures)));
     }
 
-    private static List<String> checkCase(DataType type, int count, Memory memory, int size, long seed) {
+    static List<String> checkCase(DataType type, int count, Memory memory, int size, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         int width = type.byteSize();
         int offset = random.nextInt(MAX_OFFSET + 1);
