@@ -106,7 +106,7 @@ class InfoCommandTest {
         for (JsonNode row : json.get("config")) if (row.get("name").asText().equals("debugSubsys")) subsys = row;
         assertEquals(awkward, subsys.get("value").asText(), "escaping must round-trip");
         assertEquals("JCCL_DEBUG_SUBSYS", subsys.get("source").asText());
-        assertEquals(13, json.get("config").size());
+        assertEquals(14, json.get("config").size());
         assertEquals("unknown variable JCCL_TIMOUT (did you mean JCCL_TIMEOUT?)", json.get("warnings").get(0).asText());
     }
 

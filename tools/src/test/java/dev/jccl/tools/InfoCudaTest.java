@@ -17,7 +17,7 @@ class InfoCudaTest {
         assertEquals(0, r.code(), r::toString);
         assertTrue(r.out().contains("\n  cuda  not available: no CUDA runtime: libcudart not found (JCCL_CUDA_LIB=/nonexistent/libcudart.so.12: "
                 + "no such file); install the CUDA toolkit or runtime"), r::toString);
-        assertTrue(r.out().contains("; host collectives are not affected\n\nconfiguration\n"), r::toString);
+        assertTrue(r.out().contains("; host collectives are not affected\n\ncompute\n"), r::toString);
     }
 
     @Test
