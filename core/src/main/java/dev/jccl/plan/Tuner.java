@@ -25,8 +25,8 @@ import java.util.Set;
  * {@link Protocol#LL} (low latency: each rank publishes flagged chunks in an outbox in shared
  * memory that every local rank reads in place; only when every rank shares memory).
  *
- * <p>The constants are measured on the project's reference machine (2-core Zen 4 VM, see
- * FIELD-NOTES), rounded; they decide crossovers, not promises.
+ * <p>The constants are measured on the project's reference machine (a Firecracker VM with 2
+ * Zen 5 vCPUs, no PCID), rounded; they decide crossovers, not promises.
  */
 public final class Tuner {
 
@@ -75,13 +75,25 @@ public final class Tuner {
     /** Latency of one step (µs) and bandwidth (GB/s) of a class of link. */
     record Link(double stepMicros, double gbPerSecond) {}
 
-    /** Ring steps between ranks that share memory: one pass of the runtime's step loop plus a cache-line handoff. */
-    static final Link SHM = new Link(1.5, 8.0);
+    /**
+     * Ring steps between ranks that share memory: one pass of the runtime's step loop plus a
+     * cache-line handoff. The bandwidth is what a ring AllReduce reaches per byte of its factor on
+     * the reference VM (2 Zen 5 vCPUs), between the cache-resident figure (8-10 GB/s at 1 MiB) and
+     * the out-of-cache one (3.8 GB/s at 64 MiB): every byte is copied into the pair's ring and out.
+     */
+    static final Link SHM = new Link(1.5, 6.0);
     /** Ring steps over sockets: a loopback or LAN round of small frames. */
     static final Link NET = new Link(12.0, 2.5);
-    /** The outbox exchange: one flag per chunk, data copied once and read in place by every reader. */
+    /**
+     * The outbox exchange: one flag per chunk, data copied once and read in place by every
+     * reader. Bandwidth per byte of traffic (see {@link #estimate}), measured with the Vector API
+     * kernels: 2 ranks, 1 MiB, 118 µs for 3 MiB (26 GB/s), 64 MiB 10.3 ms for 192 MiB (19.5 GB/s),
+     * where the ring took 17.5 ms; 4 ranks on 2 CPUs, 1 MiB, 390-500 µs where the ring took
+     * 1.2-4.5 ms. So on one host the outbox wins up to 4 ranks at any size; from 5 ranks, where each
+     * reader's traffic grows with the ranks and the ring's does not, the ring wins big reductions.
+     */
     static final double LL_MICROS = 0.6;
-    static final double LL_GB_PER_SECOND = 12.0;
+    static final double LL_GB_PER_SECOND = 20.0;
     /**
      * Where ranks share CPUs, what one hand-off between ranks adds: the rank that waits must
      * yield its CPU to a peer and be scheduled again. A yield that switches between two rank

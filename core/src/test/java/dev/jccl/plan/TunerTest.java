@@ -12,14 +12,20 @@ class TunerTest {
     }
 
     @Test
-    void inSharedMemorySmallOperationsAreOneShotLowLatencyAndBigReductionsRings() {
-        Tuner t = new Tuner(2, true, false, null, null);
-        for (Collective c : new Collective[] {Collective.ALL_REDUCE, Collective.BROADCAST, Collective.REDUCE, Collective.ALL_GATHER,
-                Collective.REDUCE_SCATTER, Collective.ALL_TO_ALL}) {
-            assertEquals("OneShot/LL", choose(t, c, 8).describe(), c.toString());
+    void inSharedMemorySmallOperationsAreOneShotLowLatencyAndBigReductionsOfManyRanksRings() {
+        for (int n : new int[] {2, 4, 8}) {
+            Tuner t = new Tuner(n, true, false, null, null);
+            for (Collective c : new Collective[] {Collective.ALL_REDUCE, Collective.BROADCAST, Collective.REDUCE, Collective.ALL_GATHER,
+                    Collective.REDUCE_SCATTER, Collective.ALL_TO_ALL}) {
+                assertEquals("OneShot/LL", choose(t, c, 8).describe(), n + " ranks, " + c);
+            }
         }
-        for (Collective c : new Collective[] {Collective.ALL_REDUCE, Collective.REDUCE, Collective.REDUCE_SCATTER}) {
-            assertEquals("Ring/Simple", choose(t, c, 64 << 20).describe(), c.toString());
+        // Up to 4 ranks every reader's extra traffic costs less than the ring's copies in and out.
+        assertEquals("OneShot/LL", choose(new Tuner(2, true, false, null, null), Collective.ALL_REDUCE, 64 << 20).describe());
+        assertEquals("OneShot/LL", choose(new Tuner(4, true, false, null, null), Collective.ALL_REDUCE, 64 << 20).describe());
+        Tuner eight = new Tuner(8, true, false, null, null);
+        for (Collective c : new Collective[] {Collective.ALL_REDUCE, Collective.REDUCE}) {
+            assertEquals("Ring/Simple", choose(eight, c, 64 << 20).describe(), c.toString());
         }
     }
 
@@ -37,8 +43,9 @@ class TunerTest {
         Tuner t = new Tuner(4, true, false, null, null);
         assertEquals("OneShot/LL", choose(t, Collective.ALL_GATHER, 64 << 20).describe());
         assertEquals("OneShot/LL", choose(t, Collective.BROADCAST, 64 << 20).describe());
-        assertEquals("Ring/Simple", choose(t, Collective.ALL_REDUCE, 64 << 20).describe());
-        assertEquals("Ring/Simple", choose(t, Collective.REDUCE_SCATTER, 64 << 20).describe());
+        Tuner eight = new Tuner(8, true, false, null, null);
+        assertEquals("OneShot/LL", choose(eight, Collective.ALL_GATHER, 64 << 20).describe());
+        assertEquals("Ring/Simple", choose(eight, Collective.ALL_REDUCE, 64 << 20).describe());
     }
 
     @Test
@@ -51,7 +58,7 @@ class TunerTest {
 
     @Test
     void theChoiceFollowsTheEstimatesCrossingOver() {
-        Tuner t = new Tuner(2, true, false, null, null);
+        Tuner t = new Tuner(8, true, false, null, null);
         String previous = null;
         int switches = 0;
         for (long bytes = 8; bytes <= (64L << 20); bytes *= 2) {
