@@ -17,7 +17,7 @@ import java.util.TreeMap;
 
 /**
  * {@code --capture DIR}: writes what the checks read on this host as a tree that {@code --root DIR}
- * replays (doctor-checks.md §0.2): the files themselves (only the lines or words that were needed
+ * replays (docs/doctor-checks.md §0.2): the files themselves (only the lines or words that were needed
  * of the large or private ones), {@code _doctor/env}, {@code _doctor/ifaddrs}, {@code _doctor/devperm},
  * and the live report as {@code _doctor/report.json}, to compare with the replay.
  *

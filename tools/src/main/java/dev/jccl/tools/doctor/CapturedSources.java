@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * A replayed host's non-file sources, read from the stand-in files under {@code ROOT/_doctor/}
- * (see doctor-checks.md §0.2): {@code env}, {@code ifaddrs}, {@code devperm}; /dev/shm's size comes
+ * (see docs/doctor-checks.md §0.2): {@code env}, {@code ifaddrs}, {@code devperm}; /dev/shm's size comes
  * from the {@code size=} option in {@code ROOT/proc/self/mountinfo}. A missing stand-in file
  * means "nothing": no variables, no interfaces, device nodes openable where they exist.
  */

@@ -1,7 +1,7 @@
 package dev.jccl.tools.doctor;
 
 /**
- * Every check the doctor runs, in report order: the ids of doctor-checks.md (its section letter and
+ * Every check the doctor runs, in report order: the ids of docs/doctor-checks.md (its section letter and
  * number in {@link #catalogue}), plus Jccl's own checks, which have none.
  */
 enum Check {
@@ -43,7 +43,7 @@ enum Check {
 
     final String id;
     final Area area;
-    /** Section of doctor-checks.md ({@code C6}), or null for Jccl's own checks. */
+    /** Section of docs/doctor-checks.md ({@code C6}), or null for Jccl's own checks. */
     final String catalogue;
 
     Check(String id, Area area, String catalogue) {

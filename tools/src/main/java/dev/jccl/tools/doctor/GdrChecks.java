@@ -195,7 +195,7 @@ final class GdrChecks {
         return f.ok("NCCL will find " + pm.moduleName() + (existing.isEmpty() ? " through DMA-BUF" : " (" + existing.getFirst() + ")") + ".");
     }
 
-    /** The files NCCL's peer-memory probe looks for, by release (doctor-checks.md §0.5). */
+    /** The files NCCL's peer-memory probe looks for, by release (docs/doctor-checks.md §0.5). */
     static List<String> probePaths(Version nccl) {
         if (nccl.compareTo(Version.of("2.9.6")) <= 0) return List.of(NV_MEM);
         if (nccl.below("2.22")) return List.of(NV_MEM, NVIDIA_PEERMEM_CLIENT);

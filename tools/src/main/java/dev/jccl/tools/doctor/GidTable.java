@@ -10,7 +10,7 @@ import java.util.TreeMap;
  * A RoCE port's GID table from sysfs ({@code ports/N/gids/I}, {@code gid_attrs/types/I},
  * {@code gid_attrs/ndevs/I}) and the index NCCL ≥ 2.21 picks by itself.
  *
- * <p>NCCL's rule (connect.cc {@code ncclIbGetGidIndex}, described in doctor-checks.md C6): start
+ * <p>NCCL's rule (connect.cc {@code ncclIbGetGidIndex}, described in docs/doctor-checks.md C6): start
  * at index 0 and walk the table; take a candidate whose address family differs from the current
  * one's when it is the wanted family ({@code NCCL_IB_ADDR_FAMILY}, default IPv4) and inside
  * {@code NCCL_IB_ADDR_RANGE}; otherwise take a valid candidate of the wanted family and range when

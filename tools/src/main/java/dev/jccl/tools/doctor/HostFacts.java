@@ -14,7 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What many checks need to know about the host, read once (doctor-checks.md §0.4): kernel, NVIDIA
+ * What many checks need to know about the host, read once (docs/doctor-checks.md §0.4): kernel, NVIDIA
  * driver and GPUs, PCI functions, RDMA devices and ports, NCCL copies, libraries, container / VM
  * flags, capabilities, interfaces. Each getter reads on first use, so a check that does not apply
  * reads nothing it does not need (and a capture holds no more than that).

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The interface NCCL's bootstrap and socket transport pick (doctor-checks.md §0.5):
+ * The interface NCCL's bootstrap and socket transport pick (docs/doctor-checks.md §0.5):
  * NCCL_SOCKET_IFNAME when it is longer than one character (prefixes, {@code ^} to exclude,
  * {@code =} for exact names: the rules Jccl's InterfaceSelector implements); otherwise {@code ib*},
  * then the interface on NCCL_COMM_ID's subnet, then anything but {@code docker*} and {@code lo}

@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * The {@code NCCL_*} variables some NCCL release reads, with the first and last release that
- * reads each: Appendix A of doctor-checks.md (NCCL 2.3.5 … 2.30.7, found by scanning every
+ * reads each: Appendix A of docs/doctor-checks.md (NCCL 2.3.5 … 2.30.7, found by scanning every
  * release's source for its parameters). Regenerate it when a newer NCCL adds names.
  */
 final class NcclVariables {

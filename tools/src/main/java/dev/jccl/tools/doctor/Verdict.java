@@ -1,6 +1,6 @@
 package dev.jccl.tools.doctor;
 
-/** A check's outcome (doctor-checks.md §0.3), in increasing order of concern for {@link #worse}. */
+/** A check's outcome (docs/doctor-checks.md §0.3), in increasing order of concern for {@link #worse}. */
 enum Verdict {
     /** Not applicable here: no GPU, no RDMA device, not in a VM… The summary says which. */
     SKIP,

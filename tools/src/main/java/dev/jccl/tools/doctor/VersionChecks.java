@@ -79,7 +79,7 @@ final class VersionChecks {
         if (!facts.hasNccl()) return f.skip("no NCCL found (NCCL_VERSION, libnccl.so.2.* in the library directories, nvidia_nccl_cu* wheels)");
         for (HostFacts.NcclCopy c : facts.ncclCopies()) f.evidence(c.source(), c.version() == null ? "version unknown" : c.version());
 
-        // The host conditions under which each gap matters (doctor-checks.md I2, "Relevance").
+        // The host conditions under which each gap matters (docs/doctor-checks.md I2, "Relevance").
         HostFacts.PeerMemory pm = facts.peerMemory();
         boolean noPeermemPath = facts.hasGpu() && facts.hasRdma() && !pm.live();
         boolean rocePort = facts.hasRdma() && facts.selectedPorts().stream().anyMatch(HostFacts.RdmaPort::ethernet);

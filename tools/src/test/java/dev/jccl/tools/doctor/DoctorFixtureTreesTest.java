@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class DoctorFixtureTreesTest {
 
-    /** The ids of doctor-checks.md §1 (30), in its order, then Jccl's own. */
+    /** The ids of docs/doctor-checks.md §1 (30), in its order, then Jccl's own. */
     static final List<String> CATALOGUE_IDS = List.of("context-runtime", "gdr-peermem-module", "gdr-peermem-nccl-probe",
             "gdr-dmabuf-support", "rdma-devices-present", "rdma-devnodes-container", "rdma-userspace-stack", "rdma-port-state",
             "ib-subnet-manager", "roce-gid-v2", "roce-mtu", "rdma-hca-filter", "memlock-limit", "shm-size",
