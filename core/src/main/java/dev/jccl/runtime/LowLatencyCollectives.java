@@ -2,6 +2,7 @@ package dev.jccl.runtime;
 
 import dev.jccl.JcclException;
 import dev.jccl.ReduceOp;
+import dev.jccl.concurrent.IdleStrategy;
 import dev.jccl.plan.Collective;
 import dev.jccl.reduce.ReduceKernel;
 import dev.jccl.reduce.ReduceKernels;
@@ -419,7 +420,7 @@ final class LowLatencyCollectives {
         int doorbell;
 
         Waiter(WaitPolicy policy) {
-            this.idle = new IdleStrategy(policy);
+            this.idle = policy.newIdleStrategy();
         }
 
         void start(OpContext op, long deadlineNanos) {

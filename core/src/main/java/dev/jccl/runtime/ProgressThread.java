@@ -1,5 +1,7 @@
 package dev.jccl.runtime;
 
+import dev.jccl.concurrent.IdleStrategy;
+
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;

@@ -1,6 +1,7 @@
 package dev.jccl.runtime;
 
 import dev.jccl.bootstrap.PeerInfo;
+import dev.jccl.concurrent.IdleStrategy;
 import dev.jccl.plan.Action;
 import dev.jccl.plan.BufferRole;
 import dev.jccl.plan.Region;
@@ -201,7 +202,7 @@ final class ScheduleExecutor {
         boolean[] hasLocals = new boolean[n];
         for (int k = 0; k < n; k++) hasLocals[k] = !hasNoLocals(steps.get(k));
         int localsRun = 0;
-        IdleStrategy idle = new IdleStrategy(waiting);
+        IdleStrategy idle = waiting.newIdleStrategy();
         Where where = () -> "with the sends of " + sends.done + " and the receives of " + receives.done + " of " + n + " steps done";
         try {
             while (true) {
@@ -352,14 +353,14 @@ final class ScheduleExecutor {
     }
 
     private void connect(OpContext op, Set<Integer> stepPeers, Where where, long deadlineNanos) throws IOException {
-        IdleStrategy idle = new IdleStrategy(waiting);
+        IdleStrategy idle = waiting.newIdleStrategy();
         while (!transport.tryConnect(stepPeers)) {
             if (!idle.idle()) block(op, where, deadlineNanos, stepPeers, "connecting to");
         }
     }
 
     private void await(OpContext op, List<TransferHandle> handles, Where where, long deadlineNanos) throws IOException {
-        IdleStrategy idle = new IdleStrategy(waiting);
+        IdleStrategy idle = waiting.newIdleStrategy();
         while (true) {
             boolean done = true;
             for (TransferHandle h : handles) {

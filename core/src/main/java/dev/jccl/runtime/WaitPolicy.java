@@ -1,5 +1,7 @@
 package dev.jccl.runtime;
 
+import dev.jccl.concurrent.IdleStrategy;
+
 /**
  * How long a rank that waits for its peers spins, then yields, before it blocks (a futex on the
  * shared-memory doorbell, a selector, a park): one policy per communicator, chosen by whether its
@@ -43,5 +45,10 @@ record WaitPolicy(boolean oversubscribed, long spinNanos, long yieldNanos) {
     /** The policy for ranks that share CPUs with others ({@code oversubscribed}), or have one each. */
     static WaitPolicy of(boolean oversubscribed) {
         return oversubscribed ? SHARED : DEDICATED;
+    }
+
+    /** A fresh idle strategy with this policy's phases, for one waiting thread. */
+    IdleStrategy newIdleStrategy() {
+        return new IdleStrategy(spinNanos, yieldNanos);
     }
 }

@@ -5,6 +5,7 @@ import dev.jccl.Config;
 import dev.jccl.DataType;
 import dev.jccl.JcclException;
 import dev.jccl.ReduceOp;
+import dev.jccl.concurrent.IdleStrategy;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -522,7 +523,7 @@ public final class DeviceCommunicator implements AutoCloseable {
     /** The worker: issues operations in order; NCCL ones are polled while later ones are issued. */
     private void work() {
         ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
-        Idle idle = new Idle();
+        IdleStrategy idle = Idle.strategy();
         boolean stopping = false;
         try {
             memory.bindThread();
@@ -566,7 +567,7 @@ public final class DeviceCommunicator implements AutoCloseable {
                 return;
             }
             if (moved) idle.reset();
-            else if (!inFlight.isEmpty()) idle.idle();
+            else if (!inFlight.isEmpty()) idle.idleOrPark(Idle.MAX_PARK_NANOS);
         }
     }
 

@@ -5,6 +5,7 @@ import dev.jccl.DataType;
 import dev.jccl.JcclException;
 import dev.jccl.JcclTimeoutException;
 import dev.jccl.ReduceOp;
+import dev.jccl.concurrent.IdleStrategy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -286,10 +287,10 @@ final class NcclCommunicator implements AutoCloseable {
 
     private void waitIdle() {
         long deadline = System.nanoTime() + timeoutNanos;
-        Idle idle = new Idle();
+        IdleStrategy idle = Idle.strategy();
         while (!stream.isIdle()) {
             if (System.nanoTime() - deadline > 0) throw new JcclTimeoutException("rank " + rank + ": the NCCL stream did not drain within the deadline");
-            idle.idle();
+            idle.idleOrPark(Idle.MAX_PARK_NANOS);
         }
     }
 

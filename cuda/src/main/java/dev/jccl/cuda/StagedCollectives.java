@@ -4,6 +4,7 @@ import dev.jccl.Communicator;
 import dev.jccl.JcclException;
 import dev.jccl.JcclTimeoutException;
 import dev.jccl.PeerFailedException;
+import dev.jccl.concurrent.IdleStrategy;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -85,7 +86,7 @@ final class StagedCollectives implements AutoCloseable {
         int nextToDevice = 0;
         int nextRetire = 0;
         String where = "";
-        Idle idle = new Idle();
+        IdleStrategy idle = Idle.strategy();
         long lastProgress = System.nanoTime();
         try {
             while (nextRetire < n) {
@@ -145,7 +146,7 @@ final class StagedCollectives implements AutoCloseable {
                     throw new JcclTimeoutException(stuck(nextToHost, nextExchange, nextToDevice, nextRetire, n) + " did not finish within "
                             + Duration.ofNanos(timeoutNanos).toMillis() / 1000.0 + " s (JCCL_TIMEOUT)");
                 }
-                idle.idle();
+                idle.idleOrPark(Idle.MAX_PARK_NANOS);
             }
         } catch (RuntimeException e) {
             // A host collective refused because an earlier chunk's failed: report the earlier one, the cause. It is
@@ -216,9 +217,9 @@ final class StagedCollectives implements AutoCloseable {
             }
         }
         for (DeviceStream s : new DeviceStream[] {toHostStream, toDeviceStream}) {
-            Idle idle = new Idle();
+            IdleStrategy idle = Idle.strategy();
             try {
-                while (!s.isIdle() && System.nanoTime() < deadline) idle.idle();
+                while (!s.isIdle() && System.nanoTime() < deadline) idle.idleOrPark(Idle.MAX_PARK_NANOS);
             } catch (CudaException e) {
                 // a failed stream runs nothing more
             }

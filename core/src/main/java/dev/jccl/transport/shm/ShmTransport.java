@@ -2,6 +2,7 @@ package dev.jccl.transport.shm;
 
 import dev.jccl.JcclException;
 import dev.jccl.bootstrap.PeerInfo;
+import dev.jccl.concurrent.IdleStrategy;
 import dev.jccl.debug.Log;
 import dev.jccl.transport.FrameHeader;
 import dev.jccl.transport.OperationMismatchException;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The shared-memory transport between ranks of one host.
@@ -184,7 +184,8 @@ public final class ShmTransport implements Transport {
             if (!local[p.rank()]) continue;
             Path path = directory.rankPage(p.shmPrefix(), commId, p.rank());
             String problem = "its page " + path + " does not exist yet";
-            for (int round = 0; ; round++) {
+            IdleStrategy idle = setUpIdleStrategy();
+            while (true) {
                 try {
                     ShmSegment s = pageSegments[p.rank()] != null ? pageSegments[p.rank()] : ShmSegment.tryOpen(path, pageBytes);
                     pageSegments[p.rank()] = s;
@@ -199,20 +200,33 @@ public final class ShmTransport implements Transport {
                 } catch (IOException e) {
                     problem = "mapping " + path + " failed: " + e.getMessage();
                 }
-                waitDuringSetUp(round, p, deadlineNanos, problem);
+                waitDuringSetUp(idle, p, deadlineNanos, problem);
             }
         }
     }
 
     /** Waits until every local peer has mapped this rank's page, so that it can be unlinked. */
     private void awaitAttachments(int localPeers, long deadlineNanos) {
-        for (int round = 0; pages.attached() < localPeers; round++) {
-            waitDuringSetUp(round, null, deadlineNanos, (localPeers - pages.attached()) + " of " + localPeers
+        IdleStrategy idle = setUpIdleStrategy();
+        while (pages.attached() < localPeers) {
+            waitDuringSetUp(idle, null, deadlineNanos, (localPeers - pages.attached()) + " of " + localPeers
                     + " local peer(s) have not mapped this rank's page");
         }
     }
 
-    private void waitDuringSetUp(int round, PeerInfo peer, long deadlineNanos, String problem) {
+    /**
+     * Peers map each other's pages within microseconds when they start together, and seconds
+     * apart when one JVM starts late: spin and yield briefly, then park up to a millisecond.
+     */
+    private static IdleStrategy setUpIdleStrategy() {
+        return new IdleStrategy(SET_UP_SPIN_NANOS, SET_UP_YIELD_NANOS);
+    }
+
+    private static final long SET_UP_SPIN_NANOS = 5_000;
+    private static final long SET_UP_YIELD_NANOS = 50_000;
+    private static final long SET_UP_MAX_PARK_NANOS = 1_000_000;
+
+    private void waitDuringSetUp(IdleStrategy idle, PeerInfo peer, long deadlineNanos, String problem) {
         if (System.nanoTime() - deadlineNanos > 0) {
             String who = peer == null ? "" : " rank " + peer.rank() + " (" + peer.where() + "):";
             throw new JcclException("rank " + rank + ": shared-memory set-up did not finish in time (JCCL_TIMEOUT):" + who + " " + problem
@@ -222,9 +236,7 @@ public final class ShmTransport implements Transport {
         if (peer != null && samePidNamespace(peer) && !ShmDirectory.isAlive(peer.pid())) {
             throw new JcclException("rank " + rank + ": rank " + peer.rank() + " (" + peer.where() + ") exited during shared-memory set-up");
         }
-        if (round < 100) Thread.onSpinWait();
-        else if (round < 200) Thread.yield();
-        else LockSupport.parkNanos(1_000_000);
+        idle.idleOrPark(SET_UP_MAX_PARK_NANOS);
     }
 
     private boolean samePidNamespace(PeerInfo p) {

@@ -1,20 +1,23 @@
-package dev.jccl.runtime;
+package dev.jccl.concurrent;
+
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * What a polling loop does with a round in which it found no work, as Agrona's
- * {@code BackoffIdleStrategy}: spin, then yield, then block, the phases' lengths set by a
- * {@link WaitPolicy}. Every waiter of the runtime uses one: the schedule executor, the
- * low-latency collectives, the progress thread.
+ * {@code BackoffIdleStrategy}: spin, then yield, then block. Every waiter of Jccl uses one: the
+ * schedule executor, the low-latency collectives and the progress thread (with the phases of the
+ * communicator's {@code WaitPolicy}), shared-memory set-up, and the device paths' pollers.
  *
- * <p>Blocking is the caller's, because only it knows what to block on (the shared-memory
- * doorbell, a selector, a park): {@link #idle()} returns false when the time has come. The clock
+ * <p>Blocking is the caller's where only it knows what to block on (the shared-memory doorbell,
+ * a selector): {@link #idle()} returns false when the time has come. Waiters with nothing to
+ * block on call {@link #idleOrPark}, which parks for doubling intervals up to a bound. The clock
  * is read once every {@value #ROUNDS_PER_CLOCK_READ} rounds of the spin phase only: reading it
  * costs about as much as a poll of shared memory, and a spinning waiter should notice its data
  * within nanoseconds.
  *
  * <p>Not thread-safe: one per waiting thread.
  */
-final class IdleStrategy {
+public final class IdleStrategy {
     private static final int ROUNDS_PER_CLOCK_READ = 64;
     private static final int SPIN = 0;
     private static final int YIELD = 1;
@@ -26,18 +29,20 @@ final class IdleStrategy {
     private int phase;
     private long idleSince;
 
-    IdleStrategy(WaitPolicy policy) {
-        this(policy.spinNanos(), policy.yieldNanos());
-    }
+    private static final long FIRST_PARK_NANOS = 10_000;
 
-    IdleStrategy(long spinNanos, long yieldNanos) {
+    private long parkNanos = FIRST_PARK_NANOS;
+
+    /** Spins for {@code spinNanos}, then yields until {@code spinNanos + yieldNanos} have passed. */
+    public IdleStrategy(long spinNanos, long yieldNanos) {
         this.spinNanos = spinNanos;
         this.yieldUntilNanos = spinNanos + yieldNanos;
     }
 
     /** Work was done: the next idle round starts a fresh wait. */
-    void reset() {
+    public void reset() {
         rounds = 0;
+        parkNanos = FIRST_PARK_NANOS;
     }
 
     /**
@@ -45,7 +50,7 @@ final class IdleStrategy {
      * spending it once the spin and yield phases are over: the caller should block (and call
      * again after blocking; it keeps returning false until {@link #reset}).
      */
-    boolean idle() {
+    public boolean idle() {
         if (rounds++ == 0) {
             idleSince = System.nanoTime();
             phase = spinNanos > 0 ? SPIN : YIELD;
@@ -68,8 +73,19 @@ final class IdleStrategy {
         return false;
     }
 
+    /**
+     * Spends one idle round: spinning or yielding while {@link #idle()} would, then parking for
+     * 10 µs, 20 µs, … up to {@code maxParkNanos}, so that a long wait gives the CPU away (a peer
+     * that shares it needs it) without oversleeping a short one by much.
+     */
+    public void idleOrPark(long maxParkNanos) {
+        if (idle()) return;
+        LockSupport.parkNanos(parkNanos);
+        parkNanos = Math.min(maxParkNanos, parkNanos * 2);
+    }
+
     /** True once the spin phase is over (the waiter yields or blocks). */
-    boolean pastSpinning() {
+    public boolean pastSpinning() {
         return rounds > 0 && phase != SPIN;
     }
 }
