@@ -73,7 +73,8 @@ class PerfCommandTest {
                 "-n", "1", "-w", "0", "--warmup-time", "0.2", "--debug-corrupt");
 
         assertEquals(1, r.code(), r::toString);
-        assertTrue(r.out().contains("# JVM warm-up: 0.2 s of the first case at every size before timing (--warmup-time)\n"), r::toString);
+        assertTrue(r.out().contains("# JVM warm-up: the first case at every size for 0.2 s (--warmup-time), and on until every rank's JIT compiler"
+                + " has been idle for a second (at most 1 s), before timing\n"), r::toString);
         List<Matcher> rows = rows(r.out());
         assertEquals(4, rows.size(), r::toString);
         for (Matcher m : rows) {

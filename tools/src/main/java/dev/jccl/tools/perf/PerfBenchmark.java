@@ -174,8 +174,13 @@ public final class PerfBenchmark {
      * and each size may take another path (another algorithm, another protocol) that needs
      * compiling too; code compiled for one shape of call (native memory, out of place) is thrown
      * away and recompiled the first time another comes (in place, a heap array). Without this the
-     * first rows would time the compiler.
+     * first rows would time the compiler. Past {@code --warmup-time}, a rank whose compiler is still
+     * busy (see {@link JitActivity}) holds the others back, up to {@link #WARMUP_LIMIT_FACTOR} times
+     * that long.
      */
+    /** The longest warm-up, in multiples of {@code --warmup-time}, while some rank's compiler is still busy. */
+    static final int WARMUP_LIMIT_FACTOR = 5;
+
     private void warmUpTheJvm(int root) {
         if (options.warmupSeconds() <= 0) return;
         PerfCollective coll = options.collective();
@@ -183,6 +188,7 @@ public final class PerfBenchmark {
         ReduceOp op = opsToRun().getFirst();
         int ws = type.byteSize();
         long start = System.nanoTime();
+        JitActivity jit = new JitActivity();
         boolean done = false;
         while (!done) {
             for (long bytes : options.sweep().sizes()) {
@@ -196,7 +202,10 @@ public final class PerfBenchmark {
             }
             aggregate(0);
             // Every rank stops after the same round: the first at which all have warmed up long enough.
-            scalar.set(ValueLayout.JAVA_DOUBLE, 0, (System.nanoTime() - start) / 1e9 >= options.warmupSeconds() ? 1 : 0);
+            double elapsed = (System.nanoTime() - start) / 1e9;
+            boolean jitQuiet = jit.quiet();
+            boolean warm = elapsed >= options.warmupSeconds() && jitQuiet || elapsed >= WARMUP_LIMIT_FACTOR * options.warmupSeconds();
+            scalar.set(ValueLayout.JAVA_DOUBLE, 0, warm ? 1 : 0);
             comm.allReduce(scalar, scalar, 1, DataType.FLOAT64, ReduceOp.MIN);
             done = scalar.get(ValueLayout.JAVA_DOUBLE, 0) == 1;
         }
@@ -394,7 +403,8 @@ public final class PerfBenchmark {
         out.printf(Locale.ROOT, "# Algorithms: %s%n", algorithm.equals("NCCL") ? "NCCL's own choice per size" : algorithmsOverSweep());
         if (options.collective().reduces()) out.printf(Locale.ROOT, "# Reduce kernels: %s%n", ReduceKernels.describe());
         if (options.warmupSeconds() > 0) {
-            out.printf(Locale.ROOT, "# JVM warm-up: %.1f s of the first case at every size before timing (--warmup-time)%n", options.warmupSeconds());
+            out.printf(Locale.ROOT, "# JVM warm-up: the first case at every size for %.1f s (--warmup-time), and on until every rank's JIT compiler"
+                    + " has been idle for a second (at most %.0f s), before timing%n", options.warmupSeconds(), WARMUP_LIMIT_FACTOR * options.warmupSeconds());
         }
         out.printf(Locale.ROOT, "# Memory: %d buffers of %s per rank (send, recv%s), %s in all per rank, allocated and zeroed before timing%s%n",
                 buffers, SizeSweep.binary(maxBytes), buffers == 3 ? ", expected" : "", SizeSweep.binary(buffers * maxBytes),
