@@ -82,7 +82,7 @@ class DoctorLimitChecksTest {
 
     @Test
     void jcclShmEstimateMirrorsItsLayout() {
-        // Per rank: 1152 bytes of control lines, 64 per peer, 4 outbox slots of 64 + 256 KiB, in whole pages.
+        // Per rank: 1152 bytes of control lines, 64 per peer, 32 outbox slots of 64 + 32 KiB, in whole pages.
         long page = 257 * 4096L;
         // Per pair: one page of control, two rings of JCCL_BUFFSIZE.
         long pair = 4096 + 2 * (4L << 20);
