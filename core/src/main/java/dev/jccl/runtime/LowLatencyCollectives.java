@@ -7,8 +7,8 @@ import dev.jccl.plan.Collective;
 import dev.jccl.reduce.ReduceKernel;
 import dev.jccl.reduce.ReduceKernels;
 import dev.jccl.transport.OperationMismatchException;
+import dev.jccl.transport.Outbox;
 import dev.jccl.transport.PeerLostException;
-import dev.jccl.transport.shm.ShmOutbox;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -17,7 +17,7 @@ import java.util.Set;
 
 /**
  * The one-shot collectives of the LL protocol, for communicators whose ranks all share memory:
- * every rank publishes what the others need from it, in chunks, in its own {@link ShmOutbox}, and
+ * every rank publishes what the others need from it, in chunks, in its own {@link Outbox}, and
  * reads what it needs from the others' outboxes in place, computing its own result (reductions in
  * rank order, so every rank gets the same bits). One round of publishing instead of a ring's
  * 2(P-1) steps: a small operation is a copy, a flag, a wait on a flag and a reduce; a large one
@@ -48,7 +48,7 @@ final class LowLatencyCollectives {
     private static final long MAX_SLEEP_NANOS = 5_000_000;
     private static final long CHECK_INTERVAL_NANOS = 5_000_000;
 
-    private final ShmOutbox box;
+    private final Outbox box;
     private final int rank;
     private final int size;
     private final Failures failures;
@@ -58,7 +58,7 @@ final class LowLatencyCollectives {
     /** The waiter of the thread that finishes operations; reused, since operations never overlap. */
     private final Waiter waiter;
 
-    LowLatencyCollectives(ShmOutbox box, int rank, int size, Failures failures, WaitPolicy policy) {
+    LowLatencyCollectives(Outbox box, int rank, int size, Failures failures, WaitPolicy policy) {
         this.box = box;
         this.rank = rank;
         this.size = size;

@@ -64,7 +64,7 @@ record OpContext(Collective collective, long count, DataType type, ReduceOp op, 
     }
 
     /** Descriptor bit: the operation cannot finish on any rank until every rank has joined it. */
-    static final long NEEDS_EVERY_RANK = dev.jccl.transport.shm.ShmTransport.NEEDS_EVERY_RANK;
+    static final long NEEDS_EVERY_RANK = dev.jccl.transport.OperationBoard.NEEDS_EVERY_RANK;
 
     static long descriptor(int collective, int type, int op, int root) {
         return (collective & 0xFF) | (type & 0xFF) << 8 | (long) (op & 0xFF) << 16 | ((long) root + 1 & 0xFFFF_FFFFL) << 24;

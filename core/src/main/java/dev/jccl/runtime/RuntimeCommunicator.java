@@ -21,14 +21,13 @@ import dev.jccl.plan.Tuner;
 import dev.jccl.topology.CpuSharing;
 import dev.jccl.topology.InterfaceSelector;
 import dev.jccl.transport.NetPlugin;
-import dev.jccl.transport.NetPluginException;
 import dev.jccl.transport.NetPlugins;
-import dev.jccl.transport.NetTransport;
+import dev.jccl.transport.OperationBoard;
 import dev.jccl.transport.PeerLostException;
-import dev.jccl.transport.RoutingTransport;
 import dev.jccl.transport.Transport;
-import dev.jccl.transport.shm.ShmTransport;
-import dev.jccl.transport.tcp.TcpTransport;
+import dev.jccl.transport.table.Endpoints;
+import dev.jccl.transport.table.TransportTable;
+import dev.jccl.transport.table.Wiring;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -63,10 +62,12 @@ public final class RuntimeCommunicator implements Communicator {
     private final Log log;
     private final long commId;
     private final byte[] secret;
-    /** What the schedules run on: shared memory, sockets, or both behind a {@link RoutingTransport}. */
+    /** How this rank reaches each peer, as the transport table decided. */
+    private final Wiring wiring;
+    /** What the schedules run on: shared memory, sockets, or both behind a router. */
     private final Transport transport;
-    /** The shared-memory transport, when some peer shares this rank's host; null otherwise. */
-    private final ShmTransport shm;
+    /** Where this rank posts its operations for the peers that can read it (those sharing its memory); null if none can. */
+    private final OperationBoard board;
     /** The network plugin JCCL_NET chose, or null for sockets; split children open their own endpoint of it. */
     private final NetPlugin plugin;
     private final List<PeerInfo> peers;
@@ -106,27 +107,26 @@ public final class RuntimeCommunicator implements Communicator {
     private Arena scratchArena;
     private MemorySegment scratch = MemorySegment.NULL;
 
-    private RuntimeCommunicator(int rank, int size, Config config, Log log, long commId, byte[] secret, Transport transport,
-                                ShmTransport shm, NetPlugin plugin, List<PeerInfo> peers, Tuner tuner, WaitPolicy waiting) {
+    private RuntimeCommunicator(int rank, int size, Config config, Log log, long commId, byte[] secret, Wiring wiring,
+                                NetPlugin plugin, List<PeerInfo> peers, Tuner tuner, WaitPolicy waiting) {
         this.rank = rank;
         this.size = size;
         this.config = config;
         this.log = log;
         this.commId = commId;
         this.secret = secret;
-        this.transport = transport;
-        this.shm = shm;
+        this.wiring = wiring;
+        this.transport = wiring.transport();
+        this.board = wiring.board();
         this.plugin = plugin;
         this.peers = List.copyOf(peers);
         this.failures = new Failures(rank, this.peers);
         this.hosts = hostsOf(this.peers);
         this.schedules = new ScheduleCache(hosts);
         this.waiting = waiting;
-        if (shm != null) shm.ranksSleepOften(waiting.oversubscribed());
         this.executor = new ScheduleExecutor(transport, rank, size, this.peers, waiting);
         this.tuner = tuner;
-        boolean allShareMemory = shm != null && allShareMemory(this.peers);
-        this.lowLatency = allShareMemory ? new LowLatencyCollectives(shm.outbox(), rank, size, failures, waiting) : null;
+        this.lowLatency = wiring.outbox() != null ? new LowLatencyCollectives(wiring.outbox(), rank, size, failures, waiting) : null;
         this.sendSequence = new long[size];
         this.recvSequence = new long[size];
     }
@@ -134,13 +134,6 @@ public final class RuntimeCommunicator implements Communicator {
     /** Ranks grouped by host identity, for the hierarchical schedule and the tuner. */
     static HostGroups hostsOf(List<PeerInfo> peers) {
         return HostGroups.of(peers.stream().map(PeerInfo::hostId).toList());
-    }
-
-    /** True if every pair of ranks shares memory (the same answer on every rank: all see one table). */
-    private static boolean allShareMemory(List<PeerInfo> peers) {
-        if (peers.size() < 2) return false;
-        for (PeerInfo p : peers) if (!p.sharesMemoryWith(peers.getFirst())) return false;
-        return true;
     }
 
     /** True if some pair of ranks talks over the network. */
@@ -160,51 +153,24 @@ public final class RuntimeCommunicator implements Communicator {
         log.info(Log.Subsys.NET, "NET/Socket : Using [0]" + nic.name() + ":" + nic.address().getHostAddress());
         long commId = commIdOf(id);
         NetPlugin plugin = NetPlugins.select(config.net()).orElse(null);
-        if (plugin == null && log.enabled(Config.DebugLevel.INFO, Log.Subsys.NET)) log.info(Log.Subsys.NET, whyNoPlugin(config));
-        TcpTransport transport = new TcpTransport(commId, id.secret(), config.chunkBytes(), nic.address(), log);
-        NetTransport net = null;
+        if (plugin == null && log.enabled(Config.DebugLevel.INFO, Log.Subsys.NET)) log.info(Log.Subsys.NET, Endpoints.whyNoPlugin(config));
+        Endpoints endpoints = Endpoints.open(commId, id.secret(), config, nic.address(), nic.name(), plugin, log);
         try {
-            net = plugin == null ? null : openPlugin(plugin, config, commId, nic, log);
             StringBuilder noShm = new StringBuilder();
-            String shmPrefix = config.shmDisable() ? "" : ShmTransport.prefixForThisProcess(noShm);
+            String shmPrefix = Endpoints.sharedMemoryPrefix(config.shmDisable(), noShm);
             if (!noShm.isEmpty()) log.info(Log.Subsys.INIT, "shared memory unavailable: " + noShm + "; ranks of this host use TCP");
+            byte[] netAddress = endpoints.netAddress();
             PeerInfo self = new PeerInfo(rank, HostIdentity.hostId(config.hostId()), HostIdentity.hostName(),
-                    ProcessHandle.current().pid(), nic.address().getHostAddress(), transport.listenAddress().getPort(), shmPrefix,
-                    settingsOf(config, plugin), net == null ? "" : Base64.getEncoder().encodeToString(net.localAddress()),
+                    ProcessHandle.current().pid(), nic.address().getHostAddress(), endpoints.socketPort(), shmPrefix,
+                    settingsOf(config, plugin), netAddress.length == 0 ? "" : Base64.getEncoder().encodeToString(netAddress),
                     Runtime.getRuntime().availableProcessors(), config.oversubscription());
             log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d - Init START", commId, rank, size));
             List<PeerInfo> peers = Bootstrap.exchange(rank, size, id, self, config.timeout(), log);
-            return finishInit(rank, size, config, log, commId, id.secret(), transport, net, plugin, peers, start);
+            return finishInit(rank, size, config, log, commId, id.secret(), endpoints, plugin, peers, start);
         } catch (RuntimeException e) {
-            transport.close();
-            if (net != null) net.close();
+            endpoints.close();
             throw e;
         }
-    }
-
-    private static NetTransport openPlugin(NetPlugin plugin, Config config, long commId, InterfaceSelector.Candidate nic, Log log) {
-        try {
-            NetTransport net = plugin.open(new NetPlugin.Settings(commId, config.chunkBytes(), nic.name(), config.ibHca()), log);
-            log.info(Log.Subsys.NET, "NET/" + plugin.name() + " : Using " + net.describe());
-            return net;
-        } catch (NetPluginException e) {
-            throw new JcclException("JCCL_NET=" + config.net() + " asks for " + plugin.name() + ", which cannot run here: " + e.getMessage()
-                    + " (unset JCCL_NET to use sockets)", e);
-        }
-    }
-
-    /** Why ranks on different hosts will use sockets, for the debug output. */
-    private static String whyNoPlugin(Config config) {
-        List<String> available = new ArrayList<>();
-        for (NetPlugin p : NetPlugins.all()) {
-            try {
-                available.add(p.name() + " (" + p.probe() + ")");
-            } catch (NetPluginException e) {
-                available.add(p.name() + " unusable: " + e.getMessage());
-            }
-        }
-        return "NET/Plugin : between hosts using sockets (" + (config.net() == null ? "JCCL_NET unset" : "JCCL_NET=" + config.net())
-                + "); " + (available.isEmpty() ? "no network plugin on the class path" : "JCCL_NET=<name> selects one of: " + String.join(", ", available));
     }
 
     /** The settings every rank must share, as {@link PeerInfo#settings()} carries them. */
@@ -214,45 +180,19 @@ public final class RuntimeCommunicator implements Communicator {
                 + " JCCL_NET=" + (plugin == null ? NetPlugins.SOCKET : plugin.name());
     }
 
-    /** Makes the communicator from the exchanged peer table; closes {@code tcp} (and anything it opened) if that fails. */
+    /** Makes the communicator from the exchanged peer table; closes the {@code endpoints} (and anything wired from them) if that fails. */
     private static RuntimeCommunicator finishInit(int rank, int size, Config config, Log log, long commId, byte[] secret,
-                                                  TcpTransport tcp, NetTransport net, NetPlugin plugin, List<PeerInfo> peers, long start) {
-        ShmTransport shm = null;
+                                                  Endpoints endpoints, NetPlugin plugin, List<PeerInfo> peers, long start) {
+        Wiring wiring = null;
         try {
             checkSettings(rank, peers);
-            tcp.start(rank, peers);
-            if (net != null) net.start(rank, peers);
-            // Ranks on other hosts: the plugin's transport where JCCL_NET chose one, else sockets.
-            Transport remote = net != null ? net : tcp;
-            if (net != null) tcp.close();
-            PeerInfo me = peers.get(rank);
-            boolean anyLocal = false;
-            boolean anyRemote = false;
-            for (PeerInfo p : peers) {
-                if (p.rank() == rank) continue;
-                boolean local = me.sharesMemoryWith(p);
-                anyLocal |= local;
-                anyRemote |= !local;
-            }
-            if (anyLocal) shm = ShmTransport.open(commId, rank, peers, config.buffSize(), log, start + config.timeout().toNanos());
-            Transport transport;
-            if (shm == null) {
-                transport = remote;
-            } else if (!anyRemote) {
-                remote.close(); // every peer is reached through shared memory; the listener would only wait
-                transport = shm;
-            } else {
-                Transport[] byPeer = new Transport[size];
-                for (PeerInfo p : peers) byPeer[p.rank()] = shm.reaches(p.rank()) ? shm : remote;
-                transport = new RoutingTransport(byPeer, shm, remote);
-                shm.limitSleep(200_000); // network data cannot ring the shared-memory doorbell
-            }
             // Every rank sees the same table, so every rank plans with the same tuner.
             WaitPolicy waiting = WaitPolicy.of(CpuSharing.oversubscribed(peers, peers.get(rank).hostId()));
-            Tuner tuner = new Tuner(size, hostsOf(peers), shm != null && allShareMemory(peers), anyNetwork(peers), CpuSharing.anyHost(peers),
+            wiring = TransportTable.wire(endpoints, rank, peers, config.buffSize(), waiting.oversubscribed(), log,
+                    start + config.timeout().toNanos());
+            Tuner tuner = new Tuner(size, hostsOf(peers), wiring.outbox() != null, anyNetwork(peers), CpuSharing.anyHost(peers),
                     config.algo(), config.proto());
-            RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, transport, shm, plugin, peers, tuner,
-                    waiting);
+            RuntimeCommunicator c = new RuntimeCommunicator(rank, size, config, log, commId, secret, wiring, plugin, peers, tuner, waiting);
             if (rank == 0) {
                 for (String w : tuner.warnings()) log.warn(Log.Subsys.ENV, w);
                 if (log.enabled(Config.DebugLevel.INFO, Log.Subsys.TUNING)) {
@@ -262,9 +202,8 @@ public final class RuntimeCommunicator implements Communicator {
             if (log.enabled(Config.DebugLevel.INFO, Log.Subsys.INIT)) c.logTopology(start);
             return c;
         } catch (RuntimeException e) {
-            if (shm != null) shm.close();
-            tcp.close();
-            if (net != null) net.close();
+            if (wiring != null) wiring.transport().close();
+            endpoints.close();
             throw e;
         }
     }
@@ -288,18 +227,7 @@ public final class RuntimeCommunicator implements Communicator {
         log.info(Log.Subsys.INIT, "Channel 00/01 :" + ring);
         log.info(Log.Subsys.INIT, String.format("Ring 00 : %d -> %d -> %d", (rank - 1 + size) % size, rank, (rank + 1) % size));
         for (PeerInfo p : peers) {
-            if (p.rank() == rank) continue;
-            boolean sameHost = p.hostId().equals(me.hostId());
-            String via;
-            if (shm != null && shm.reaches(p.rank())) {
-                via = "SHM/direct (same host)";
-            } else if (!sameHost) {
-                via = (plugin != null ? "NET/" + plugin.name() : "NET/Socket/" + p.dataHost()) + " (different host)";
-            } else {
-                via = "NET/Socket (same host, but " + (me.shmPrefix().isEmpty() ? "this rank" : "rank " + p.rank())
-                        + " does not use shared memory: JCCL_SHM_DISABLE or no /dev/shm)";
-            }
-            log.info(Log.Subsys.INIT, String.format("peer %d (%s) via %s", p.rank(), p.where(), via));
+            if (p.rank() != rank) log.info(Log.Subsys.INIT, String.format("peer %d (%s) via %s", p.rank(), p.where(), wiring.via().get(p.rank())));
         }
         log.info(Log.Subsys.INIT, "Waiting : " + CpuSharing.describe(peers, me.hostId()));
         log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d host %s pid %d - Init COMPLETE in %.2f s",
@@ -698,11 +626,11 @@ public final class RuntimeCommunicator implements Communicator {
         checkUsable(p.collective.displayName());
         OpContext ctx = new OpContext(p.collective, p.count, p.type, p.op, p.root, p.recvPeer, sequence, recvSequence, System.nanoTime());
         try {
-            if (shm != null) {
+            if (board != null) {
                 boolean collective = isCollective(p.collective);
                 checkLocalPeersRunning(p, collective, ctx);
-                if (collective) shm.announce(sequence, ctx.descriptor(), p.count);
-                else shm.announcePointToPoint(ctx.descriptor(), p.count);
+                if (collective) board.announce(sequence, ctx.descriptor(), p.count);
+                else board.announcePointToPoint(ctx.descriptor(), p.count);
             }
         } catch (JcclException | IllegalStateException e) {
             throw failed(ctx, e);
@@ -712,9 +640,9 @@ public final class RuntimeCommunicator implements Communicator {
 
     /** Tells local peers that this rank has finished the operation. */
     private void end(OpContext ctx) {
-        if (shm == null) return;
-        if (isCollective(ctx.collective())) shm.finished(ctx.sequence() + 1);
-        else shm.finishedPointToPoint();
+        if (board == null) return;
+        if (isCollective(ctx.collective())) board.finished(ctx.sequence() + 1);
+        else board.finishedPointToPoint();
     }
 
     /**
@@ -737,10 +665,10 @@ public final class RuntimeCommunicator implements Communicator {
     private void checkLocalPeersRunning(Prepared p, boolean collective, OpContext ctx) {
         try {
             if (collective) {
-                for (int r = 0; r < size; r++) shm.checkPeerStopped(r);
+                for (int r = 0; r < size; r++) board.checkPeerStopped(r);
             } else {
-                shm.checkPeerStopped(p.root);
-                if (p.recvPeer >= 0) shm.checkPeerStopped(p.recvPeer);
+                board.checkPeerStopped(p.root);
+                if (p.recvPeer >= 0) board.checkPeerStopped(p.recvPeer);
             }
         } catch (PeerLostException e) {
             throw failures.translate(ctx, e, "before it started");
@@ -909,20 +837,18 @@ public final class RuntimeCommunicator implements Communicator {
         int effectiveColor = color < 0 ? SPLIT_NOCOLOR : color;
         long childId = hash(String.format("%016x/split%d/color%d", commId, splitIndex, effectiveColor).getBytes(StandardCharsets.UTF_8));
         PeerInfo me = peers.get(rank);
-        TcpTransport child = effectiveColor < 0 ? null
-                : new TcpTransport(childId, secret, config.chunkBytes(), addressOf(me.dataHost()), log);
-        NetTransport childNet = null;
-        int[] mine = {effectiveColor, key, child == null ? 0 : child.listenAddress().getPort()};
+        // The child's own listener (and network plugin endpoint), whose addresses its peers need.
+        Endpoints child = effectiveColor < 0 ? null
+                : Endpoints.open(childId, secret, config, addressOf(me.dataHost()), InterfaceSelector.select(config.socketIfname()).name(), plugin, log);
+        int[] mine = {effectiveColor, key, child == null ? 0 : child.socketPort()};
         int[] all = new int[3 * size];
         byte[] netAddresses = new byte[plugin == null ? 0 : NET_ADDRESS_MAX * size];
         try {
             allGather(MemorySegment.ofArray(mine), MemorySegment.ofArray(all), 3, DataType.INT32);
             if (plugin != null) {
-                // The child's own endpoint of the network plugin, whose address its peers need.
-                if (child != null) childNet = openPlugin(plugin, config, childId, InterfaceSelector.select(config.socketIfname()), log);
                 byte[] address = new byte[NET_ADDRESS_MAX];
-                if (childNet != null) {
-                    byte[] a = Base64.getEncoder().encode(childNet.localAddress());
+                if (child != null) {
+                    byte[] a = Base64.getEncoder().encode(child.netAddress());
                     if (a.length > NET_ADDRESS_MAX) throw new JcclException("network address of " + a.length + " bytes exceeds " + NET_ADDRESS_MAX);
                     System.arraycopy(a, 0, address, 0, a.length);
                 }
@@ -930,7 +856,6 @@ public final class RuntimeCommunicator implements Communicator {
             }
         } catch (RuntimeException e) {
             if (child != null) child.close();
-            if (childNet != null) childNet.close();
             throw e;
         }
         if (child == null) return null;
@@ -947,7 +872,7 @@ public final class RuntimeCommunicator implements Communicator {
             if (r == rank) newRank = i;
         }
         Log childLog = new Log(config, newRank);
-        return finishInit(newRank, members.size(), config, childLog, childId, secret, child, childNet, plugin, childPeers, System.nanoTime());
+        return finishInit(newRank, members.size(), config, childLog, childId, secret, child, plugin, childPeers, System.nanoTime());
     }
 
     /** Room per rank for a network plugin's address (Base64) when a split exchanges them. */
@@ -968,7 +893,7 @@ public final class RuntimeCommunicator implements Communicator {
         log.warn(Log.Subsys.INIT, "communicator aborted");
         // No abandon frames here: abort may come from another thread while the operation's thread is
         // half way through writing a frame. Shared memory says ABORTED; sockets just close.
-        if (shm != null) shm.markAborted();
+        wiring.markAborted();
         transport.close();
         synchronized (issueLock) {
             if (scratchArena != null && tail.isDone()) {
@@ -1015,9 +940,6 @@ public final class RuntimeCommunicator implements Communicator {
      * {@code tcp}, {@code shm+tcp}, or {@code local} for a single rank.
      */
     public String transportSummary() {
-        if (size == 1) return "local";
-        String net = plugin == null ? "tcp" : plugin.name().toLowerCase(java.util.Locale.ROOT);
-        if (shm == null) return net;
-        return transport == shm ? "shm" : "shm+" + net;
+        return wiring.summary();
     }
 }

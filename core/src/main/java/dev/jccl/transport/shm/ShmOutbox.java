@@ -1,6 +1,7 @@
 package dev.jccl.transport.shm;
 
 import dev.jccl.transport.OperationMismatchException;
+import dev.jccl.transport.Outbox;
 import dev.jccl.transport.PeerLostException;
 
 import java.lang.foreign.MemorySegment;
@@ -22,7 +23,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Single-threaded per rank, like the transport.
  */
-public final class ShmOutbox {
+public final class ShmOutbox implements Outbox {
     private final ShmTransport transport;
     private final RankPages pages;
     private final int rank;
@@ -51,11 +52,13 @@ public final class ShmOutbox {
     }
 
     /** The most data one chunk carries. */
+    @Override
     public int slotBytes() {
         return pages.slotBytes();
     }
 
     /** How many chunks a writer may have published that not every reader has finished with. */
+    @Override
     public int slots() {
         return slotOffset.length;
     }
@@ -67,6 +70,7 @@ public final class ShmOutbox {
     // ---------------------------------------------------------------- writer
 
     /** True once every peer has finished with the chunk that slot {@code chunk % slots} held. */
+    @Override
     public boolean canWrite(long chunk) {
         long needed = chunk - slotOffset.length + 1;
         if (knownConsumed >= needed) return true;
@@ -82,11 +86,13 @@ public final class ShmOutbox {
     }
 
     /** Copies {@code bytes} from {@code src} at {@code srcOffset} into this rank's chunk {@code chunk} ({@link #canWrite} first). */
+    @Override
     public void write(long chunk, MemorySegment src, long srcOffset, long bytes) {
         MemorySegment.copy(src, srcOffset, mine, slot(chunk) + dataOffset(bytes), bytes);
     }
 
     /** Publishes chunk {@code chunk}, whose data is written, as part of collective {@code sequence}. */
+    @Override
     public void publish(long chunk, long sequence, long descriptor, long count) {
         MemorySegment p = mine;
         long at = slot(chunk);
@@ -99,33 +105,40 @@ public final class ShmOutbox {
     // ---------------------------------------------------------------- reader
 
     /** True once {@code writer} has published its chunk {@code chunk}. */
+    @Override
     public boolean published(int writer, long chunk) {
         return SharedWords.acquire(page[writer], slot(chunk) + ShmLayout.SLOT_FLAG) == chunk + 1;
     }
 
     /** The memory holding {@code writer}'s outbox; a chunk's data lies in it at {@link #dataOffset(int, long, long)}. */
+    @Override
     public MemorySegment page(int writer) {
         return page[writer];
     }
 
     /** Where the {@code bytes} of {@code writer}'s published chunk {@code chunk} lie in {@link #page(int) its page}. */
+    @Override
     public long dataOffset(int writer, long chunk, long bytes) {
         return slot(chunk) + dataOffset(bytes);
     }
 
+    @Override
     public long sequence(int writer, long chunk) {
         return SharedWords.plain(page[writer], slot(chunk) + ShmLayout.SLOT_SEQUENCE);
     }
 
+    @Override
     public long descriptor(int writer, long chunk) {
         return SharedWords.plain(page[writer], slot(chunk) + ShmLayout.SLOT_DESCRIPTOR);
     }
 
+    @Override
     public long count(int writer, long chunk) {
         return SharedWords.plain(page[writer], slot(chunk) + ShmLayout.SLOT_COUNT);
     }
 
     /** This rank has finished with {@code writer}'s chunks below {@code chunks}; the writer may reuse their slots. */
+    @Override
     public void consumed(int writer, long chunks) {
         SharedWords.release(mine, ShmLayout.consumedOffset(writer), chunks);
     }
@@ -137,6 +150,7 @@ public final class ShmOutbox {
      * read or consuming chunks they wrote, and clears the marks. One fence (where wake-ups are
      * fenced, see {@link RankPages#wake}) serves them all.
      */
+    @Override
     public void wake(boolean[] which) {
         boolean fence = transport.fencedWakes();
         for (int r = 0; r < which.length; r++) {
@@ -148,16 +162,19 @@ public final class ShmOutbox {
     }
 
     /** The doorbell before the last look for work; see {@link #sleep}. */
+    @Override
     public int doorbell() {
         return pages.doorbell();
     }
 
     /** Raises or lowers this rank's "may be asleep" flag; raised before the last look for work. */
+    @Override
     public void sleeping(boolean asleep) {
         pages.sleeping(asleep);
     }
 
     /** Sleeps until the doorbell no longer reads {@code doorbell}, or {@code maxNanos}, or the transport's cap on sleeps. */
+    @Override
     public void sleep(int doorbell, long maxNanos) {
         pages.sleep(doorbell, transport.sleepCap(maxNanos));
     }
@@ -165,11 +182,13 @@ public final class ShmOutbox {
     // ---------------------------------------------------------------- the peers
 
     /** A {@link PeerLostException} if {@code r} failed, aborted, closed or died. */
+    @Override
     public void checkPeer(int r) throws PeerLostException {
         transport.checkPeer(r);
     }
 
     /** An {@link OperationMismatchException} if rank {@code r} says it is in collective {@code sequence} with another signature. */
+    @Override
     public void checkSameOperation(int r, long sequence, long descriptor, long count) throws OperationMismatchException {
         RankPages.Announcement a = pages.announced(r);
         if (a != null && a.sequence() == sequence && (a.descriptor() != descriptor || a.count() != count)) {
@@ -178,6 +197,7 @@ public final class ShmOutbox {
     }
 
     /** True once the transport was closed (abort): the caller must stop touching the outboxes. */
+    @Override
     public boolean closed() {
         return transport.isClosed();
     }

@@ -5,6 +5,7 @@ import dev.jccl.bootstrap.PeerInfo;
 import dev.jccl.concurrent.IdleStrategy;
 import dev.jccl.debug.Log;
 import dev.jccl.transport.FrameHeader;
+import dev.jccl.transport.OperationBoard;
 import dev.jccl.transport.OperationMismatchException;
 import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.RecvSink;
@@ -31,9 +32,7 @@ import java.util.List;
  * looks at the peers it waits for: a peer whose page says it failed, aborted or closed, or whose
  * process is gone, is a {@link PeerLostException} at once rather than at the deadline.
  */
-public final class ShmTransport implements Transport {
-    /** Bit of an announced descriptor: that collective cannot finish on any rank before every rank has joined it. */
-    public static final long NEEDS_EVERY_RANK = 1L << 56;
+public final class ShmTransport implements Transport, OperationBoard {
     /**
      * Bytes of one outbox chunk: big enough that a chunk's signal costs little, small enough to
      * pipeline. Measured against 4 slots of 256 KiB (the same megabyte): 32 slots of 32 KiB
@@ -461,6 +460,7 @@ public final class ShmTransport implements Transport {
      * operation it called, and this one may need nothing more from it (a Reduce's last
      * contributor leaves before the root is done); if it does, the wait notices.
      */
+    @Override
     public void checkPeerStopped(int peer) throws PeerLostException {
         if (peer == rank || !reaches(peer)) return;
         long state = pages.state(peer);
@@ -506,6 +506,7 @@ public final class ShmTransport implements Transport {
      * sequence number fails with an {@link OperationMismatchException} instead of waiting for
      * the deadline.
      */
+    @Override
     public void announce(long sequence, long descriptor, long count) {
         currentSequence = sequence;
         currentDescriptor = descriptor;
@@ -519,6 +520,7 @@ public final class ShmTransport implements Transport {
      * for error messages). While it waits on a peer that is in a collective this rank has not yet
      * called and that needs every rank, neither can ever go on: that is reported as a mismatch.
      */
+    @Override
     public void announcePointToPoint(long descriptor, long count) {
         currentSequence = -1;
         currentDescriptor = descriptor;
@@ -527,6 +529,7 @@ public final class ShmTransport implements Transport {
     }
 
     /** Tells local peers that this rank has finished {@code collectivesDone} collectives. */
+    @Override
     public void finished(long collectivesDone) {
         currentSequence = -1;
         inPointToPoint = false;
@@ -535,6 +538,7 @@ public final class ShmTransport implements Transport {
     }
 
     /** Point-to-point operations leave the collectives' count alone, and clear the operation in progress. */
+    @Override
     public void finishedPointToPoint() {
         inPointToPoint = false;
     }
@@ -562,6 +566,7 @@ public final class ShmTransport implements Transport {
     }
 
     /** Marks this rank ABORTED for its local peers; call before {@link #close()}. */
+    @Override
     public void markAborted() {
         if (!closed) RankPages.setState(pages.mine(), ShmLayout.STATE_ABORTED);
     }

@@ -1,0 +1,81 @@
+package dev.jccl.transport;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The low-latency (LL) protocol's medium, offered by a transport whose ranks can read each other's
+ * memory (shared memory on one host): each rank publishes numbered, flagged chunks in its own
+ * outbox, and every other rank reads the chunks it needs in place. The runtime's one-shot
+ * collectives run on this interface and know nothing of the memory behind it.
+ *
+ * <p>Chunk numbers count over the communicator's life per writer. A writer reuses a slot only once
+ * every reader has said it is done with the chunk the slot held ({@link #consumed}). Single-threaded
+ * per rank, like transports.
+ */
+public interface Outbox {
+
+    /** The most data one chunk carries. */
+    int slotBytes();
+
+    /** How many chunks a writer may have published that not every reader has finished with. */
+    int slots();
+
+    // ---------------------------------------------------------------- writer
+
+    /** True once every peer has finished with the chunk that slot {@code chunk % slots} held. */
+    boolean canWrite(long chunk);
+
+    /** Copies {@code bytes} from {@code src} at {@code srcOffset} into this rank's chunk {@code chunk} ({@link #canWrite} first). */
+    void write(long chunk, MemorySegment src, long srcOffset, long bytes);
+
+    /** Publishes chunk {@code chunk}, whose data is written, as part of collective {@code sequence}. */
+    void publish(long chunk, long sequence, long descriptor, long count);
+
+    // ---------------------------------------------------------------- reader
+
+    /** True once {@code writer} has published its chunk {@code chunk}. */
+    boolean published(int writer, long chunk);
+
+    /** The memory holding {@code writer}'s outbox; a chunk's data lies in it at {@link #dataOffset(int, long, long)}. */
+    MemorySegment page(int writer);
+
+    /** Where the {@code bytes} of {@code writer}'s published chunk {@code chunk} lie in {@link #page(int) its page}. */
+    long dataOffset(int writer, long chunk, long bytes);
+
+    /** The collective sequence number {@code writer} published chunk {@code chunk} under. */
+    long sequence(int writer, long chunk);
+
+    /** The operation's signature (collective, type, op, root) {@code writer} published chunk {@code chunk} under. */
+    long descriptor(int writer, long chunk);
+
+    /** The element count {@code writer} published chunk {@code chunk} under. */
+    long count(int writer, long chunk);
+
+    /** This rank has finished with {@code writer}'s chunks below {@code chunks}; the writer may reuse their slots. */
+    void consumed(int writer, long chunks);
+
+    // ---------------------------------------------------------------- waiting
+
+    /** Wakes the ranks marked in {@code which} (those with new chunks to read or room to write), and clears the marks. */
+    void wake(boolean[] which);
+
+    /** The doorbell before the last look for work; see {@link #sleep}. */
+    int doorbell();
+
+    /** Raises or lowers this rank's "may be asleep" flag; raised before the last look for work. */
+    void sleeping(boolean asleep);
+
+    /** Sleeps until the doorbell no longer reads {@code doorbell}, or {@code maxNanos}, or the transport's cap on sleeps. */
+    void sleep(int doorbell, long maxNanos);
+
+    // ---------------------------------------------------------------- the peers
+
+    /** A {@link PeerLostException} if {@code r} failed, aborted, closed or died. */
+    void checkPeer(int r) throws PeerLostException;
+
+    /** An {@link OperationMismatchException} if rank {@code r} says it is in collective {@code sequence} with another signature. */
+    void checkSameOperation(int r, long sequence, long descriptor, long count) throws OperationMismatchException;
+
+    /** True once the transport was closed (abort): the caller must stop touching the outboxes. */
+    boolean closed();
+}

@@ -1,0 +1,43 @@
+package dev.jccl.transport.table;
+
+import dev.jccl.bootstrap.PeerInfo;
+import dev.jccl.debug.Log;
+import dev.jccl.transport.Transport;
+import dev.jccl.transport.shm.ShmTransport;
+
+import java.util.List;
+
+/** Shared memory, between ranks of one host that both have a usable /dev/shm. */
+final class ShmFactory implements TransportFactory {
+    private final long commId;
+    private final int bufferBytes;
+    private final Log log;
+    private final long deadlineNanos;
+
+    ShmFactory(long commId, int bufferBytes, Log log, long deadlineNanos) {
+        this.commId = commId;
+        this.bufferBytes = bufferBytes;
+        this.log = log;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    @Override
+    public String via(PeerInfo peer) {
+        return "SHM/direct";
+    }
+
+    @Override
+    public boolean canConnect(PeerInfo me, PeerInfo peer) {
+        return me.sharesMemoryWith(peer);
+    }
+
+    @Override
+    public Transport open(int rank, List<PeerInfo> peers, List<Integer> routed) {
+        return ShmTransport.open(commId, rank, peers, bufferBytes, log, deadlineNanos);
+    }
+
+    @Override
+    public void close() {
+        // opens nothing before it is asked to
+    }
+}
