@@ -22,15 +22,13 @@ public final class IdleStrategy {
     private static final int SPIN = 0;
     private static final int YIELD = 1;
     private static final int BLOCK = 2;
+    private static final long FIRST_PARK_NANOS = 10_000;
 
     private final long spinNanos;
     private final long yieldUntilNanos;
     private int rounds;
     private int phase;
     private long idleSince;
-
-    private static final long FIRST_PARK_NANOS = 10_000;
-
     private long parkNanos = FIRST_PARK_NANOS;
 
     /** Spins for {@code spinNanos}, then yields until {@code spinNanos + yieldNanos} have passed. */
@@ -82,10 +80,5 @@ public final class IdleStrategy {
         if (idle()) return;
         LockSupport.parkNanos(parkNanos);
         parkNanos = Math.min(maxParkNanos, parkNanos * 2);
-    }
-
-    /** True once the spin phase is over (the waiter yields or blocks). */
-    public boolean pastSpinning() {
-        return rounds > 0 && phase != SPIN;
     }
 }

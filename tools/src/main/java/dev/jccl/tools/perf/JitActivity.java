@@ -31,10 +31,10 @@ final class JitActivity {
         if (!measurable) return true;
         long now = System.nanoTime();
         if (now - windowStartNanos < WINDOW_NANOS) return quiet;
-        long compiled = compileMillis() - windowStartCompileMillis;
-        quiet = compiled * 1e6 < QUIET_SHARE * (now - windowStartNanos);
+        long compileMillis = compileMillis();
+        quiet = (compileMillis - windowStartCompileMillis) * 1e6 < QUIET_SHARE * (now - windowStartNanos);
         windowStartNanos = now;
-        windowStartCompileMillis = compileMillis();
+        windowStartCompileMillis = compileMillis;
         return quiet;
     }
 }

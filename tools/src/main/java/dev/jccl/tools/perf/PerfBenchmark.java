@@ -166,6 +166,9 @@ public final class PerfBenchmark {
         return options.roots();
     }
 
+    /** The longest warm-up, in multiples of {@code --warmup-time}, while some rank's compiler is still busy. */
+    static final int WARMUP_LIMIT_FACTOR = 5;
+
     /**
      * Runs the first case at every size of the sweep, out of place and in place, with the barrier
      * and time aggregation of a row, in rounds, until {@code --warmup-time} has passed on every
@@ -178,9 +181,6 @@ public final class PerfBenchmark {
      * busy (see {@link JitActivity}) holds the others back, up to {@link #WARMUP_LIMIT_FACTOR} times
      * that long.
      */
-    /** The longest warm-up, in multiples of {@code --warmup-time}, while some rank's compiler is still busy. */
-    static final int WARMUP_LIMIT_FACTOR = 5;
-
     private void warmUpTheJvm(int root) {
         if (options.warmupSeconds() <= 0) return;
         PerfCollective coll = options.collective();
