@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 
 static int busy;            /* cudaStreamQuery / cudaEventQuery say cudaErrorNotReady */
 static int fail_next_copy;  /* error code for the next cudaMemcpyAsync, 0 for none */
@@ -51,14 +52,40 @@ int cudaSetDevice(int d) {
     return 0;
 }
 
-int cudaMalloc(void **p, size_t n) {
+/* Device allocations, so that cudaPointerGetAttributes can tell device memory from host memory. */
+#define MAX_TRACKED 4096
+static struct { char *start; size_t bytes; int device; } tracked[MAX_TRACKED];
+static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void track(void *p, size_t n) {
+    pthread_mutex_lock(&tracked_lock);
+    for (int i = 0; i < MAX_TRACKED; i++) {
+        if (!tracked[i].start) { tracked[i].start = p; tracked[i].bytes = n; tracked[i].device = current_device; break; }
+    }
+    pthread_mutex_unlock(&tracked_lock);
+}
+
+static void untrack(void *p) {
+    pthread_mutex_lock(&tracked_lock);
+    for (int i = 0; i < MAX_TRACKED; i++) if (tracked[i].start == p) tracked[i].start = 0;
+    pthread_mutex_unlock(&tracked_lock);
+}
+
+static int host_alloc(void **p, size_t n) {
     *p = malloc(n ? n : 1);
     if (!*p) return 2; /* cudaErrorMemoryAllocation */
     __atomic_add_fetch(&live_allocations, 1, __ATOMIC_RELAXED);
     return 0;
 }
 
+int cudaMalloc(void **p, size_t n) {
+    int e = host_alloc(p, n);
+    if (e == 0) track(*p, n ? n : 1);
+    return e;
+}
+
 int cudaFree(void *p) {
+    untrack(p);
     free(p);
     __atomic_sub_fetch(&live_allocations, 1, __ATOMIC_RELAXED);
     return 0;
@@ -66,10 +93,37 @@ int cudaFree(void *p) {
 
 int cudaHostAlloc(void **p, size_t n, unsigned int flags) {
     (void) flags;
-    return cudaMalloc(p, n);
+    return host_alloc(p, n);
 }
 
-int cudaFreeHost(void *p) { return cudaFree(p); }
+int cudaFreeHost(void *p) {
+    free(p);
+    __atomic_sub_fetch(&live_allocations, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* CUDA 11+ layout: enum cudaMemoryType type; int device; void *devicePointer; void *hostPointer. */
+struct fake_pointer_attributes { int type; int device; void *device_pointer; void *host_pointer; };
+
+int cudaPointerGetAttributes(struct fake_pointer_attributes *a, const void *ptr) {
+    const char *c = ptr;
+    a->type = 0; /* cudaMemoryTypeUnregistered */
+    a->device = -2;
+    a->device_pointer = 0;
+    a->host_pointer = (void *) ptr;
+    pthread_mutex_lock(&tracked_lock);
+    for (int i = 0; i < MAX_TRACKED; i++) {
+        if (tracked[i].start && c >= tracked[i].start && c < tracked[i].start + tracked[i].bytes) {
+            a->type = 2; /* cudaMemoryTypeDevice */
+            a->device = tracked[i].device;
+            a->device_pointer = (void *) ptr;
+            a->host_pointer = 0;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tracked_lock);
+    return 0;
+}
 
 int cudaMemcpy(void *dst, const void *src, size_t n, int kind) {
     (void) kind;

@@ -49,7 +49,7 @@ public class ArgumentChecks {
     }
 
     /** The segment exists, is accessible from this thread, and holds at least {@code bytes}. */
-    void readable(MemorySegment seg, long bytes, String name, String shape) {
+    public void readable(MemorySegment seg, long bytes, String name, String shape) {
         if (seg == null) throw bad(name + " buffer is null");
         if (!seg.scope().isAlive()) throw bad(name + " buffer's arena is already closed");
         if (!seg.isAccessibleBy(Thread.currentThread())) {
@@ -60,13 +60,13 @@ public class ArgumentChecks {
         }
     }
 
-    void writable(MemorySegment seg, long bytes, String name, String shape) {
+    public void writable(MemorySegment seg, long bytes, String name, String shape) {
         readable(seg, bytes, name, shape);
         if (seg.isReadOnly()) throw bad(name + " buffer is read-only");
     }
 
     /** Send and receive may be the same memory (in place) or disjoint, nothing in between. */
-    void inPlaceOrDisjoint(MemorySegment send, MemorySegment recv, boolean inPlace) {
+    public void inPlaceOrDisjoint(MemorySegment send, MemorySegment recv, boolean inPlace) {
         if (!inPlace && Memory.overlap(send, recv)) {
             throw bad("send and recv buffers overlap without being in place; use the same memory for in-place, or separate buffers");
         }

@@ -93,6 +93,11 @@ public final class CudaDeviceMemory implements DeviceMemory {
     }
 
     @Override
+    public int deviceOf(long address) {
+        return address == 0 ? -1 : cuda.deviceOf(address);
+    }
+
+    @Override
     public void free(DeviceBuffer buffer) {
         if (buffer.address() == 0) return;
         if (deviceAllocations.remove(buffer.address()) == null) {

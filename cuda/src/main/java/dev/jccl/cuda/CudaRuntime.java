@@ -83,6 +83,7 @@ public final class CudaRuntime {
     private final NativeFunction deviceGetPciBusId;
     private final NativeFunction getDeviceProperties2;
     private final NativeFunction getDeviceProperties;
+    private final NativeFunction pointerGetAttributes;
 
     /** Eight bytes per thread for out-parameters. */
     private static final ThreadLocal<MemorySegment> OUT = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
@@ -117,6 +118,7 @@ public final class CudaRuntime {
         deviceGetPciBusId = new NativeFunction(l, library, "cudaDeviceGetPCIBusId", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT), missing);
         getDeviceProperties2 = new NativeFunction(l, library, "cudaGetDeviceProperties_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
         getDeviceProperties = new NativeFunction(l, library, "cudaGetDeviceProperties", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
+        pointerGetAttributes = new NativeFunction(l, library, "cudaPointerGetAttributes", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
     }
 
     /** {@link #load(Map)} with the process environment. */
@@ -264,6 +266,24 @@ public final class CudaRuntime {
             MemorySegment text = arena.allocate(64);
             check(call(deviceGetPciBusId, text.address(), 64, device), "cudaDeviceGetPCIBusId(" + device + ")");
             return text.getString(0);
+        }
+    }
+
+    /** {@code cudaMemoryTypeDevice} and {@code cudaMemoryTypeManaged}: memory a kernel (and NCCL) reads on the device. */
+    private static final int MEMORY_TYPE_DEVICE = 2;
+    private static final int MEMORY_TYPE_MANAGED = 3;
+
+    /**
+     * The ordinal of the GPU whose memory {@code pointer} is (device or managed memory), or -1 for
+     * host memory, pinned or not ({@code cudaPointerGetAttributes}; CUDA 11 layout: type, device,
+     * device pointer, host pointer).
+     */
+    public int deviceOf(long pointer) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attributes = arena.allocate(24, 8);
+            if (call(pointerGetAttributes, attributes.address(), pointer) != SUCCESS) return -1; // older CUDA: unregistered host memory
+            int type = attributes.get(JAVA_INT, 0);
+            return type == MEMORY_TYPE_DEVICE || type == MEMORY_TYPE_MANAGED ? attributes.get(JAVA_INT, 4) : -1;
         }
     }
 

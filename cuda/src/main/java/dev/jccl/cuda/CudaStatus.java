@@ -5,7 +5,7 @@ import java.util.Map;
 /**
  * What {@code jccl info} says about GPUs here: whether CUDA can be used, and which path device
  * buffers would take and why. Looks only at this process (the path a job really takes is agreed by
- * all of its ranks when a {@link DeviceCommunicator} is made; see {@link DeviceCommunicator#describePath()}).
+ * all of its ranks when a GPU is attached; see {@link CudaSupport#describePath()}).
  *
  * @param available whether device buffers can be used here at all
  * @param detail    one line: the CUDA found, and the path; or why there is no CUDA

@@ -1,5 +1,7 @@
 package dev.jccl.cuda;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * A range of device memory: {@code byteSize} bytes at device address {@code address} on the GPU
  * with ordinal {@code device} ({@code cuda:device}). A plain value: Jccl neither owns nor frees
@@ -19,6 +21,16 @@ public record DeviceBuffer(long address, long byteSize, int device) {
         if (byteSize > 0 && Long.compareUnsigned(address + byteSize - 1, address) < 0) {
             throw new IllegalArgumentException("device buffer of " + byteSize + " bytes at 0x" + Long.toHexString(address) + " wraps around the address space");
         }
+    }
+
+    /**
+     * This buffer as a communicator takes it: a segment of the device address and length, which a
+     * communicator with this device attached ({@link CudaSupport}) recognises as device memory. Host
+     * code must never read or write it.
+     */
+    @SuppressWarnings("restricted") // a device address has no host memory behind it to bound
+    public MemorySegment segment() {
+        return byteSize == 0 ? MemorySegment.NULL : MemorySegment.ofAddress(address).reinterpret(byteSize);
     }
 
     /** {@code bytes} bytes from {@code offset}; the range must lie inside this buffer. */

@@ -30,6 +30,12 @@ public interface DeviceMemory extends AutoCloseable {
     /** Allocates {@code bytes} of device memory ({@code cudaMalloc}). */
     DeviceBuffer allocate(long bytes);
 
+    /**
+     * The ordinal of the GPU whose memory {@code address} is, or -1 for host memory (pageable or
+     * pinned): how a communicator tells a device buffer from a host one.
+     */
+    int deviceOf(long address);
+
     /** Frees memory from {@link #allocate}. */
     void free(DeviceBuffer buffer);
 

@@ -2,7 +2,7 @@ package dev.jccl.cuda;
 
 import java.util.Locale;
 
-/** How a {@link DeviceCommunicator} moves device buffers. */
+/** How a communicator with a GPU attached ({@link CudaSupport}) moves device buffers. */
 public enum DevicePath {
     /** Pipelined copies through pinned host memory and the host communicator (works with any GPU, any number of ranks per GPU). */
     STAGED,

@@ -61,8 +61,8 @@ final class NcclCommunicator implements AutoCloseable {
 
     /**
      * Collective over {@code host}: makes the NCCL communicator of the same ranks, on
-     * {@code memory}'s device. Must be called on the thread that will drive it (its current device
-     * is set here).
+     * {@code memory}'s device. Operations are then queued by whichever thread holds the
+     * communicator's turn (one at a time), each binding the device first.
      */
     static NcclCommunicator create(NcclApi api, Communicator host, DeviceMemory memory, Duration timeout) {
         int rank = host.rank();

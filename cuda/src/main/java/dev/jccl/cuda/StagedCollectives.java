@@ -1,10 +1,10 @@
 package dev.jccl.cuda;
 
-import dev.jccl.Communicator;
 import dev.jccl.JcclException;
 import dev.jccl.JcclTimeoutException;
 import dev.jccl.PeerFailedException;
 import dev.jccl.concurrent.IdleStrategy;
+import dev.jccl.runtime.HostPath;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -27,18 +27,19 @@ import java.util.concurrent.TimeoutException;
  *  to device                                 [ H2D 0 ][ H2D 1 ] …
  * </pre>
  *
- * <p>The host collective of each chunk is the communicator's own ({@code allReduceAsync} …), so
- * reductions, AVG, types and error reports are exactly the host path's. Chunks are issued in
- * order and host collectives complete in order. A failure anywhere (a copy, a peer, a deadline)
- * aborts the host communicator, so that peers fail at once rather than at their deadline, and is
- * thrown with the operation, the chunk and the phase named. Not thread-safe: one thread (the
- * device communicator's worker) drives it.
+ * <p>The host collective of each chunk is the communicator's own, run on its {@link HostPath}
+ * within the device operation's turn, so reductions, AVG, types and error reports are exactly the
+ * host path's, and no other call can come between a device operation's chunks. A chunk's host
+ * collective runs on the pipeline's thread while the GPU copies the next chunk in and the previous
+ * one out. A failure anywhere (a copy, a peer, a deadline) is thrown with the operation, the chunk
+ * and the phase named, and fails the communicator, which tells the peers at once rather than at
+ * their deadline. Not thread-safe: one thread (the
+ * one holding the device operation's turn) drives it.
  */
 final class StagedCollectives implements AutoCloseable {
     /** Extra time the pipeline gives a host collective beyond the deadline, so that the communicator's own, more precise report comes first. */
     private static final long HOST_GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
-    private final Communicator comm;
     private final DeviceMemory memory;
     private final long slotBytes;
     private final int slotCount;
@@ -53,12 +54,11 @@ final class StagedCollectives implements AutoCloseable {
      *                  for AllGather, ReduceScatter and AllToAll)
      * @param slotCount slots in flight (at least 2: one filling while one is exchanged)
      */
-    StagedCollectives(Communicator comm, DeviceMemory memory, long slotBytes, int slotCount, Duration timeout, StagingListener listener) {
+    StagedCollectives(int ranks, DeviceMemory memory, long slotBytes, int slotCount, Duration timeout, StagingListener listener) {
         if (slotCount < 2) throw new IllegalArgumentException("staging needs at least 2 slots, got " + slotCount);
-        this.comm = comm;
         this.memory = memory;
         // Every block of the widest layout must hold at least one element of the widest type.
-        this.slotBytes = Math.max(slotBytes, 16L * comm.size());
+        this.slotBytes = Math.max(slotBytes, 16L * ranks);
         this.slotCount = slotCount;
         this.timeoutNanos = timeout.toNanos();
         this.listener = listener;
@@ -72,8 +72,8 @@ final class StagedCollectives implements AutoCloseable {
         return slotCount;
     }
 
-    /** Runs {@code op} to completion on the calling thread; {@code label} names it in errors ({@code AllReduce #7}). */
-    void run(StagedOp op, String label) {
+    /** Runs {@code op} to completion on the calling thread, which holds the turn; {@code label} names it in errors ({@code AllReduce #7}). */
+    void run(StagedOp op, String label, HostPath host) {
         ensureResources();
         int n = op.chunks();
         DeviceEvent[] toHost = new DeviceEvent[n];
@@ -100,14 +100,16 @@ final class StagedCollectives implements AutoCloseable {
                     nextToHost++;
                     moved = true;
                 }
-                // 2. Start the host collective of every chunk whose data has arrived, in order.
-                while (nextExchange < nextToHost && done(toHost[nextExchange])) {
+                // 2. Run the host collective of the next chunk if its data has arrived. One per pass:
+                //    the collective runs on this thread, and the passes between queue the copies that
+                //    overlap the next one.
+                if (nextExchange < nextToHost && done(toHost[nextExchange])) {
                     int k = nextExchange;
                     where = phase("host collective", k, n);
                     long now = System.nanoTime();
                     if (toHost[k] != null) listener.phase(label, StagingListener.Phase.TO_HOST, k, n, started[3 * k], now);
                     started[3 * k + 1] = now;
-                    exchange[k] = op.exchange(k, slots[k % slotCount], comm);
+                    exchange[k] = op.exchange(k, slots[k % slotCount], host);
                     nextExchange++;
                     moved = true;
                 }
@@ -150,7 +152,7 @@ final class StagedCollectives implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             // A host collective refused because an earlier chunk's failed: report the earlier one, the cause. It is
-            // failing as this one is refused, so wait for it briefly, before the abort below fails the rest.
+            // failing as this one is refused, so wait for it briefly, before the communicator fails for good.
             RuntimeException cause = e;
             if (where.startsWith("host collective")) {
                 long until = System.nanoTime() + Math.min(timeoutNanos, TimeUnit.SECONDS.toNanos(2));
@@ -171,9 +173,8 @@ final class StagedCollectives implements AutoCloseable {
                     break;
                 }
             }
-            comm.abort();
             settle(exchange, nextExchange);
-            throw contextual(cause, "rank " + comm.rank() + ": " + label + " on device buffers (staged through host memory) failed at the " + where);
+            throw contextual(cause, "rank " + host.rank() + ": " + label + " on device buffers (staged through host memory) failed at the " + where);
         }
     }
 

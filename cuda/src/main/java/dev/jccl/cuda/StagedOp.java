@@ -1,8 +1,9 @@
 package dev.jccl.cuda;
 
-import dev.jccl.Communicator;
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
+import dev.jccl.runtime.HostPath;
+import dev.jccl.runtime.Operation;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
@@ -10,8 +11,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * One collective on device buffers, cut into chunks that each fit one pinned staging slot. For
  * chunk {@code k} the pipeline calls {@link #toHost} (queue the device-to-host copies into the
- * slot), then, once they are done, {@link #exchange} (the host collective on the slot, through the
- * communicator's async API), then {@link #toDevice} (queue the host-to-device copies out of the
+ * slot), then, once they are done, {@link #exchange} (the host collective on the slot, run at once on
+ * the host path within the device operation's turn), then {@link #toDevice} (queue the host-to-device copies out of the
  * slot).
  *
  * <p>Every rank cuts the same call into the same chunks (the cut depends only on the count, the
@@ -83,10 +84,29 @@ abstract sealed class StagedOp {
     abstract boolean toHost(int chunk, MemorySegment slot, DeviceStream stream);
 
     /** Starts this chunk's host collective. */
-    abstract CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm);
+    abstract CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host);
 
     /** Queues this chunk's host-to-device copies; returns whether there were any. */
     abstract boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream);
+
+    /** The staged form of {@code op} (on device buffers of {@code device}) for a rank of {@code size}, with slots of {@code slotBytes}. */
+    static StagedOp of(Operation op, int device, int rank, int size, long slotBytes) {
+        DeviceBuffer send = new DeviceBuffer(op.send().address(), op.send().byteSize(), device);
+        DeviceBuffer recv = new DeviceBuffer(op.recv().address(), op.recv().byteSize(), device);
+        long n = op.count();
+        DataType t = op.type();
+        return switch (op.collective()) {
+            case ALL_REDUCE -> new AllReduce(send, recv, n, t, op.op(), slotBytes);
+            case BROADCAST -> new Broadcast(send, recv, n, t, op.root(), rank, slotBytes);
+            case REDUCE -> new Reduce(send, recv, n, t, op.op(), op.root(), rank, slotBytes);
+            case ALL_GATHER -> new AllGather(send, recv, n, t, rank, size, slotBytes);
+            case REDUCE_SCATTER -> new ReduceScatter(send, recv, n, t, op.op(), rank, size, slotBytes);
+            case ALL_TO_ALL -> new AllToAll(send, recv, n, t, size, slotBytes);
+            case SEND -> new Send(send, n, t, op.root(), slotBytes);
+            case RECV -> new Recv(recv, n, t, op.root(), slotBytes);
+            case SEND_RECV -> new SendRecv(send, op.root(), recv, op.recvPeer(), n, t, slotBytes);
+        };
+    }
 
     /** Elements per chunk for a slot of {@code slotBytes} holding {@code blocks} blocks of the type. */
     static long chunkElements(long slotBytes, int blocks, DataType type) {
@@ -113,9 +133,9 @@ abstract sealed class StagedOp {
         }
 
         @Override
-        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             MemorySegment s = bytes(slot, 0, length(chunk));
-            return comm.allReduceAsync(s, s, length(chunk), type, op);
+            return host.run(host.checks().allReduce(s, s, length(chunk), type, op));
         }
 
         @Override
@@ -148,10 +168,10 @@ abstract sealed class StagedOp {
         }
 
         @Override
-        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             long n = length(chunk);
             MemorySegment s = bytes(slot, 0, n);
-            return comm.broadcastAsync(s, s, n, type, root);
+            return host.run(host.checks().broadcast(s, s, n, type, root));
         }
 
         @Override
@@ -185,10 +205,10 @@ abstract sealed class StagedOp {
         }
 
         @Override
-        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             long n = length(chunk);
             MemorySegment s = bytes(slot, 0, n);
-            return comm.reduceAsync(s, s, n, type, op, root);
+            return host.run(host.checks().reduce(s, s, n, type, op, root));
         }
 
         @Override
@@ -215,9 +235,9 @@ abstract sealed class StagedOp {
         }
 
         @Override
-        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             long n = length(chunk);
-            return comm.sendAsync(bytes(slot, 0, n), n, type, peer);
+            return host.run(host.checks().send(bytes(slot, 0, n), n, type, peer));
         }
 
         @Override
@@ -242,9 +262,9 @@ abstract sealed class StagedOp {
         }
 
         @Override
-        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             long n = length(chunk);
-            return comm.recvAsync(bytes(slot, 0, n), n, type, peer);
+            return host.run(host.checks().recv(bytes(slot, 0, n), n, type, peer));
         }
 
         @Override
@@ -273,9 +293,9 @@ abstract sealed class StagedOp {
         }
 
         @Override
-        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             long n = length(chunk);
-            return comm.sendRecvAsync(bytes(slot, 0, n), sendPeer, bytes(slot, chunkElements, n), recvPeer, n, type);
+            return host.run(host.checks().sendRecv(bytes(slot, 0, n), sendPeer, bytes(slot, chunkElements, n), recvPeer, n, type));
         }
 
         @Override
@@ -311,9 +331,9 @@ abstract sealed class StagedOp {
         }
 
         @Override
-        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             long len = length(chunk);
-            return comm.allGatherAsync(bytes(slot, rank * len, len), bytes(slot, 0, ranks * len), len, type);
+            return host.run(host.checks().allGather(bytes(slot, rank * len, len), bytes(slot, 0, ranks * len), len, type));
         }
 
         @Override
@@ -350,9 +370,9 @@ abstract sealed class StagedOp {
         }
 
         @Override
-        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             long len = length(chunk);
-            return comm.reduceScatterAsync(bytes(slot, 0, ranks * len), bytes(slot, rank * len, len), len, type, op);
+            return host.run(host.checks().reduceScatter(bytes(slot, 0, ranks * len), bytes(slot, rank * len, len), len, type, op));
         }
 
         @Override
@@ -385,10 +405,10 @@ abstract sealed class StagedOp {
         }
 
         @Override
-        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, Communicator comm) {
+        CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             long len = length(chunk);
             MemorySegment s = bytes(slot, 0, ranks * len);
-            return comm.allToAllAsync(s, s, len, type);
+            return host.run(host.checks().allToAll(s, s, len, type));
         }
 
         @Override

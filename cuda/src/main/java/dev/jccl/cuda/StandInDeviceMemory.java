@@ -50,6 +50,8 @@ public final class StandInDeviceMemory implements DeviceMemory {
     private final int failingCopy;
     private final AtomicInteger copies = new AtomicInteger();
     private final NavigableMap<Long, Allocation> allocations = new ConcurrentSkipListMap<>();
+    /** Every live stand-in's device allocations by start address, so that {@link #deviceOf} knows other devices' memory, as CUDA does. */
+    private static final NavigableMap<Long, StandInDeviceMemory> DEVICE_MEMORY_OWNERS = new ConcurrentSkipListMap<>();
     private final List<Stream> streams = new ArrayList<>();
     private volatile boolean closed;
 
@@ -156,6 +158,14 @@ public final class StandInDeviceMemory implements DeviceMemory {
     }
 
     @Override
+    public int deviceOf(long address) {
+        var owner = DEVICE_MEMORY_OWNERS.floorEntry(address);
+        if (owner == null) return -1;
+        Allocation a = owner.getValue().allocations.get(owner.getKey());
+        return a != null && !a.pinned() && address - owner.getKey() < a.segment().byteSize() ? owner.getValue().device : -1;
+    }
+
+    @Override
     public void free(DeviceBuffer buffer) {
         if (buffer.address() == 0) return;
         release(buffer.address(), false);
@@ -176,6 +186,7 @@ public final class StandInDeviceMemory implements DeviceMemory {
         Arena arena = Arena.ofShared();
         MemorySegment s = arena.allocate(Math.max(1, bytes), 64);
         allocations.put(s.address(), new Allocation(arena, s, pinned));
+        if (!pinned) DEVICE_MEMORY_OWNERS.put(s.address(), this);
         return s.asSlice(0, bytes);
     }
 
@@ -186,6 +197,7 @@ public final class StandInDeviceMemory implements DeviceMemory {
                     + ", or was freed already");
         }
         allocations.remove(address);
+        DEVICE_MEMORY_OWNERS.remove(address, this);
         a.arena().close();
     }
 
@@ -247,7 +259,10 @@ public final class StandInDeviceMemory implements DeviceMemory {
             open = new ArrayList<>(streams);
         }
         for (Stream s : open) s.close();
-        for (Allocation a : allocations.values()) a.arena().close();
+        for (var e : allocations.entrySet()) {
+            DEVICE_MEMORY_OWNERS.remove(e.getKey(), this);
+            e.getValue().arena().close();
+        }
         allocations.clear();
     }
 

@@ -1,12 +1,15 @@
 /**
- * Collectives on CUDA device memory: {@link dev.jccl.cuda.DeviceCommunicator} over a host
- * {@link dev.jccl.Communicator}, on {@link dev.jccl.cuda.DeviceBuffer}s.
+ * Collectives on CUDA device memory through the ordinary {@link dev.jccl.Communicator}:
+ * {@link dev.jccl.cuda.CudaSupport} attaches a device executor to a communicator, which then takes
+ * {@link dev.jccl.cuda.DeviceBuffer#segment() device buffers} with the same checks and in one order
+ * with its host operations.
  *
  * <pre>
- *  DeviceCommunicator ── PathSelection (all ranks agree: NCCL or staged, and why)
- *     │                     │
- *     ├─ StagedCollectives (pipeline) ── StagedOp (chunk layout per collective) ── host Communicator
- *     └─ NcclCommunicator (deadlines, async errors, abort) ── NcclApi ← NcclLibrary (FFM), NcclTypes
+ *  CudaSupport ── PathSelection (all ranks agree: NCCL or staged, and why)
+ *     │
+ *     ├─ StagedExecutor ── StagedCollectives (pipeline) ── StagedOp (chunk layout) ── the host path (runtime.HostPath)
+ *     └─ NcclExecutor (in-flight queue, poller, deadlines) ── NcclCommunicator ── NcclApi ← NcclLibrary (FFM), NcclTypes
+ *  CudaExecutor: which buffers are this device's (DeviceMemory.deviceOf)
  *  DeviceMemory: streams, events, pinned memory ← CudaDeviceMemory ← CudaRuntime (FFM)
  *                                               ← StandInDeviceMemory (host memory, a thread per stream)
  *  NativeLibraries / NativeFunction: finding the libraries, binding each function on first use

@@ -1,10 +1,11 @@
 package dev.jccl.conformance;
 
+import dev.jccl.Communicator;
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.conformance.TestData.Dist;
 import dev.jccl.cuda.DeviceBuffer;
-import dev.jccl.cuda.DeviceCommunicator;
+import dev.jccl.cuda.CudaSupport;
 import dev.jccl.cuda.DeviceMemory;
 
 import java.lang.foreign.Arena;
@@ -17,7 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * One rank's device conformance cases, run through a {@link DeviceCommunicator} on any
+ * One rank's device conformance cases, run through a {@link Communicator} with a GPU attached ({@link CudaSupport}) on any
  * {@link DeviceMemory} (the stand-in in CI, a GPU where there is one); every rank runs the same
  * list in the same order and returns what went wrong.
  */
@@ -47,16 +48,16 @@ public final class DeviceBattery {
 
     private final int rank;
     private final int n;
-    private final DeviceCommunicator dc;
+    private final Communicator comm;
     private final DeviceMemory memory;
     private final List<String> problems = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
     private long seed = 1000;
 
-    public DeviceBattery(int rank, int n, DeviceCommunicator dc, DeviceMemory memory) {
+    public DeviceBattery(int rank, int n, Communicator comm, DeviceMemory memory) {
         this.rank = rank;
         this.n = n;
-        this.dc = dc;
+        this.comm = comm;
         this.memory = memory;
     }
 
@@ -95,7 +96,7 @@ public final class DeviceBattery {
         DeviceBuffer recv = guarded(bytes);
         DeviceBuffer send = inPlace ? recv : guarded(bytes);
         upload(send, s, rank, 0, count, t, d);
-        dc.allReduce(send.slice(0, bytes), recv.slice(0, bytes), count, t, op);
+        comm.allReduce(send.slice(0, bytes).segment(), recv.slice(0, bytes).segment(), count, t, op);
         Reference.Reduction ref = new Reference.Reduction(s, n, t, op, d);
         check("AllReduce " + t + " " + op + " " + count + (inPlace ? " in place" : ""), recv, count, t, ref::expected);
         if (!inPlace) check("AllReduce send kept", send, count, t, i -> TestData.bits(s, rank, i, t, d));
@@ -108,7 +109,7 @@ public final class DeviceBattery {
         DeviceBuffer recv = guarded(bytes);
         DeviceBuffer send = inPlace ? recv : guarded(bytes);
         upload(send, s, rank, 0, count, t, Dist.BITS);
-        dc.broadcast(rank == root || !inPlace ? send.slice(0, bytes) : null, recv.slice(0, bytes), count, t, root);
+        comm.broadcast(rank == root || !inPlace ? send.slice(0, bytes).segment() : null, recv.slice(0, bytes).segment(), count, t, root);
         check("Broadcast " + t + " " + count + " root " + root, recv, count, t, i -> TestData.bits(s, root, i, t, Dist.BITS));
         free(send, recv);
     }
@@ -121,7 +122,7 @@ public final class DeviceBattery {
         DeviceBuffer send = inPlace ? recv : guarded(bytes);
         upload(send, s, rank, 0, count, t, d);
         if (!inPlace) memory.fill(recv, SENTINEL);
-        dc.reduce(send.slice(0, bytes), rank == root || inPlace ? recv.slice(0, bytes) : null, count, t, op, root);
+        comm.reduce(send.slice(0, bytes).segment(), rank == root || inPlace ? recv.slice(0, bytes).segment() : null, count, t, op, root);
         Reference.Reduction ref = new Reference.Reduction(s, n, t, op, d);
         if (rank == root) check("Reduce " + t + " " + op + " " + count + " root " + root, recv, count, t, ref::expected);
         else if (!inPlace) checkSentinel("Reduce non-root recv untouched", recv, recv.byteSize());
@@ -134,7 +135,7 @@ public final class DeviceBattery {
         DeviceBuffer recv = guarded(block * n);
         DeviceBuffer send = inPlace ? recv.slice(rank * block, block) : guarded(block);
         upload(send, s, rank, 0, count, t, Dist.BITS);
-        dc.allGather(send.slice(0, block), recv.slice(0, block * n), count, t);
+        comm.allGather(send.slice(0, block).segment(), recv.slice(0, block * n).segment(), count, t);
         check("AllGather " + t + " " + count, recv, count * n, t, i -> TestData.bits(s, (int) (i / count), i % count, t, Dist.BITS));
         if (!inPlace) free(send);
         free(recv);
@@ -147,7 +148,7 @@ public final class DeviceBattery {
         DeviceBuffer send = guarded(block * n);
         DeviceBuffer recv = inPlace ? send.slice(rank * block, block) : guarded(block);
         upload(send, s, rank, 0, count * n, t, d);
-        dc.reduceScatter(send.slice(0, block * n), recv.slice(0, block), count, t, op);
+        comm.reduceScatter(send.slice(0, block * n).segment(), recv.slice(0, block).segment(), count, t, op);
         Reference.Reduction ref = new Reference.Reduction(s, n, t, op, d);
         check("ReduceScatter " + t + " " + op + " " + count, recv, count, t, i -> ref.expected(rank * count + i));
         if (!inPlace) free(recv);
@@ -160,7 +161,7 @@ public final class DeviceBattery {
         DeviceBuffer recv = guarded(total);
         DeviceBuffer send = inPlace ? recv : guarded(total);
         upload(send, s, rank, 0, count * n, t, Dist.BITS);
-        dc.allToAll(send.slice(0, total), recv.slice(0, total), count, t);
+        comm.allToAll(send.slice(0, total).segment(), recv.slice(0, total).segment(), count, t);
         check("AllToAll " + t + " " + count + (inPlace ? " in place" : ""), recv, count * n, t,
                 i -> TestData.bits(s, (int) (i / count), rank * count + i % count, t, Dist.BITS));
         free(send, recv);
@@ -176,11 +177,11 @@ public final class DeviceBattery {
         DeviceBuffer recv = guarded(bytes);
         upload(send, s, rank, 0, count, t, Dist.BITS);
         if (rank % 2 == 0) {
-            dc.send(send.slice(0, bytes), count, t, next);
-            dc.recv(recv.slice(0, bytes), count, t, prev);
+            comm.send(send.slice(0, bytes).segment(), count, t, next);
+            comm.recv(recv.slice(0, bytes).segment(), count, t, prev);
         } else {
-            CompletableFuture<Void> r = dc.recvAsync(recv.slice(0, bytes), count, t, prev);
-            CompletableFuture<Void> w = dc.sendAsync(send.slice(0, bytes), count, t, next);
+            CompletableFuture<Void> r = comm.recvAsync(recv.slice(0, bytes).segment(), count, t, prev);
+            CompletableFuture<Void> w = comm.sendAsync(send.slice(0, bytes).segment(), count, t, next);
             r.join();
             w.join();
         }
@@ -197,7 +198,7 @@ public final class DeviceBattery {
         DeviceBuffer recv = guarded(bytes);
         DeviceBuffer send = inPlace ? recv : guarded(bytes);
         upload(send, s, rank, 0, count, t, Dist.BITS);
-        dc.sendRecv(send.slice(0, bytes), next, recv.slice(0, bytes), prev, count, t);
+        comm.sendRecv(send.slice(0, bytes).segment(), next, recv.slice(0, bytes).segment(), prev, count, t);
         check("SendRecv " + t + " " + count + (inPlace ? " in place" : ""), recv, count, t, i -> TestData.bits(s, prev, i, t, Dist.BITS));
         free(send, recv);
     }
@@ -214,7 +215,7 @@ public final class DeviceBattery {
             DeviceBuffer b = guarded(count * 4);
             upload(b, seed++, rank, 0, count, t, Dist.SMALL_INTS);
             buffers.add(b);
-            futures.add(dc.allReduceAsync(b.slice(0, count * 4), b.slice(0, count * 4), count, t, ReduceOp.SUM));
+            futures.add(comm.allReduceAsync(b.slice(0, count * 4).segment(), b.slice(0, count * 4).segment(), count, t, ReduceOp.SUM));
         }
         for (int c = 0; c < calls; c++) {
             futures.get(c).join();

@@ -1,7 +1,7 @@
 package dev.jccl.conformance;
 
 import dev.jccl.TestRanks;
-import dev.jccl.cuda.DeviceCommunicator;
+import dev.jccl.cuda.CudaSupport;
 import dev.jccl.cuda.DevicePath;
 import dev.jccl.cuda.StandInDeviceMemory;
 import org.junit.jupiter.api.Timeout;
@@ -34,11 +34,11 @@ class StagedDeviceConformanceTest {
     void everyCollectiveMatchesTheReference(int n) throws Exception {
         List<Object> results = TestRanks.run(n, TestRanks.loopback(Duration.ofSeconds(30)), (rank, comm) -> {
             try (StandInDeviceMemory memory = StandInDeviceMemory.create(rank % 2);
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, memory, DeviceCommunicator.Options.fromEnvironment(Map.of(), comm.config())
+                 CudaSupport gpu = CudaSupport.attach(comm, memory, CudaSupport.Options.fromEnvironment(Map.of(), comm.config())
                          .withChunkBytes(SLOT_BYTES).withSlots(3))) {
-                assertEquals(DevicePath.STAGED, dc.path());
-                assertTrue(dc.describePath().startsWith("staged through pinned host memory (3 slots of 256 B); NCCL not used: "), dc.describePath());
-                return new DeviceBattery(rank, n, dc, memory).run();
+                assertEquals(DevicePath.STAGED, gpu.path());
+                assertTrue(gpu.describePath().startsWith("staged through pinned host memory (3 slots of 256 B); NCCL not used: "), gpu.describePath());
+                return new DeviceBattery(rank, n, comm, memory).run();
             }
         });
         DeviceBattery.assertClean(results);

@@ -130,12 +130,12 @@ class FakeCudaBindingTest {
         Map<String, String> env = FakeLibraries.environment(false);
         List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(30)), (rank, comm) -> {
             try (CudaDeviceMemory m = CudaDeviceMemory.open(0, env);
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, m,
-                         DeviceCommunicator.Options.fromEnvironment(env, comm.config()).withChunkBytes(512).withSlots(2))) {
-                assertEquals(DevicePath.STAGED, dc.path());
-                assertTrue(dc.describePath().contains("NCCL not used: rank 0 cannot use NCCL: NCCL not found ("
-                        + NcclLibrary.LIBRARY_VARIABLE + "=/nonexistent/libnccl.so.2: no such file)"), dc.describePath());
-                return new DeviceBattery(rank, 2, dc, m).run();
+                 CudaSupport gpu = CudaSupport.attach(comm, m,
+                         CudaSupport.Options.fromEnvironment(env, comm.config()).withChunkBytes(512).withSlots(2))) {
+                assertEquals(DevicePath.STAGED, gpu.path());
+                assertTrue(gpu.describePath().contains("NCCL not used: rank 0 cannot use NCCL: NCCL not found ("
+                        + NcclLibrary.LIBRARY_VARIABLE + "=/nonexistent/libnccl.so.2: no such file)"), gpu.describePath());
+                return new DeviceBattery(rank, 2, comm, m).run();
             }
         });
         DeviceBattery.assertClean(results);

@@ -50,10 +50,10 @@ class FakeNcclBindingTest {
         long destroysBefore = FakeLibraries.ncclGet(12);
         Object result = TestRanks.run(1, TestRanks.loopback(Duration.ofSeconds(20)), (rank, comm) -> {
             try (CudaDeviceMemory m = CudaDeviceMemory.open(0, env);
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, m, DeviceCommunicator.Options.fromEnvironment(env, comm.config()));
+                 CudaSupport gpu = CudaSupport.attach(comm, m, CudaSupport.Options.fromEnvironment(env, comm.config()));
                  Arena arena = Arena.ofConfined()) {
-                assertEquals(DevicePath.NCCL, dc.path());
-                assertEquals("nccl: NCCL 2.21.5 (" + FakeLibraries.nccl() + "), a GPU per rank", dc.describePath());
+                assertEquals(DevicePath.NCCL, gpu.path());
+                assertEquals("nccl: NCCL 2.21.5 (" + FakeLibraries.nccl() + "), a GPU per rank", gpu.describePath());
                 assertEquals(idsBefore + 1, FakeLibraries.ncclGet(8), "rank 0 made one unique id");
                 assertEquals(initsBefore + 1, FakeLibraries.ncclGet(9));
                 assertEquals(0, FakeLibraries.ncclGet(10), "the id reached ncclCommInitRank unchanged");
@@ -64,7 +64,7 @@ class FakeNcclBindingTest {
                 DeviceBuffer b = m.allocate(1024);
                 for (DataType t : DataType.values()) {
                     for (ReduceOp op : ReduceOp.values()) {
-                        dc.allReduce(a, b, 1024 / 8, t, op);
+                        comm.allReduce(a.segment(), b.segment(), 1024 / 8, t, op);
                         assertEquals(1, FakeLibraries.ncclGet(0));
                         assertEquals(128, FakeLibraries.ncclGet(1), "count");
                         assertEquals(NcclTypes.dataType(t, 22105), FakeLibraries.ncclGet(2), t + " as ncclDataType_t");
@@ -72,15 +72,15 @@ class FakeNcclBindingTest {
                         assertTrue(FakeLibraries.ncclGet(5) != 0, "the communicator's stream is passed");
                     }
                 }
-                dc.broadcast(a, b, 10, DataType.INT32, 0);
+                comm.broadcast(a.segment(), b.segment(), 10, DataType.INT32, 0);
                 assertEquals(2, FakeLibraries.ncclGet(0));
                 assertEquals(0, FakeLibraries.ncclGet(4), "root");
-                dc.reduce(a, b, 10, DataType.FLOAT64, ReduceOp.MIN, 0);
+                comm.reduce(a.segment(), b.segment(), 10, DataType.FLOAT64, ReduceOp.MIN, 0);
                 assertEquals(3, FakeLibraries.ncclGet(0));
                 assertEquals(3, FakeLibraries.ncclGet(3));
-                dc.allGather(a, b, 16, DataType.FLOAT16);
+                comm.allGather(a.segment(), b.segment(), 16, DataType.FLOAT16);
                 assertEquals(4, FakeLibraries.ncclGet(0));
-                dc.reduceScatter(a, b, 16, DataType.BFLOAT16, ReduceOp.MAX);
+                comm.reduceScatter(a.segment(), b.segment(), 16, DataType.BFLOAT16, ReduceOp.MAX);
                 assertEquals(5, FakeLibraries.ncclGet(0));
                 assertEquals(9, FakeLibraries.ncclGet(2));
 
@@ -89,7 +89,7 @@ class FakeNcclBindingTest {
                 for (int i = 0; i < 1024; i++) host.set(ValueLayout.JAVA_BYTE, i, (byte) i);
                 m.upload(host, a);
                 long groups = FakeLibraries.ncclGet(13);
-                dc.allToAll(a, a, 256, DataType.INT32);
+                comm.allToAll(a.segment(), a.segment(), 256, DataType.INT32);
                 assertEquals(groups + 1, FakeLibraries.ncclGet(13));
                 assertEquals(7, FakeLibraries.ncclGet(0), "the group ends with the receive");
                 MemorySegment back = arena.allocate(1024);
@@ -108,17 +108,17 @@ class FakeNcclBindingTest {
         long abortsBefore = FakeLibraries.ncclGet(11);
         Object result = TestRanks.run(1, TestRanks.loopback(Duration.ofSeconds(20)), (rank, comm) -> {
             try (CudaDeviceMemory m = CudaDeviceMemory.open(0, env);
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, m, DeviceCommunicator.Options.fromEnvironment(env, comm.config()))) {
+                 CudaSupport gpu = CudaSupport.attach(comm, m, CudaSupport.Options.fromEnvironment(env, comm.config()))) {
                 DeviceBuffer a = m.allocate(64);
                 FakeLibraries.cudaSet(0, 1); // the operation stays "running"
                 FakeLibraries.ncclSet(1, 6); // ncclRemoteError
-                NcclException e = assertThrows(NcclException.class, () -> dc.allReduce(a, a, 16, DataType.FLOAT32, ReduceOp.SUM));
+                NcclException e = assertThrows(NcclException.class, () -> comm.allReduce(a.segment(), a.segment(), 16, DataType.FLOAT32, ReduceOp.SUM));
                 assertEquals(6, e.result());
-                assertEquals("rank 0: AllReduce #1 on device buffers (NCCL) failed: NCCL reports ncclRemoteError (fake: a remote rank went away): "
+                assertEquals("rank 0: AllReduce #2 on device buffers (NCCL) failed: NCCL reports ncclRemoteError (fake: a remote rank went away): "
                         + "fake: peer 1 closed its connection; the NCCL communicator was aborted", e.getMessage());
                 assertEquals(abortsBefore + 1, FakeLibraries.ncclGet(11));
-                JcclException later = assertThrows(JcclException.class, () -> dc.allReduce(a, a, 16, DataType.FLOAT32, ReduceOp.SUM));
-                assertTrue(later.getMessage().startsWith("rank 0: AllReduce refused: this device communicator failed earlier (rank 0: AllReduce #1"),
+                JcclException later = assertThrows(JcclException.class, () -> comm.allReduce(a.segment(), a.segment(), 16, DataType.FLOAT32, ReduceOp.SUM));
+                assertTrue(later.getMessage().startsWith("rank 0: AllReduce refused: this communicator failed earlier (rank 0: AllReduce #2"),
                         later.getMessage());
             } finally {
                 FakeLibraries.cudaSet(0, 0);
@@ -136,20 +136,20 @@ class FakeNcclBindingTest {
         Config config = TestRanks.loopback(Duration.ofSeconds(20)).toBuilder().timeout(Duration.ofMillis(700)).build();
         Object result = TestRanks.run(1, config, (rank, comm) -> {
             try (CudaDeviceMemory m = CudaDeviceMemory.open(0, env);
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, m, DeviceCommunicator.Options.fromEnvironment(env, comm.config()))) {
+                 CudaSupport gpu = CudaSupport.attach(comm, m, CudaSupport.Options.fromEnvironment(env, comm.config()))) {
                 DeviceBuffer a = m.allocate(64);
-                dc.broadcast(a, a, 16, DataType.UINT8, 0);
+                comm.broadcast(a.segment(), a.segment(), 16, DataType.UINT8, 0);
                 FakeLibraries.cudaSet(0, 1);
                 long start = System.nanoTime();
-                var f = dc.allReduceAsync(a, a, 16, DataType.FLOAT32, ReduceOp.SUM);
-                var g = dc.allGatherAsync(a.slice(0, 4), a.slice(0, 4), 1, DataType.INT32);
+                var f = comm.allReduceAsync(a.segment(), a.segment(), 16, DataType.FLOAT32, ReduceOp.SUM);
+                var g = comm.allGatherAsync(a.slice(0, 4).segment(), a.slice(0, 4).segment(), 1, DataType.INT32);
                 Throwable e = assertThrows(java.util.concurrent.CompletionException.class, f::join).getCause();
                 assertInstanceOf(JcclTimeoutException.class, e);
-                assertEquals("rank 0: AllReduce #2 on device buffers (NCCL) did not complete within 0.7 s (JCCL_TIMEOUT): a peer did not take part "
+                assertEquals("rank 0: AllReduce #3 on device buffers (NCCL) did not complete within 0.7 s (JCCL_TIMEOUT): a peer did not take part "
                         + "or cannot be reached; the NCCL communicator was aborted (ncclCommAbort)", e.getMessage());
                 assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10));
                 Throwable next = assertThrows(java.util.concurrent.CompletionException.class, g::join).getCause();
-                assertTrue(next.getMessage().contains("AllGather #3 refused: this device communicator failed earlier"), next.getMessage());
+                assertTrue(next.getMessage().contains("AllGather #4 refused: this communicator failed earlier"), next.getMessage());
                 assertEquals(abortsBefore + 1, FakeLibraries.ncclGet(11));
             } finally {
                 FakeLibraries.cudaSet(0, 0);
@@ -167,16 +167,16 @@ class FakeNcclBindingTest {
         Config config = TestRanks.loopback(Duration.ofSeconds(20)).toBuilder().timeout(Duration.ofMillis(600)).build();
         Object result = TestRanks.run(1, config, (rank, comm) -> {
             try (CudaDeviceMemory m = CudaDeviceMemory.open(0, env);
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, m, DeviceCommunicator.Options.fromEnvironment(env, comm.config()))) {
+                 CudaSupport gpu = CudaSupport.attach(comm, m, CudaSupport.Options.fromEnvironment(env, comm.config()))) {
                 DeviceBuffer a = m.allocate(64);
                 FakeLibraries.ncclSet(2, 1); // ncclGroupEnd blocks until ncclCommAbort
-                return assertThrows(JcclTimeoutException.class, () -> dc.allToAll(a, a, 4, DataType.FLOAT32));
+                return assertThrows(JcclTimeoutException.class, () -> comm.allToAll(a.segment(), a.segment(), 4, DataType.FLOAT32));
             } finally {
                 FakeLibraries.ncclSet(2, 0);
             }
         }).getFirst();
         JcclTimeoutException e = assertInstanceOf(JcclTimeoutException.class, result);
-        assertEquals("rank 0: AllToAll #1 on device buffers (NCCL): the NCCL call did not return within 0.6 s (JCCL_TIMEOUT): a peer did not take "
+        assertEquals("rank 0: AllToAll #2 on device buffers (NCCL): the NCCL call did not return within 0.6 s (JCCL_TIMEOUT): a peer did not take "
                 + "part or cannot be reached; the NCCL communicator was aborted (ncclCommAbort)", e.getMessage());
         assertEquals(abortsBefore + 1, FakeLibraries.ncclGet(11));
     }
@@ -200,8 +200,8 @@ class FakeNcclBindingTest {
 
     private static Object describe(Communicator comm, int device, Map<String, String> env) {
         try (CudaDeviceMemory m = CudaDeviceMemory.open(device, env);
-             DeviceCommunicator dc = DeviceCommunicator.create(comm, m, DeviceCommunicator.Options.fromEnvironment(env, comm.config()))) {
-            return dc.path() == DevicePath.NCCL ? "NCCL" : dc.describePath();
+             CudaSupport gpu = CudaSupport.attach(comm, m, CudaSupport.Options.fromEnvironment(env, comm.config()))) {
+            return gpu.path() == DevicePath.NCCL ? "NCCL" : gpu.describePath();
         }
     }
 }

@@ -69,10 +69,10 @@ class GpuTest {
         for (int n : new int[] {1, 2}) {
             List<Object> results = TestRanks.run(n, TestRanks.loopback(Duration.ofSeconds(60)), (rank, comm) -> {
                 try (CudaDeviceMemory m = CudaDeviceMemory.open(0);
-                     DeviceCommunicator dc = DeviceCommunicator.create(comm, m,
-                             DeviceCommunicator.Options.fromEnvironment(Map.of(), comm.config()).withPath(DevicePath.Request.STAGED).withChunkBytes(4096))) {
-                    assertEquals(DevicePath.STAGED, dc.path());
-                    return new DeviceBattery(rank, n, dc, m).run();
+                     CudaSupport gpu = CudaSupport.attach(comm, m,
+                             CudaSupport.Options.fromEnvironment(Map.of(), comm.config()).withPath(DevicePath.Request.STAGED).withChunkBytes(4096))) {
+                    assertEquals(DevicePath.STAGED, gpu.path());
+                    return new DeviceBattery(rank, n, comm, m).run();
                 }
             });
             DeviceBattery.assertClean(results);
@@ -84,10 +84,10 @@ class GpuTest {
         needsNccl();
         List<Object> results = TestRanks.run(1, TestRanks.loopback(Duration.ofSeconds(60)), (rank, comm) -> {
             try (CudaDeviceMemory m = CudaDeviceMemory.open(0);
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, m, DeviceCommunicator.Options.fromEnvironment(System.getenv(), comm.config())
+                 CudaSupport gpu = CudaSupport.attach(comm, m, CudaSupport.Options.fromEnvironment(System.getenv(), comm.config())
                          .withPath(DevicePath.Request.NCCL))) {
-                System.out.println(dc.describePath());
-                return new DeviceBattery(rank, 1, dc, m).run();
+                System.out.println(gpu.describePath());
+                return new DeviceBattery(rank, 1, comm, m).run();
             }
         });
         DeviceBattery.assertClean(results);
@@ -101,9 +101,9 @@ class GpuTest {
         assumeTrue(n >= 2, "multi-rank NCCL test skipped: " + cuda.deviceCount() + " GPU here, NCCL needs one per rank");
         List<Object> results = TestRanks.run(n, TestRanks.loopback(Duration.ofSeconds(60)), (rank, comm) -> {
             try (CudaDeviceMemory m = CudaDeviceMemory.open(rank);
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, m, DeviceCommunicator.Options.fromEnvironment(System.getenv(), comm.config())
+                 CudaSupport gpu = CudaSupport.attach(comm, m, CudaSupport.Options.fromEnvironment(System.getenv(), comm.config())
                          .withPath(DevicePath.Request.NCCL))) {
-                return new DeviceBattery(rank, n, dc, m).run();
+                return new DeviceBattery(rank, n, comm, m).run();
             }
         });
         DeviceBattery.assertClean(results);

@@ -7,23 +7,23 @@ import dev.jccl.JcclException;
 import dev.jccl.JcclTimeoutException;
 import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
+import dev.jccl.runtime.HostPath;
+import dev.jccl.runtime.Operation;
+import dev.jccl.runtime.OperationChecks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -72,15 +72,16 @@ class StagingPipelineTest {
                 if (recording[0] && phase == StagingListener.Phase.EXCHANGE) exchanges.add(new Interval("X", chunk, start, end));
             };
             try (memory;
-                 DeviceCommunicator dc = DeviceCommunicator.create(slowNetwork(comm, 20), memory,
-                         DeviceCommunicator.Options.fromEnvironment(Map.of(), comm.config()).withChunkBytes(chunkBytes).withListener(phases))) {
+                 CudaSupport gpu = CudaSupport.attach(comm, memory, false,
+                         CudaSupport.Options.fromEnvironment(Map.of(), comm.config()).withChunkBytes(chunkBytes).withListener(phases),
+                         () -> { throw new NcclUnavailableException("not wanted here"); }, host -> slowNetwork(host, 20))) {
                 long count = chunks * chunkBytes / 4;
                 DeviceBuffer buf = memory.allocate(count * 4);
-                dc.allReduce(buf, buf, count, DataType.FLOAT32, ReduceOp.SUM); // the first call runs interpreted code
+                comm.allReduce(buf.segment(), buf.segment(), count, DataType.FLOAT32, ReduceOp.SUM); // the first call runs interpreted code
                 comm.barrier(); // both ranks start together, so neither waits on the other's lag
                 recording[0] = true;
                 long start = System.nanoTime();
-                dc.allReduce(buf, buf, count, DataType.FLOAT32, ReduceOp.SUM);
+                comm.allReduce(buf.segment(), buf.segment(), count, DataType.FLOAT32, ReduceOp.SUM);
                 long elapsed = System.nanoTime() - start;
                 assertEquals(chunks, exchanges.size());
                 assertEquals(2 * chunks, copies.size());
@@ -120,25 +121,31 @@ class StagingPipelineTest {
         throw new AssertionError("no " + what + " of chunk " + chunk + " in " + list);
     }
 
-    /** A communicator whose async operations complete {@code millis} after the real ones: a slow network. */
-    static Communicator slowNetwork(Communicator real, long millis) {
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().unstarted(r));
-        return (Communicator) Proxy.newProxyInstance(Communicator.class.getClassLoader(), new Class<?>[] {Communicator.class}, (proxy, method, args) -> {
-            Object result;
-            try {
-                result = method.invoke(real, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
+    /** A host path whose operations return {@code millis} after the real ones: a slow network. */
+    static HostPath slowNetwork(HostPath real, long millis) {
+        return new HostPath() {
+            @Override
+            public int rank() {
+                return real.rank();
             }
-            if (!(result instanceof CompletableFuture<?> f)) return result;
-            CompletableFuture<Void> late = new CompletableFuture<>();
-            long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-            f.whenComplete((v, e) -> timer.schedule(() -> {
-                if (e != null) late.completeExceptionally(e);
-                else late.complete(null);
-            }, Math.max(0, due - System.nanoTime()), TimeUnit.NANOSECONDS));
-            return late;
-        });
+
+            @Override
+            public int size() {
+                return real.size();
+            }
+
+            @Override
+            public OperationChecks checks() {
+                return real.checks();
+            }
+
+            @Override
+            public CompletableFuture<Void> run(Operation op) {
+                CompletableFuture<Void> done = real.run(op);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(millis));
+                return done;
+            }
+        };
     }
 
     /** Rank 1's fourth copy fails: rank 1 reports the CUDA error with the operation and chunk, rank 0 learns at once that rank 1 is gone. */
@@ -148,15 +155,15 @@ class StagingPipelineTest {
             StandInDeviceMemory.Builder b = StandInDeviceMemory.builder();
             if (rank == 1) b.failCopy(3);
             try (StandInDeviceMemory memory = b.build();
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, memory,
-                         DeviceCommunicator.Options.fromEnvironment(Map.of(), comm.config()).withChunkBytes(1024).withSlots(2))) {
+                 CudaSupport gpu = CudaSupport.attach(comm, memory,
+                         CudaSupport.Options.fromEnvironment(Map.of(), comm.config()).withChunkBytes(1024).withSlots(2))) {
                 DeviceBuffer buf = memory.allocate(64 * 1024);
                 long start = System.nanoTime();
-                JcclException e = assertThrows(JcclException.class, () -> dc.allReduce(buf, buf, 16 * 1024, DataType.INT32, ReduceOp.SUM));
+                JcclException e = assertThrows(JcclException.class, () -> comm.allReduce(buf.segment(), buf.segment(), 16 * 1024, DataType.INT32, ReduceOp.SUM));
                 long took = System.nanoTime() - start;
                 assertTrue(took < TIMEOUT.toNanos() / 2, "the failure took " + took / 1_000_000 + " ms to arrive, as if waiting for the deadline");
-                JcclException refused = assertThrows(JcclException.class, () -> dc.allReduce(buf, buf, 1, DataType.INT32, ReduceOp.SUM));
-                assertTrue(refused.getMessage().contains("refused: this device communicator failed earlier"), refused.getMessage());
+                JcclException refused = assertThrows(JcclException.class, () -> comm.allReduce(buf.segment(), buf.segment(), 1, DataType.INT32, ReduceOp.SUM));
+                assertTrue(refused.getMessage().contains("refused: this communicator failed earlier"), refused.getMessage());
                 return e;
             }
         });
@@ -174,19 +181,19 @@ class StagingPipelineTest {
     void aLostPeerIsAnExceptionNotAHang() throws Exception {
         List<Object> results = TestRanks.run(2, TestRanks.loopback(TIMEOUT), (rank, comm) -> {
             try (StandInDeviceMemory memory = StandInDeviceMemory.create(0);
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, memory,
-                         DeviceCommunicator.Options.fromEnvironment(Map.of(), comm.config()).withChunkBytes(1024))) {
+                 CudaSupport gpu = CudaSupport.attach(comm, memory,
+                         CudaSupport.Options.fromEnvironment(Map.of(), comm.config()).withChunkBytes(1024))) {
                 DeviceBuffer buf = memory.allocate(8 * 1024);
-                dc.allReduce(buf, buf, 1024, DataType.FLOAT64, ReduceOp.MAX); // both take part once
+                comm.allReduce(buf.segment(), buf.segment(), 1024, DataType.FLOAT64, ReduceOp.MAX); // both take part once
                 if (rank == 1) {
                     comm.abort();
                     return "aborted";
                 }
-                return assertThrows(JcclException.class, () -> dc.allGather(buf.slice(0, 4096), buf, 512, DataType.FLOAT64));
+                return assertThrows(JcclException.class, () -> comm.allGather(buf.slice(0, 4096).segment(), buf.segment(), 512, DataType.FLOAT64));
             }
         });
         JcclException e = assertInstanceOf(JcclException.class, results.get(0));
-        assertTrue(e.getMessage().startsWith("rank 0: AllGather #2 on device buffers (staged through host memory) failed at the host collective of chunk 1 of 8: "),
+        assertTrue(e.getMessage().startsWith("rank 0: AllGather #10 on device buffers (staged through host memory) failed at the host collective of chunk 1 of 8: "),
                 e.getMessage());
         assertTrue(e.getMessage().contains("lost peer 1") && e.getMessage().contains("rank 1 aborted its communicator"), e.getMessage());
     }
@@ -197,9 +204,9 @@ class StagingPipelineTest {
         Config config = TestRanks.loopback(TIMEOUT).toBuilder().timeout(Duration.ofMillis(500)).build();
         Object result = TestRanks.run(1, config, (rank, comm) -> {
             try (StandInDeviceMemory memory = StandInDeviceMemory.builder().copyDelay(Duration.ofSeconds(3)).build();
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, memory, DeviceCommunicator.Options.fromEnvironment(Map.of(), comm.config()))) {
+                 CudaSupport gpu = CudaSupport.attach(comm, memory, CudaSupport.Options.fromEnvironment(Map.of(), comm.config()))) {
                 DeviceBuffer buf = memory.allocate(64);
-                return assertThrows(JcclTimeoutException.class, () -> dc.reduce(buf, buf, 16, DataType.FLOAT32, ReduceOp.SUM, 0));
+                return assertThrows(JcclTimeoutException.class, () -> comm.reduce(buf.segment(), buf.segment(), 16, DataType.FLOAT32, ReduceOp.SUM, 0));
             }
         }).getFirst();
         JcclTimeoutException e = assertInstanceOf(JcclTimeoutException.class, result);
@@ -212,31 +219,32 @@ class StagingPipelineTest {
     void badArgumentsAreRefusedBeforeAnythingMoves() throws Exception {
         Object result = TestRanks.run(1, TestRanks.loopback(TIMEOUT), (rank, comm) -> {
             try (StandInDeviceMemory memory = StandInDeviceMemory.create(2);
-                 DeviceCommunicator dc = DeviceCommunicator.create(comm, memory, DeviceCommunicator.Options.fromEnvironment(Map.of(), comm.config()));
+                 CudaSupport gpu = CudaSupport.attach(comm, memory, CudaSupport.Options.fromEnvironment(Map.of(), comm.config()));
                  Arena arena = Arena.ofConfined()) {
                 DeviceBuffer a = memory.allocate(400);
-                DeviceBuffer other = new DeviceBuffer(a.address(), 400, 3);
+                DeviceBuffer other = StandInDeviceMemory.create(3).allocate(400);
                 int copies = memory.copiesIssued();
                 assertRefused("AllReduce on rank 0: send buffer holds 400 bytes but 101 × FLOAT32 needs 404",
-                        () -> dc.allReduce(a, a, 101, DataType.FLOAT32, ReduceOp.SUM));
+                        () -> comm.allReduce(a.segment(), a.segment(), 101, DataType.FLOAT32, ReduceOp.SUM));
                 assertRefused("AllReduce on rank 0: recv buffer holds 396 bytes but 100 × FLOAT32 needs 400",
-                        () -> dc.allReduce(a, memory.allocate(396), 100, DataType.FLOAT32, ReduceOp.SUM));
-                assertRefused("AllReduce on rank 0: count must be >= 0, got -1", () -> dc.allReduce(a, a, -1, DataType.FLOAT32, ReduceOp.SUM));
-                assertRefused("AllReduce on rank 0: reduce op is null", () -> dc.allReduce(a, a, 1, DataType.FLOAT32, null));
-                assertRefused("AllReduce on rank 0: send buffer is on cuda:3 but this communicator works on cuda:2",
-                        () -> dc.allReduce(other, a, 1, DataType.FLOAT32, ReduceOp.SUM));
+                        () -> comm.allReduce(a.segment(), memory.allocate(396).segment(), 100, DataType.FLOAT32, ReduceOp.SUM));
+                assertRefused("AllReduce on rank 0: count must be >= 0, got -1", () -> comm.allReduce(a.segment(), a.segment(), -1, DataType.FLOAT32, ReduceOp.SUM));
+                assertRefused("AllReduce on rank 0: reduce op is null", () -> comm.allReduce(a.segment(), a.segment(), 1, DataType.FLOAT32, null));
+                assertRefused("AllReduce on rank 0: send buffer is memory of cuda:3 but this communicator works on cuda:2; copy it to cuda:2 first, "
+                        + "or use a communicator of each device",
+                        () -> comm.allReduce(other.segment(), a.segment(), 1, DataType.FLOAT32, ReduceOp.SUM));
                 assertRefused("AllReduce on rank 0: send and recv buffers overlap without being in place; use the same memory for in-place, or separate buffers",
-                        () -> dc.allReduce(a.slice(0, 200), a.slice(100, 200), 50, DataType.FLOAT32, ReduceOp.SUM));
-                assertRefused("Broadcast on rank 0: root 1 is outside 0..0", () -> dc.broadcast(a, a, 1, DataType.INT8, 1));
+                        () -> comm.allReduce(a.slice(0, 200).segment(), a.slice(100, 200).segment(), 50, DataType.FLOAT32, ReduceOp.SUM));
+                assertRefused("Broadcast on rank 0: root 1 is outside 0..0", () -> comm.broadcast(a.segment(), a.segment(), 1, DataType.INT8, 1));
                 assertRefused("Send on rank 0: peer 0 is this rank; copy the data locally instead of sending it to yourself",
-                        () -> dc.send(a, 1, DataType.INT8, 0));
-                assertRefused("Reduce on rank 0: recv buffer is null", () -> dc.reduce(a, null, 1, DataType.INT8, ReduceOp.SUM, 0));
+                        () -> comm.send(a.segment(), 1, DataType.INT8, 0));
+                assertRefused("Reduce on rank 0: recv buffer is null", () -> comm.reduce(a.segment(), null, 1, DataType.INT8, ReduceOp.SUM, 0));
                 assertEquals(copies, memory.copiesIssued(), "nothing was copied");
 
                 MemorySegment host = arena.allocate(400);
                 host.set(ValueLayout.JAVA_INT, 0, 41);
                 memory.upload(host, a);
-                dc.allReduce(a, a, 100, DataType.INT32, ReduceOp.SUM);
+                comm.allReduce(a.segment(), a.segment(), 100, DataType.INT32, ReduceOp.SUM);
                 memory.download(a, host);
                 assertEquals(41, host.get(ValueLayout.JAVA_INT, 0), "the communicator still works");
             }
@@ -255,8 +263,8 @@ class StagingPipelineTest {
     void thePathIsAgreedByAllRanks() throws Exception {
         List<Object> forced = TestRanks.run(2, TestRanks.loopback(TIMEOUT), (rank, comm) -> {
             try (StandInDeviceMemory memory = StandInDeviceMemory.create(rank)) {
-                return assertThrows(JcclException.class, () -> DeviceCommunicator.create(comm, memory,
-                        DeviceCommunicator.Options.fromEnvironment(Map.of(DevicePath.VARIABLE, "NCCL"), comm.config()))).getMessage();
+                return assertThrows(JcclException.class, () -> CudaSupport.attach(comm, memory,
+                        CudaSupport.Options.fromEnvironment(Map.of(DevicePath.VARIABLE, "NCCL"), comm.config()))).getMessage();
             }
         });
         for (int r = 0; r < 2; r++) {
@@ -266,8 +274,8 @@ class StagingPipelineTest {
         }
         List<Object> mixed = TestRanks.run(2, TestRanks.loopback(TIMEOUT), (rank, comm) -> {
             try (StandInDeviceMemory memory = StandInDeviceMemory.create(rank)) {
-                return assertThrows(JcclException.class, () -> DeviceCommunicator.create(comm, memory,
-                        DeviceCommunicator.Options.fromEnvironment(Map.of(DevicePath.VARIABLE, rank == 0 ? "staged" : "auto"), comm.config()))).getMessage();
+                return assertThrows(JcclException.class, () -> CudaSupport.attach(comm, memory,
+                        CudaSupport.Options.fromEnvironment(Map.of(DevicePath.VARIABLE, rank == 0 ? "staged" : "auto"), comm.config()))).getMessage();
             }
         });
         assertEquals("rank 1: JCCL_CUDA_PATH differs between ranks (rank 0: staged, rank 1: auto); every rank must use the same path, so set it alike "

@@ -3,7 +3,8 @@ package dev.jccl.tools.perf;
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.cuda.DeviceBuffer;
-import dev.jccl.cuda.DeviceCommunicator;
+import dev.jccl.Communicator;
+import dev.jccl.cuda.CudaSupport;
 import dev.jccl.cuda.DeviceMemory;
 import dev.jccl.cuda.DevicePath;
 
@@ -12,11 +13,12 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * {@code jccl perf --device cuda}: the operations run on device buffers through a
- * {@link DeviceCommunicator} (NCCL or staged, whichever it chose), and the checks' data crosses
+ * communicator with the GPU attached ({@link CudaSupport}: NCCL or staged, whichever it chose), and the checks' data crosses
  * between the host buffers and their device mirrors outside the timed loops.
  */
 public final class DeviceTarget implements PerfTarget {
-    private final DeviceCommunicator dc;
+    private final CudaSupport gpu;
+    private final Communicator comm;
     private final DeviceMemory memory;
     private final boolean owns;
     private MemorySegment hostSend;
@@ -25,11 +27,12 @@ public final class DeviceTarget implements PerfTarget {
     private DeviceBuffer deviceRecv;
 
     /**
-     * @param owns whether {@link #close} closes the device communicator and the memory (perf made them)
+     * @param owns whether {@link #close} closes the device side and the memory (perf made them)
      */
-    public DeviceTarget(DeviceCommunicator dc, boolean owns) {
-        this.dc = dc;
-        this.memory = dc.memory();
+    public DeviceTarget(CudaSupport gpu, boolean owns) {
+        this.gpu = gpu;
+        this.comm = gpu.communicator();
+        this.memory = gpu.memory();
         this.owns = owns;
     }
 
@@ -41,6 +44,11 @@ public final class DeviceTarget implements PerfTarget {
         deviceRecv = memory.allocate(recv.byteSize());
         memory.fill(deviceSend, (byte) 0);
         memory.fill(deviceRecv, (byte) 0);
+    }
+
+    /** A device range as the communicator takes it. */
+    private static MemorySegment segment(DeviceBuffer b) {
+        return b == null ? null : b.segment();
     }
 
     /** The device range a host slice stands for. */
@@ -55,33 +63,33 @@ public final class DeviceTarget implements PerfTarget {
 
     @Override
     public void run(PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
-        DeviceBuffer s = mirror(send);
-        DeviceBuffer r = mirror(recv);
-        int n = dc.size();
+        MemorySegment s = segment(mirror(send));
+        MemorySegment r = segment(mirror(recv));
+        int n = comm.size();
         switch (c) {
-            case ALL_REDUCE -> dc.allReduce(s, r, count, type, op);
-            case ALL_GATHER -> dc.allGather(s, r, count, type);
-            case BROADCAST -> dc.broadcast(s, r, count, type, root);
-            case REDUCE -> dc.reduce(s, r, count, type, op, root);
-            case REDUCE_SCATTER -> dc.reduceScatter(s, r, count, type, op);
-            case ALL_TO_ALL -> dc.allToAll(s, r, count, type);
-            case SENDRECV -> dc.sendRecv(s, (dc.rank() + 1) % n, r, (dc.rank() - 1 + n) % n, count, type);
+            case ALL_REDUCE -> comm.allReduce(s, r, count, type, op);
+            case ALL_GATHER -> comm.allGather(s, r, count, type);
+            case BROADCAST -> comm.broadcast(s, r, count, type, root);
+            case REDUCE -> comm.reduce(s, r, count, type, op, root);
+            case REDUCE_SCATTER -> comm.reduceScatter(s, r, count, type, op);
+            case ALL_TO_ALL -> comm.allToAll(s, r, count, type);
+            case SENDRECV -> comm.sendRecv(s, (comm.rank() + 1) % n, r, (comm.rank() - 1 + n) % n, count, type);
         }
     }
 
     @Override
     public CompletableFuture<Void> start(PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
-        DeviceBuffer s = mirror(send);
-        DeviceBuffer r = mirror(recv);
-        int n = dc.size();
+        MemorySegment s = segment(mirror(send));
+        MemorySegment r = segment(mirror(recv));
+        int n = comm.size();
         return switch (c) {
-            case ALL_REDUCE -> dc.allReduceAsync(s, r, count, type, op);
-            case ALL_GATHER -> dc.allGatherAsync(s, r, count, type);
-            case BROADCAST -> dc.broadcastAsync(s, r, count, type, root);
-            case REDUCE -> dc.reduceAsync(s, r, count, type, op, root);
-            case REDUCE_SCATTER -> dc.reduceScatterAsync(s, r, count, type, op);
-            case ALL_TO_ALL -> dc.allToAllAsync(s, r, count, type);
-            case SENDRECV -> dc.sendRecvAsync(s, (dc.rank() + 1) % n, r, (dc.rank() - 1 + n) % n, count, type);
+            case ALL_REDUCE -> comm.allReduceAsync(s, r, count, type, op);
+            case ALL_GATHER -> comm.allGatherAsync(s, r, count, type);
+            case BROADCAST -> comm.broadcastAsync(s, r, count, type, root);
+            case REDUCE -> comm.reduceAsync(s, r, count, type, op, root);
+            case REDUCE_SCATTER -> comm.reduceScatterAsync(s, r, count, type, op);
+            case ALL_TO_ALL -> comm.allToAllAsync(s, r, count, type);
+            case SENDRECV -> comm.sendRecvAsync(s, (comm.rank() + 1) % n, r, (comm.rank() - 1 + n) % n, count, type);
         };
     }
 
@@ -99,22 +107,22 @@ public final class DeviceTarget implements PerfTarget {
 
     @Override
     public String device() {
-        return memory.describe() + " " + (dc.path() == DevicePath.NCCL ? "nccl" : "staged");
+        return memory.describe() + " " + (gpu.path() == DevicePath.NCCL ? "nccl" : "staged");
     }
 
     @Override
     public String pathLine() {
-        return "Device buffers: " + dc.describePath();
+        return "Device buffers: " + gpu.describePath();
     }
 
     @Override
     public String transport(String hostTransport) {
-        return dc.path() == DevicePath.NCCL ? "nccl" : "staged+" + hostTransport;
+        return gpu.path() == DevicePath.NCCL ? "nccl" : "staged+" + hostTransport;
     }
 
     @Override
     public String algorithm(String hostAlgorithm) {
-        return dc.path() == DevicePath.NCCL ? "NCCL" : hostAlgorithm;
+        return gpu.path() == DevicePath.NCCL ? "NCCL" : hostAlgorithm;
     }
 
     @Override
@@ -129,7 +137,7 @@ public final class DeviceTarget implements PerfTarget {
     public void close() {
         if (!owns) return;
         try {
-            dc.close();
+            gpu.close();
         } finally {
             memory.close();
         }

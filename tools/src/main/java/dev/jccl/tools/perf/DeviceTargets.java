@@ -4,7 +4,7 @@ import dev.jccl.Communicator;
 import dev.jccl.cuda.CudaDeviceMemory;
 import dev.jccl.cuda.CudaProbe;
 import dev.jccl.cuda.CudaRuntime;
-import dev.jccl.cuda.DeviceCommunicator;
+import dev.jccl.cuda.CudaSupport;
 import dev.jccl.cuda.DeviceMemory;
 import dev.jccl.cuda.StandInDeviceMemory;
 
@@ -30,8 +30,8 @@ final class DeviceTargets {
 
     private static PerfTarget over(Communicator comm, DeviceMemory memory, Map<String, String> env) {
         try {
-            DeviceCommunicator dc = DeviceCommunicator.create(comm, memory, DeviceCommunicator.Options.fromEnvironment(env, comm.config()));
-            return new DeviceTarget(dc, true);
+            CudaSupport gpu = CudaSupport.attach(comm, memory, CudaSupport.Options.fromEnvironment(env, comm.config()));
+            return new DeviceTarget(gpu, true);
         } catch (RuntimeException e) {
             memory.close();
             throw e;

@@ -1,0 +1,67 @@
+package dev.jccl.runtime;
+
+import dev.jccl.JcclException;
+
+/**
+ * Whether a communicator may still run operations: open, failed (the first failure is kept and
+ * named in every later refusal), aborted or closed. Shared by the communicator and its executors,
+ * so that a failure on any kind of memory fails the whole communicator.
+ */
+final class Lifecycle {
+    private final int rank;
+    private volatile JcclException failure;
+    private volatile boolean aborted;
+    private volatile boolean closed;
+
+    Lifecycle(int rank) {
+        this.rank = rank;
+    }
+
+    /** Throws if no operation may start now: the communicator is closed, aborted or failed. */
+    void checkUsable(String what) {
+        if (closed) throw new JcclException("rank " + rank + ": " + what + " on a closed communicator");
+        if (aborted) throw new JcclException("rank " + rank + ": " + what + " on an aborted communicator");
+        JcclException f = failure;
+        if (f != null) throw refusal(what, f);
+    }
+
+    JcclException refusal(String what, JcclException f) {
+        return new JcclException("rank " + rank + ": " + what + " refused: this communicator failed earlier (" + f.getMessage()
+                + "). Close it and create a new one.", f);
+    }
+
+    /** Records the first failure; later ones are consequences of it. */
+    void fail(JcclException e) {
+        if (failure == null) failure = e;
+    }
+
+    JcclException failure() {
+        return failure;
+    }
+
+    boolean failed() {
+        return failure != null;
+    }
+
+    /** Marks the communicator aborted; true the first time only. */
+    boolean abort() {
+        if (aborted) return false;
+        aborted = true;
+        return true;
+    }
+
+    boolean aborted() {
+        return aborted;
+    }
+
+    /** Marks the communicator closed; true the first time only. */
+    boolean close() {
+        if (closed) return false;
+        closed = true;
+        return true;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+}
