@@ -2,16 +2,29 @@ package dev.jccl;
 
 import java.lang.foreign.MemorySegment;
 
-/** Maps Java arrays to segments and element types for {@link Communicator}'s array overloads. */
+/**
+ * The one adapter behind {@link Communicator}'s array forms: turns a primitive array into the
+ * segment, element count and element type of the {@code MemorySegment} forms, and says clearly
+ * what is wrong with anything else.
+ */
 final class ArrayBuffers {
+    private static final String ARRAYS = "byte[], short[], int[], long[], float[] or double[]";
+
     private ArrayBuffers() {}
 
-    static MemorySegment of(Object array, DataType type) {
-        DataType natural = moveType(array);
+    /** The whole array as a segment, checked to be a primitive array whose elements are {@code type}'s width. */
+    static MemorySegment of(Object array, DataType type, String operation) {
+        DataType natural = moveType(array, operation);
+        if (type == null) throw new IllegalArgumentException(operation + ": data type is null");
         if (natural.byteSize() != type.byteSize()) {
-            throw new IllegalArgumentException("a " + array.getClass().getSimpleName() + " holds " + natural.byteSize()
+            throw new IllegalArgumentException(operation + ": a " + array.getClass().getSimpleName() + " holds " + natural.byteSize()
                     + "-byte elements but " + type + " needs " + type.byteSize() + "-byte ones; pick an array of that width");
         }
+        return of(array, operation);
+    }
+
+    /** The whole array as a segment. */
+    static MemorySegment of(Object array, String operation) {
         return switch (array) {
             case byte[] a -> MemorySegment.ofArray(a);
             case short[] a -> MemorySegment.ofArray(a);
@@ -19,12 +32,13 @@ final class ArrayBuffers {
             case long[] a -> MemorySegment.ofArray(a);
             case float[] a -> MemorySegment.ofArray(a);
             case double[] a -> MemorySegment.ofArray(a);
-            default -> throw new IllegalArgumentException("not a primitive array: " + array.getClass());
+            case null -> throw new IllegalArgumentException(operation + ": the array is null");
+            default -> throw notAnArray(array, operation);
         };
     }
 
     /** The type used when only the width matters (moves without reduction). */
-    static DataType moveType(Object array) {
+    static DataType moveType(Object array, String operation) {
         return switch (array) {
             case byte[] a -> DataType.INT8;
             case short[] a -> DataType.FLOAT16;
@@ -32,12 +46,35 @@ final class ArrayBuffers {
             case long[] a -> DataType.INT64;
             case float[] a -> DataType.FLOAT32;
             case double[] a -> DataType.FLOAT64;
-            default -> throw new IllegalArgumentException("not a primitive array: " + array.getClass());
+            case null -> throw new IllegalArgumentException(operation + ": the array is null");
+            default -> throw notAnArray(array, operation);
         };
+    }
+
+    /** The type a reduction reads the array as when none is named; a short[] must name one (FLOAT16 or BFLOAT16 bits). */
+    static DataType reduceType(Object array, String operation) {
+        if (array instanceof short[]) {
+            throw new IllegalArgumentException(operation + ": a short[] may hold FLOAT16 or BFLOAT16 bits; name the type "
+                    + "(allReduce(array, DataType.BFLOAT16, op))");
+        }
+        return moveType(array, operation);
+    }
+
+    private static IllegalArgumentException notAnArray(Object array, String operation) {
+        return new IllegalArgumentException(operation + " takes a primitive array (" + ARRAYS + ") in its array form, got a "
+                + array.getClass().getName() + "; pass MemorySegments to the other form for anything else");
     }
 
     static long count(Object array) {
         return java.lang.reflect.Array.getLength(array);
+    }
+
+    /** Two arrays of one call hold the same element type. */
+    static void sameType(Object send, Object recv, String operation) {
+        if (send != null && recv != null && send.getClass() != recv.getClass()) {
+            throw new IllegalArgumentException(operation + ": send is a " + send.getClass().getSimpleName() + " but recv a "
+                    + recv.getClass().getSimpleName() + "; pass arrays of one element type");
+        }
     }
 
     /** The common length of SendRecv's two arrays. */

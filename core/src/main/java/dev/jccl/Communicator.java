@@ -52,46 +52,54 @@ public interface Communicator extends AutoCloseable {
     /** Settings in force. */
     Config config();
 
-    // ---- MemorySegment forms ----
+    // ---- MemorySegment forms: host memory, or device memory of a GPU attached to this communicator ----
 
     /** Element-wise reduction of every rank's {@code send} into every rank's {@code recv}. */
     void allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op);
 
+    /** {@link #allReduce}, async: leave the buffers alone until the future completes. */
     CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op);
 
     /** Copies {@code root}'s {@code send} into every rank's {@code recv} ({@code send} is read only at the root; null elsewhere is fine). */
     void broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
 
+    /** {@link #broadcast}, async: leave the buffers alone until the future completes. */
     CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
 
     /** Reduction of every rank's {@code send} into {@code root}'s {@code recv} (other ranks' {@code recv} is not touched and may be null). */
     void reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
 
+    /** {@link #reduce}, async: leave the buffers alone until the future completes. */
     CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
 
     /** Rank {@code i}'s {@code sendCount} elements land in block {@code i} of every rank's {@code recv}. */
     void allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type);
 
+    /** {@link #allGather}, async: leave the buffers alone until the future completes. */
     CompletableFuture<Void> allGatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type);
 
     /** Reduces every rank's {@code send} and leaves block {@code rank()} of the result in {@code recv}. */
     void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op);
 
+    /** {@link #reduceScatter}, async: leave the buffers alone until the future completes. */
     CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op);
 
     /** Block {@code j} of this rank's {@code send} lands in block {@code rank()} of rank {@code j}'s {@code recv}. */
     void allToAll(MemorySegment send, MemorySegment recv, long countPerPeer, DataType type);
 
+    /** {@link #allToAll}, async: leave the buffers alone until the future completes. */
     CompletableFuture<Void> allToAllAsync(MemorySegment send, MemorySegment recv, long countPerPeer, DataType type);
 
     /** Sends {@code count} elements to {@code peer}, which must post a matching {@link #recv}. */
     void send(MemorySegment buf, long count, DataType type, int peer);
 
+    /** {@link #send}, async: leave the buffers alone until the future completes. */
     CompletableFuture<Void> sendAsync(MemorySegment buf, long count, DataType type, int peer);
 
     /** Receives {@code count} elements from {@code peer}. */
     void recv(MemorySegment buf, long count, DataType type, int peer);
 
+    /** {@link #recv}, async: leave the buffers alone until the future completes. */
     CompletableFuture<Void> recvAsync(MemorySegment buf, long count, DataType type, int peer);
 
     /**
@@ -110,11 +118,13 @@ public interface Communicator extends AutoCloseable {
      */
     void sendRecv(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type);
 
+    /** {@link #sendRecv}, async: leave the buffers alone until the future completes. */
     CompletableFuture<Void> sendRecvAsync(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type);
 
     /** Returns once every rank has called it. */
     void barrier();
 
+    /** {@link #barrier}, async: the future completes once every rank has called it. */
     CompletableFuture<Void> barrierAsync();
 
     /**
@@ -133,410 +143,75 @@ public interface Communicator extends AutoCloseable {
     @Override
     void close();
 
-    // ---- array forms: heap memory, same semantics; the element type is given or implied ----
+    // ---- array forms: one overload per operation, for any primitive array (byte[], short[], int[], long[], float[], double[]) ----
 
-    // ---- byte[] ----
-    /** In-place AllReduce of byte[] as INT8. */
-    default void allReduce(byte[] data, ReduceOp op) {
-        allReduce(data, DataType.INT8, op);
+    /** In-place AllReduce of a whole array, its elements read as the array's own type (short[] needs {@link #allReduce(Object, DataType, ReduceOp)}). */
+    default void allReduce(Object array, ReduceOp op) {
+        allReduce(array, ArrayBuffers.reduceType(array, "AllReduce"), op);
     }
 
-    /** In-place AllReduce of byte[] as INT8; the caller leaves {@code data} alone until the future completes. */
-    default CompletableFuture<Void> allReduceAsync(byte[] data, ReduceOp op) {
-        return allReduceAsync(data, DataType.INT8, op);
+    /** In-place AllReduce of a whole array read as {@code type}, a type of the array's element width. */
+    default void allReduce(Object array, DataType type, ReduceOp op) {
+        MemorySegment s = ArrayBuffers.of(array, type, "AllReduce");
+        allReduce(s, s, ArrayBuffers.count(array), type, op);
     }
 
-    /** In-place AllReduce of byte[] read as {@code type} (same element size). */
-    default void allReduce(byte[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        allReduce(s, s, ArrayBuffers.count(data), type, op);
+    /** {@link #allReduce(Object, ReduceOp)}, async: leave the array alone until the future completes. */
+    default CompletableFuture<Void> allReduceAsync(Object array, ReduceOp op) {
+        return allReduceAsync(array, ArrayBuffers.reduceType(array, "AllReduce"), op);
     }
 
-    /** Async in-place AllReduce of byte[] read as {@code type}. */
-    default CompletableFuture<Void> allReduceAsync(byte[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        return allReduceAsync(s, s, ArrayBuffers.count(data), type, op);
+    /** {@link #allReduce(Object, DataType, ReduceOp)}, async: leave the array alone until the future completes. */
+    default CompletableFuture<Void> allReduceAsync(Object array, DataType type, ReduceOp op) {
+        MemorySegment s = ArrayBuffers.of(array, type, "AllReduce");
+        return allReduceAsync(s, s, ArrayBuffers.count(array), type, op);
     }
 
-    /** In-place Broadcast of the whole array from {@code root}. */
-    default void broadcast(byte[] data, int root) {
-        MemorySegment s = MemorySegment.ofArray(data);
-        broadcast(s, s, ArrayBuffers.count(data), ArrayBuffers.moveType(data), root);
+    /** In-place Broadcast of a whole array from {@code root}. */
+    default void broadcast(Object array, int root) {
+        MemorySegment s = ArrayBuffers.of(array, "Broadcast");
+        broadcast(s, s, ArrayBuffers.count(array), ArrayBuffers.moveType(array, "Broadcast"), root);
     }
 
-    /** In-place Reduce to {@code root}, element type {@code type}; only the root's array is written. */
-    default void reduce(byte[] data, DataType type, ReduceOp op, int root) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        reduce(s, s, ArrayBuffers.count(data), type, op, root);
+    /** In-place Reduce of a whole array, read as {@code type}, to {@code root}; only the root's array is written. */
+    default void reduce(Object array, DataType type, ReduceOp op, int root) {
+        MemorySegment s = ArrayBuffers.of(array, type, "Reduce");
+        reduce(s, s, ArrayBuffers.count(array), type, op, root);
     }
 
-    /** AllGather: {@code recv.length == size() * send.length}. */
-    default void allGather(byte[] send, byte[] recv) {
-        allGather(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.count(send), ArrayBuffers.moveType(send));
+    /** AllGather of whole arrays of one element type: {@code recv.length == size() * send.length}. */
+    default void allGather(Object send, Object recv) {
+        ArrayBuffers.sameType(send, recv, "AllGather");
+        allGather(ArrayBuffers.of(send, "AllGather"), ArrayBuffers.of(recv, "AllGather"), ArrayBuffers.count(send),
+                ArrayBuffers.moveType(send, "AllGather"));
     }
 
-    /** ReduceScatter, element type {@code type}: {@code send.length == size() * recv.length}. */
-    default void reduceScatter(byte[] send, byte[] recv, DataType type, ReduceOp op) {
-        reduceScatter(ArrayBuffers.of(send, type), ArrayBuffers.of(recv, type), ArrayBuffers.count(recv), type, op);
+    /** ReduceScatter of whole arrays read as {@code type}: {@code send.length == size() * recv.length}. */
+    default void reduceScatter(Object send, Object recv, DataType type, ReduceOp op) {
+        reduceScatter(ArrayBuffers.of(send, type, "ReduceScatter"), ArrayBuffers.of(recv, type, "ReduceScatter"), ArrayBuffers.count(recv), type, op);
     }
 
-    /** AllToAll: block {@code j} of {@code send} goes to rank {@code j}; both arrays hold {@code size()} equal blocks. */
-    default void allToAll(byte[] send, byte[] recv) {
-        allToAll(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.blockCount(send, size()), ArrayBuffers.moveType(send));
+    /** AllToAll of whole arrays of one element type: block {@code j} of {@code send} goes to rank {@code j}; both hold {@code size()} equal blocks. */
+    default void allToAll(Object send, Object recv) {
+        ArrayBuffers.sameType(send, recv, "AllToAll");
+        allToAll(ArrayBuffers.of(send, "AllToAll"), ArrayBuffers.of(recv, "AllToAll"), ArrayBuffers.blockCount(send, size()),
+                ArrayBuffers.moveType(send, "AllToAll"));
     }
 
-    /** Sends the whole array to {@code peer}, which calls {@code recv} with an array of the same length. */
-    default void send(byte[] data, int peer) {
-        send(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
-    }
-
-    /** Receives a whole array from {@code peer}. */
-    default void recv(byte[] data, int peer) {
-        recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
-    }
-
-    /**
-     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
-     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
-     */
-    default void sendRecv(byte[] send, int sendPeer, byte[] recv, int recvPeer) {
-        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
-                ArrayBuffers.moveType(send));
-    }
-
-    // ---- short[] ----
-    /** In-place AllReduce of short[] read as {@code type} (same element size). */
-    default void allReduce(short[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        allReduce(s, s, ArrayBuffers.count(data), type, op);
-    }
-
-    /** Async in-place AllReduce of short[] read as {@code type}. */
-    default CompletableFuture<Void> allReduceAsync(short[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        return allReduceAsync(s, s, ArrayBuffers.count(data), type, op);
-    }
-
-    /** In-place Broadcast of the whole array from {@code root}. */
-    default void broadcast(short[] data, int root) {
-        MemorySegment s = MemorySegment.ofArray(data);
-        broadcast(s, s, ArrayBuffers.count(data), ArrayBuffers.moveType(data), root);
-    }
-
-    /** In-place Reduce to {@code root}, element type {@code type}; only the root's array is written. */
-    default void reduce(short[] data, DataType type, ReduceOp op, int root) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        reduce(s, s, ArrayBuffers.count(data), type, op, root);
-    }
-
-    /** AllGather: {@code recv.length == size() * send.length}. */
-    default void allGather(short[] send, short[] recv) {
-        allGather(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.count(send), ArrayBuffers.moveType(send));
-    }
-
-    /** ReduceScatter, element type {@code type}: {@code send.length == size() * recv.length}. */
-    default void reduceScatter(short[] send, short[] recv, DataType type, ReduceOp op) {
-        reduceScatter(ArrayBuffers.of(send, type), ArrayBuffers.of(recv, type), ArrayBuffers.count(recv), type, op);
-    }
-
-    /** AllToAll: block {@code j} of {@code send} goes to rank {@code j}; both arrays hold {@code size()} equal blocks. */
-    default void allToAll(short[] send, short[] recv) {
-        allToAll(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.blockCount(send, size()), ArrayBuffers.moveType(send));
-    }
-
-    /** Sends the whole array to {@code peer}, which calls {@code recv} with an array of the same length. */
-    default void send(short[] data, int peer) {
-        send(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
+    /** Sends a whole array to {@code peer}, which receives it into an array of the same type and length. */
+    default void send(Object array, int peer) {
+        send(ArrayBuffers.of(array, "Send"), ArrayBuffers.count(array), ArrayBuffers.moveType(array, "Send"), peer);
     }
 
     /** Receives a whole array from {@code peer}. */
-    default void recv(short[] data, int peer) {
-        recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
+    default void recv(Object array, int peer) {
+        recv(ArrayBuffers.of(array, "Recv"), ArrayBuffers.count(array), ArrayBuffers.moveType(array, "Recv"), peer);
     }
 
-    /**
-     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
-     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
-     */
-    default void sendRecv(short[] send, int sendPeer, short[] recv, int recvPeer) {
-        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
-                ArrayBuffers.moveType(send));
+    /** Sends all of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer} into {@code recv} (the same array, in place). */
+    default void sendRecv(Object send, int sendPeer, Object recv, int recvPeer) {
+        ArrayBuffers.sameType(send, recv, "SendRecv");
+        sendRecv(ArrayBuffers.of(send, "SendRecv"), sendPeer, ArrayBuffers.of(recv, "SendRecv"), recvPeer, ArrayBuffers.sameCount(send, recv),
+                ArrayBuffers.moveType(send, "SendRecv"));
     }
-
-    // ---- int[] ----
-    /** In-place AllReduce of int[] as INT32. */
-    default void allReduce(int[] data, ReduceOp op) {
-        allReduce(data, DataType.INT32, op);
-    }
-
-    /** In-place AllReduce of int[] as INT32; the caller leaves {@code data} alone until the future completes. */
-    default CompletableFuture<Void> allReduceAsync(int[] data, ReduceOp op) {
-        return allReduceAsync(data, DataType.INT32, op);
-    }
-
-    /** In-place AllReduce of int[] read as {@code type} (same element size). */
-    default void allReduce(int[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        allReduce(s, s, ArrayBuffers.count(data), type, op);
-    }
-
-    /** Async in-place AllReduce of int[] read as {@code type}. */
-    default CompletableFuture<Void> allReduceAsync(int[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        return allReduceAsync(s, s, ArrayBuffers.count(data), type, op);
-    }
-
-    /** In-place Broadcast of the whole array from {@code root}. */
-    default void broadcast(int[] data, int root) {
-        MemorySegment s = MemorySegment.ofArray(data);
-        broadcast(s, s, ArrayBuffers.count(data), ArrayBuffers.moveType(data), root);
-    }
-
-    /** In-place Reduce to {@code root}, element type {@code type}; only the root's array is written. */
-    default void reduce(int[] data, DataType type, ReduceOp op, int root) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        reduce(s, s, ArrayBuffers.count(data), type, op, root);
-    }
-
-    /** AllGather: {@code recv.length == size() * send.length}. */
-    default void allGather(int[] send, int[] recv) {
-        allGather(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.count(send), ArrayBuffers.moveType(send));
-    }
-
-    /** ReduceScatter, element type {@code type}: {@code send.length == size() * recv.length}. */
-    default void reduceScatter(int[] send, int[] recv, DataType type, ReduceOp op) {
-        reduceScatter(ArrayBuffers.of(send, type), ArrayBuffers.of(recv, type), ArrayBuffers.count(recv), type, op);
-    }
-
-    /** AllToAll: block {@code j} of {@code send} goes to rank {@code j}; both arrays hold {@code size()} equal blocks. */
-    default void allToAll(int[] send, int[] recv) {
-        allToAll(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.blockCount(send, size()), ArrayBuffers.moveType(send));
-    }
-
-    /** Sends the whole array to {@code peer}, which calls {@code recv} with an array of the same length. */
-    default void send(int[] data, int peer) {
-        send(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
-    }
-
-    /** Receives a whole array from {@code peer}. */
-    default void recv(int[] data, int peer) {
-        recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
-    }
-
-    /**
-     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
-     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
-     */
-    default void sendRecv(int[] send, int sendPeer, int[] recv, int recvPeer) {
-        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
-                ArrayBuffers.moveType(send));
-    }
-
-    // ---- long[] ----
-    /** In-place AllReduce of long[] as INT64. */
-    default void allReduce(long[] data, ReduceOp op) {
-        allReduce(data, DataType.INT64, op);
-    }
-
-    /** In-place AllReduce of long[] as INT64; the caller leaves {@code data} alone until the future completes. */
-    default CompletableFuture<Void> allReduceAsync(long[] data, ReduceOp op) {
-        return allReduceAsync(data, DataType.INT64, op);
-    }
-
-    /** In-place AllReduce of long[] read as {@code type} (same element size). */
-    default void allReduce(long[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        allReduce(s, s, ArrayBuffers.count(data), type, op);
-    }
-
-    /** Async in-place AllReduce of long[] read as {@code type}. */
-    default CompletableFuture<Void> allReduceAsync(long[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        return allReduceAsync(s, s, ArrayBuffers.count(data), type, op);
-    }
-
-    /** In-place Broadcast of the whole array from {@code root}. */
-    default void broadcast(long[] data, int root) {
-        MemorySegment s = MemorySegment.ofArray(data);
-        broadcast(s, s, ArrayBuffers.count(data), ArrayBuffers.moveType(data), root);
-    }
-
-    /** In-place Reduce to {@code root}, element type {@code type}; only the root's array is written. */
-    default void reduce(long[] data, DataType type, ReduceOp op, int root) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        reduce(s, s, ArrayBuffers.count(data), type, op, root);
-    }
-
-    /** AllGather: {@code recv.length == size() * send.length}. */
-    default void allGather(long[] send, long[] recv) {
-        allGather(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.count(send), ArrayBuffers.moveType(send));
-    }
-
-    /** ReduceScatter, element type {@code type}: {@code send.length == size() * recv.length}. */
-    default void reduceScatter(long[] send, long[] recv, DataType type, ReduceOp op) {
-        reduceScatter(ArrayBuffers.of(send, type), ArrayBuffers.of(recv, type), ArrayBuffers.count(recv), type, op);
-    }
-
-    /** AllToAll: block {@code j} of {@code send} goes to rank {@code j}; both arrays hold {@code size()} equal blocks. */
-    default void allToAll(long[] send, long[] recv) {
-        allToAll(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.blockCount(send, size()), ArrayBuffers.moveType(send));
-    }
-
-    /** Sends the whole array to {@code peer}, which calls {@code recv} with an array of the same length. */
-    default void send(long[] data, int peer) {
-        send(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
-    }
-
-    /** Receives a whole array from {@code peer}. */
-    default void recv(long[] data, int peer) {
-        recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
-    }
-
-    /**
-     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
-     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
-     */
-    default void sendRecv(long[] send, int sendPeer, long[] recv, int recvPeer) {
-        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
-                ArrayBuffers.moveType(send));
-    }
-
-    // ---- float[] ----
-    /** In-place AllReduce of float[] as FLOAT32. */
-    default void allReduce(float[] data, ReduceOp op) {
-        allReduce(data, DataType.FLOAT32, op);
-    }
-
-    /** In-place AllReduce of float[] as FLOAT32; the caller leaves {@code data} alone until the future completes. */
-    default CompletableFuture<Void> allReduceAsync(float[] data, ReduceOp op) {
-        return allReduceAsync(data, DataType.FLOAT32, op);
-    }
-
-    /** In-place AllReduce of float[] read as {@code type} (same element size). */
-    default void allReduce(float[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        allReduce(s, s, ArrayBuffers.count(data), type, op);
-    }
-
-    /** Async in-place AllReduce of float[] read as {@code type}. */
-    default CompletableFuture<Void> allReduceAsync(float[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        return allReduceAsync(s, s, ArrayBuffers.count(data), type, op);
-    }
-
-    /** In-place Broadcast of the whole array from {@code root}. */
-    default void broadcast(float[] data, int root) {
-        MemorySegment s = MemorySegment.ofArray(data);
-        broadcast(s, s, ArrayBuffers.count(data), ArrayBuffers.moveType(data), root);
-    }
-
-    /** In-place Reduce to {@code root}, element type {@code type}; only the root's array is written. */
-    default void reduce(float[] data, DataType type, ReduceOp op, int root) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        reduce(s, s, ArrayBuffers.count(data), type, op, root);
-    }
-
-    /** AllGather: {@code recv.length == size() * send.length}. */
-    default void allGather(float[] send, float[] recv) {
-        allGather(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.count(send), ArrayBuffers.moveType(send));
-    }
-
-    /** ReduceScatter, element type {@code type}: {@code send.length == size() * recv.length}. */
-    default void reduceScatter(float[] send, float[] recv, DataType type, ReduceOp op) {
-        reduceScatter(ArrayBuffers.of(send, type), ArrayBuffers.of(recv, type), ArrayBuffers.count(recv), type, op);
-    }
-
-    /** AllToAll: block {@code j} of {@code send} goes to rank {@code j}; both arrays hold {@code size()} equal blocks. */
-    default void allToAll(float[] send, float[] recv) {
-        allToAll(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.blockCount(send, size()), ArrayBuffers.moveType(send));
-    }
-
-    /** Sends the whole array to {@code peer}, which calls {@code recv} with an array of the same length. */
-    default void send(float[] data, int peer) {
-        send(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
-    }
-
-    /** Receives a whole array from {@code peer}. */
-    default void recv(float[] data, int peer) {
-        recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
-    }
-
-    /**
-     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
-     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
-     */
-    default void sendRecv(float[] send, int sendPeer, float[] recv, int recvPeer) {
-        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
-                ArrayBuffers.moveType(send));
-    }
-
-    // ---- double[] ----
-    /** In-place AllReduce of double[] as FLOAT64. */
-    default void allReduce(double[] data, ReduceOp op) {
-        allReduce(data, DataType.FLOAT64, op);
-    }
-
-    /** In-place AllReduce of double[] as FLOAT64; the caller leaves {@code data} alone until the future completes. */
-    default CompletableFuture<Void> allReduceAsync(double[] data, ReduceOp op) {
-        return allReduceAsync(data, DataType.FLOAT64, op);
-    }
-
-    /** In-place AllReduce of double[] read as {@code type} (same element size). */
-    default void allReduce(double[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        allReduce(s, s, ArrayBuffers.count(data), type, op);
-    }
-
-    /** Async in-place AllReduce of double[] read as {@code type}. */
-    default CompletableFuture<Void> allReduceAsync(double[] data, DataType type, ReduceOp op) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        return allReduceAsync(s, s, ArrayBuffers.count(data), type, op);
-    }
-
-    /** In-place Broadcast of the whole array from {@code root}. */
-    default void broadcast(double[] data, int root) {
-        MemorySegment s = MemorySegment.ofArray(data);
-        broadcast(s, s, ArrayBuffers.count(data), ArrayBuffers.moveType(data), root);
-    }
-
-    /** In-place Reduce to {@code root}, element type {@code type}; only the root's array is written. */
-    default void reduce(double[] data, DataType type, ReduceOp op, int root) {
-        MemorySegment s = ArrayBuffers.of(data, type);
-        reduce(s, s, ArrayBuffers.count(data), type, op, root);
-    }
-
-    /** AllGather: {@code recv.length == size() * send.length}. */
-    default void allGather(double[] send, double[] recv) {
-        allGather(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.count(send), ArrayBuffers.moveType(send));
-    }
-
-    /** ReduceScatter, element type {@code type}: {@code send.length == size() * recv.length}. */
-    default void reduceScatter(double[] send, double[] recv, DataType type, ReduceOp op) {
-        reduceScatter(ArrayBuffers.of(send, type), ArrayBuffers.of(recv, type), ArrayBuffers.count(recv), type, op);
-    }
-
-    /** AllToAll: block {@code j} of {@code send} goes to rank {@code j}; both arrays hold {@code size()} equal blocks. */
-    default void allToAll(double[] send, double[] recv) {
-        allToAll(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), ArrayBuffers.blockCount(send, size()), ArrayBuffers.moveType(send));
-    }
-
-    /** Sends the whole array to {@code peer}, which calls {@code recv} with an array of the same length. */
-    default void send(double[] data, int peer) {
-        send(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
-    }
-
-    /** Receives a whole array from {@code peer}. */
-    default void recv(double[] data, int peer) {
-        recv(MemorySegment.ofArray(data), ArrayBuffers.count(data), ArrayBuffers.moveType(data), peer);
-    }
-
-    /**
-     * Sends the whole of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer}
-     * into {@code recv}, an array of the same length (or {@code send} itself, in place).
-     */
-    default void sendRecv(double[] send, int sendPeer, double[] recv, int recvPeer) {
-        sendRecv(MemorySegment.ofArray(send), sendPeer, MemorySegment.ofArray(recv), recvPeer, ArrayBuffers.sameCount(send, recv),
-                ArrayBuffers.moveType(send));
-    }
-
 }
