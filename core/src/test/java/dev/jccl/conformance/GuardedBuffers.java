@@ -38,12 +38,30 @@ final class GuardedBuffers {
         }
     }
 
+    /**
+     * Where a thread's NATIVE and SHARED buffers come from instead of the arena: the device path
+     * runs this battery on (stand-in) device memory this way. The segment must live as long as
+     * {@code arena}, and be readable by host code (a stand-in's device memory is host memory).
+     */
+    @FunctionalInterface
+    interface NativeSource {
+        MemorySegment allocate(long bytes, Arena arena);
+    }
+
+    private static final ThreadLocal<NativeSource> NATIVE_SOURCE = new ThreadLocal<>();
+
+    /** From now on this thread's NATIVE and SHARED buffers come from {@code source} (null: from the arena again). */
+    static void nativeBuffersFrom(NativeSource source) {
+        NATIVE_SOURCE.set(source);
+    }
+
     /** A sentinel-filled buffer of {@code bytes + GUARD}; {@code arena} is ignored for HEAP. */
     static MemorySegment allocate(Mem mem, Arena arena, long bytes) {
         long total = bytes + GUARD;
+        NativeSource source = NATIVE_SOURCE.get();
         MemorySegment s = mem == Mem.HEAP
                 ? MemorySegment.ofArray(new byte[Math.toIntExact(total)])
-                : arena.allocate(total, 16);
+                : source != null ? source.allocate(total, arena) : arena.allocate(total, 16);
         s.fill(SENTINEL);
         return s;
     }
