@@ -81,15 +81,24 @@ final class ShmConnection {
         return sends.isEmpty() && recvs.isEmpty();
     }
 
-    /**
-     * True if {@link #progress} would have something to do now: data for a waiting receive, or
-     * room for a send with ready bytes. Checked after announcing sleep, before sleeping.
-     */
     /** True if a receive waits and the peer has published nothing for it. */
     boolean awaitsData() {
         return !recvs.isEmpty() && !in.dataNow();
     }
 
+    /**
+     * True if this connection cannot finish without the peer doing more: a send waits (for room,
+     * or for the peer to read it), or a receive waits and the ring holds nothing for it. Where
+     * neither holds, whatever the peer left in the ring before it closed is still to be read.
+     */
+    boolean needsPeer() {
+        return !sends.isEmpty() || awaitsData();
+    }
+
+    /**
+     * True if {@link #progress} would have something to do now: data for a waiting receive, or
+     * room for a send with ready bytes. Checked after announcing sleep, before sleeping.
+     */
     boolean hasNews() {
         if (!recvs.isEmpty() && in.dataNow()) return true;
         Outgoing f = sends.peek();

@@ -412,7 +412,7 @@ public final class ShmTransport implements Transport, OperationBoard {
         if (now - lastPeerCheck > PEER_CHECK_INTERVAL_NANOS) {
             lastPeerCheck = now;
             for (ShmConnection c : active) {
-                checkPeer(c.peer());
+                checkPeerOf(c);
                 checkOperation(c.peer());
             }
             for (int p : connecting) checkPeer(p);
@@ -465,6 +465,17 @@ public final class ShmTransport implements Transport, OperationBoard {
         if (peer == rank || !reaches(peer)) return;
         long state = pages.state(peer);
         if (state == ShmLayout.STATE_FAILED || state == ShmLayout.STATE_ABORTED) checkPeer(peer);
+    }
+
+    /**
+     * {@link #checkPeer} for a connection with work pending, except that a peer which closed is
+     * not yet an error while the ring still holds what it sent before closing: a rank may finish
+     * its last send and close before its receiver has read it. The state is read before the ring
+     * (both published with release), so data written before the close is seen here.
+     */
+    private void checkPeerOf(ShmConnection c) throws PeerLostException {
+        if (pages.state(c.peer()) == ShmLayout.STATE_CLOSED && !c.needsPeer()) return;
+        checkPeer(c.peer());
     }
 
     /** A {@link PeerLostException} if {@code peer}'s page says it stopped, or its process is gone. */
