@@ -3,9 +3,8 @@ package dev.jccl;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The one adapter behind {@link Communicator}'s array forms: turns a primitive array into the
- * segment, element count and element type of the {@code MemorySegment} forms, and says clearly
- * what is wrong with anything else.
+ * The one adapter behind {@link Communicator}'s array forms: turns a primitive array into the segment, element count
+ * and element type of the {@code MemorySegment} forms, and says clearly what is wrong with anything else.
  */
 final class ArrayBuffers {
     private static final String ARRAYS = "byte[], short[], int[], long[], float[] or double[]";
@@ -17,8 +16,9 @@ final class ArrayBuffers {
         DataType natural = moveType(array, operation);
         if (type == null) throw new IllegalArgumentException(operation + ": data type is null");
         if (natural.byteSize() != type.byteSize()) {
-            throw new IllegalArgumentException(operation + ": a " + array.getClass().getSimpleName() + " holds " + natural.byteSize()
-                    + "-byte elements but " + type + " needs " + type.byteSize() + "-byte ones; pick an array of that width");
+            throw new IllegalArgumentException(operation + ": a "
+                    + array.getClass().getSimpleName() + " holds " + natural.byteSize() + "-byte elements but " + type
+                    + " needs " + type.byteSize() + "-byte ones; pick an array of that width");
         }
         return of(array, operation);
     }
@@ -51,18 +51,22 @@ final class ArrayBuffers {
         };
     }
 
-    /** The type a reduction reads the array as when none is named; a short[] must name one (FLOAT16 or BFLOAT16 bits). */
+    /**
+     * The type a reduction reads the array as when none is named; a short[] must name one (FLOAT16 or BFLOAT16 bits).
+     */
     static DataType reduceType(Object array, String operation) {
         if (array instanceof short[]) {
-            throw new IllegalArgumentException(operation + ": a short[] may hold FLOAT16 or BFLOAT16 bits; name the type "
-                    + "(allReduce(array, DataType.BFLOAT16, op))");
+            throw new IllegalArgumentException(
+                    operation + ": a short[] may hold FLOAT16 or BFLOAT16 bits; name the type "
+                            + "(allReduce(array, DataType.BFLOAT16, op))");
         }
         return moveType(array, operation);
     }
 
     private static IllegalArgumentException notAnArray(Object array, String operation) {
-        return new IllegalArgumentException(operation + " takes a primitive array (" + ARRAYS + ") in its array form, got a "
-                + array.getClass().getName() + "; pass MemorySegments to the other form for anything else");
+        return new IllegalArgumentException(
+                operation + " takes a primitive array (" + ARRAYS + ") in its array form, got a "
+                        + array.getClass().getName() + "; pass MemorySegments to the other form for anything else");
     }
 
     static long count(Object array) {
@@ -72,8 +76,9 @@ final class ArrayBuffers {
     /** Two arrays of one call hold the same element type. */
     static void sameType(Object send, Object recv, String operation) {
         if (send != null && recv != null && send.getClass() != recv.getClass()) {
-            throw new IllegalArgumentException(operation + ": send is a " + send.getClass().getSimpleName() + " but recv a "
-                    + recv.getClass().getSimpleName() + "; pass arrays of one element type");
+            throw new IllegalArgumentException(
+                    operation + ": send is a " + send.getClass().getSimpleName() + " but recv a "
+                            + recv.getClass().getSimpleName() + "; pass arrays of one element type");
         }
     }
 
@@ -82,8 +87,8 @@ final class ArrayBuffers {
         long n = count(send);
         long m = count(recv);
         if (n != m) {
-            throw new IllegalArgumentException("SendRecv arrays differ in length: send holds " + n + " elements, recv " + m
-                    + "; pass arrays of the same length (or one array, in place)");
+            throw new IllegalArgumentException("SendRecv arrays differ in length: send holds " + n + " elements, recv "
+                    + m + "; pass arrays of the same length (or one array, in place)");
         }
         return n;
     }
@@ -91,7 +96,8 @@ final class ArrayBuffers {
     static long blockCount(Object array, int size) {
         long n = count(array);
         if (n % size != 0) {
-            throw new IllegalArgumentException("AllToAll array length " + n + " is not a multiple of the communicator size " + size);
+            throw new IllegalArgumentException(
+                    "AllToAll array length " + n + " is not a multiple of the communicator size " + size);
         }
         return n / size;
     }

@@ -7,36 +7,34 @@ import java.util.concurrent.CompletableFuture;
  * A group of {@link #size()} ranks that run collectives together; see {@link Jccl} to make one.
  *
  * <h2>Rules (NCCL's)</h2>
+ *
  * <ul>
- *   <li>Every rank calls the same collectives, with the same count, type, op and root, in the
- *       same order. Point-to-point {@link #send}/{@link #recv} pair up in call order per peer;
- *       each half of a {@link #sendRecv} pairs up like a send or a recv of its own.</li>
- *   <li>{@code count} is in elements, not bytes. AllGather's {@code recv} and ReduceScatter's
- *       {@code send} hold {@code size() * count} elements; AllToAll's both hold
- *       {@code size() * countPerPeer}.</li>
- *   <li>In place when {@code send} and {@code recv} are the same memory (for AllGather: when
- *       {@code send} is block {@code rank()} of {@code recv}; for ReduceScatter: when {@code recv}
- *       is block {@code rank()} of {@code send}). Every collective, AllToAll included, may run in
- *       place; buffers that overlap in any other way are refused.</li>
- *   <li>Broadcast reads {@code send} only at the root and Reduce writes {@code recv} only at the
- *       root; other ranks may pass {@code null} there. A buffer that is passed is checked on every
- *       rank, so the same bad call fails the same way everywhere.</li>
- *   <li>{@code count == 0} is a no-op that still keeps the ranks in step.</li>
- *   <li>Bad arguments (negative count, root out of range, a buffer smaller than
- *       {@code count × type.byteSize()}) throw {@link IllegalArgumentException} before any data
- *       moves; the communicator stays usable.</li>
+ *   <li>Every rank calls the same collectives, with the same count, type, op and root, in the same order.
+ *       Point-to-point {@link #send}/{@link #recv} pair up in call order per peer; each half of a {@link #sendRecv}
+ *       pairs up like a send or a recv of its own.
+ *   <li>{@code count} is in elements, not bytes. AllGather's {@code recv} and ReduceScatter's {@code send} hold
+ *       {@code size() * count} elements; AllToAll's both hold {@code size() * countPerPeer}.
+ *   <li>In place when {@code send} and {@code recv} are the same memory (for AllGather: when {@code send} is block
+ *       {@code rank()} of {@code recv}; for ReduceScatter: when {@code recv} is block {@code rank()} of {@code send}).
+ *       Every collective, AllToAll included, may run in place; buffers that overlap in any other way are refused.
+ *   <li>Broadcast reads {@code send} only at the root and Reduce writes {@code recv} only at the root; other ranks may
+ *       pass {@code null} there. A buffer that is passed is checked on every rank, so the same bad call fails the same
+ *       way everywhere.
+ *   <li>{@code count == 0} is a no-op that still keeps the ranks in step.
+ *   <li>Bad arguments (negative count, root out of range, a buffer smaller than {@code count × type.byteSize()}) throw
+ *       {@link IllegalArgumentException} before any data moves; the communicator stays usable.
  * </ul>
  *
  * <h2>Threads and memory</h2>
- * Operations run in the order they are called, whichever thread calls them. A blocking call runs
- * on the calling thread and accepts any segment that thread may access: heap segments, and
- * native segments of any arena, confined ones included. An {@code …Async} call runs on the
- * communicator's progress thread, so its segments must be accessible from any thread (heap,
- * {@link java.lang.foreign.Arena#global()}, {@link java.lang.foreign.Arena#ofAuto()} or
- * {@link java.lang.foreign.Arena#ofShared()}); a confined segment is refused with an
- * {@link IllegalArgumentException}. The caller must not touch an async call's buffers, nor close
- * their arena, until its future completes. Failures surface as {@link JcclException}s (directly,
- * or as the cause of the future's {@link java.util.concurrent.ExecutionException}).
+ *
+ * Operations run in the order they are called, whichever thread calls them. A blocking call runs on the calling thread
+ * and accepts any segment that thread may access: heap segments, and native segments of any arena, confined ones
+ * included. An {@code …Async} call runs on the communicator's progress thread, so its segments must be accessible from
+ * any thread (heap, {@link java.lang.foreign.Arena#global()}, {@link java.lang.foreign.Arena#ofAuto()} or
+ * {@link java.lang.foreign.Arena#ofShared()}); a confined segment is refused with an {@link IllegalArgumentException}.
+ * The caller must not touch an async call's buffers, nor close their arena, until its future completes. Failures
+ * surface as {@link JcclException}s (directly, or as the cause of the future's
+ * {@link java.util.concurrent.ExecutionException}).
  */
 public interface Communicator extends AutoCloseable {
 
@@ -58,19 +56,27 @@ public interface Communicator extends AutoCloseable {
     void allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op);
 
     /** {@link #allReduce}, async: leave the buffers alone until the future completes. */
-    CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op);
+    CompletableFuture<Void> allReduceAsync(
+            MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op);
 
-    /** Copies {@code root}'s {@code send} into every rank's {@code recv} ({@code send} is read only at the root; null elsewhere is fine). */
+    /**
+     * Copies {@code root}'s {@code send} into every rank's {@code recv} ({@code send} is read only at the root; null
+     * elsewhere is fine).
+     */
     void broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
 
     /** {@link #broadcast}, async: leave the buffers alone until the future completes. */
     CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
 
-    /** Reduction of every rank's {@code send} into {@code root}'s {@code recv} (other ranks' {@code recv} is not touched and may be null). */
+    /**
+     * Reduction of every rank's {@code send} into {@code root}'s {@code recv} (other ranks' {@code recv} is not touched
+     * and may be null).
+     */
     void reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
 
     /** {@link #reduce}, async: leave the buffers alone until the future completes. */
-    CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
+    CompletableFuture<Void> reduceAsync(
+            MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
 
     /** Rank {@code i}'s {@code sendCount} elements land in block {@code i} of every rank's {@code recv}. */
     void allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type);
@@ -82,7 +88,8 @@ public interface Communicator extends AutoCloseable {
     void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op);
 
     /** {@link #reduceScatter}, async: leave the buffers alone until the future completes. */
-    CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op);
+    CompletableFuture<Void> reduceScatterAsync(
+            MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op);
 
     /** Block {@code j} of this rank's {@code send} lands in block {@code rank()} of rank {@code j}'s {@code recv}. */
     void allToAll(MemorySegment send, MemorySegment recv, long countPerPeer, DataType type);
@@ -103,23 +110,23 @@ public interface Communicator extends AutoCloseable {
     CompletableFuture<Void> recvAsync(MemorySegment buf, long count, DataType type, int peer);
 
     /**
-     * Sends {@code count} elements of {@code send} to {@code sendPeer} while receiving {@code count}
-     * elements from {@code recvPeer} into {@code recv}; both halves progress together, so a ring of
-     * sendRecv calls cannot deadlock. Matches the peers' send/recv/sendRecv calls like separate Send
-     * and Recv would (each half in call order per peer), and neither half waits for the other, so a
-     * peer may also answer with a {@link #recv} and a {@link #send}, in either order.
-     * {@code sendPeer == recvPeer} exchanges both ways with one peer; both equal to {@link #rank()}
-     * is a local copy; only one of them equal to {@link #rank()} is refused.
+     * Sends {@code count} elements of {@code send} to {@code sendPeer} while receiving {@code count} elements from
+     * {@code recvPeer} into {@code recv}; both halves progress together, so a ring of sendRecv calls cannot deadlock.
+     * Matches the peers' send/recv/sendRecv calls like separate Send and Recv would (each half in call order per peer),
+     * and neither half waits for the other, so a peer may also answer with a {@link #recv} and a {@link #send}, in
+     * either order. {@code sendPeer == recvPeer} exchanges both ways with one peer; both equal to {@link #rank()} is a
+     * local copy; only one of them equal to {@link #rank()} is refused.
      *
-     * <p>In place when {@code send} and {@code recv} are the same memory. Then a chunk that arrives
-     * must wait until the same chunk has left, so a peer that sends all of its message before it
-     * receives anything is served only as far as the sockets buffer (a few MiB); out of place, and
-     * against a peer that uses sendRecv or receives first, there is no such limit.
+     * <p>In place when {@code send} and {@code recv} are the same memory. Then a chunk that arrives must wait until the
+     * same chunk has left, so a peer that sends all of its message before it receives anything is served only as far as
+     * the sockets buffer (a few MiB); out of place, and against a peer that uses sendRecv or receives first, there is
+     * no such limit.
      */
     void sendRecv(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type);
 
     /** {@link #sendRecv}, async: leave the buffers alone until the future completes. */
-    CompletableFuture<Void> sendRecvAsync(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type);
+    CompletableFuture<Void> sendRecvAsync(
+            MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type);
 
     /** Returns once every rank has called it. */
     void barrier();
@@ -128,14 +135,14 @@ public interface Communicator extends AutoCloseable {
     CompletableFuture<Void> barrierAsync();
 
     /**
-     * Collective: splits this communicator into one per distinct {@code color}; ranks are ordered
-     * by {@code key}, then by rank here. Returns null for {@link #SPLIT_NOCOLOR} (any negative color).
+     * Collective: splits this communicator into one per distinct {@code color}; ranks are ordered by {@code key}, then
+     * by rank here. Returns null for {@link #SPLIT_NOCOLOR} (any negative color).
      */
     Communicator split(int color, int key);
 
     /**
-     * Fails this rank's pending and future operations at once and closes its connections, so that
-     * peers waiting on it fail too. Safe from any thread, any number of times.
+     * Fails this rank's pending and future operations at once and closes its connections, so that peers waiting on it
+     * fail too. Safe from any thread, any number of times.
      */
     void abort();
 
@@ -143,9 +150,13 @@ public interface Communicator extends AutoCloseable {
     @Override
     void close();
 
-    // ---- array forms: one overload per operation, for any primitive array (byte[], short[], int[], long[], float[], double[]) ----
+    // ---- array forms: one overload per operation, for any primitive array (byte[], short[], int[], long[], float[],
+    // double[]) ----
 
-    /** In-place AllReduce of a whole array, its elements read as the array's own type (short[] needs {@link #allReduce(Object, DataType, ReduceOp)}). */
+    /**
+     * In-place AllReduce of a whole array, its elements read as the array's own type (short[] needs
+     * {@link #allReduce(Object, DataType, ReduceOp)}).
+     */
     default void allReduce(Object array, ReduceOp op) {
         allReduce(array, ArrayBuffers.reduceType(array, "AllReduce"), op);
     }
@@ -182,19 +193,33 @@ public interface Communicator extends AutoCloseable {
     /** AllGather of whole arrays of one element type: {@code recv.length == size() * send.length}. */
     default void allGather(Object send, Object recv) {
         ArrayBuffers.sameType(send, recv, "AllGather");
-        allGather(ArrayBuffers.of(send, "AllGather"), ArrayBuffers.of(recv, "AllGather"), ArrayBuffers.count(send),
+        allGather(
+                ArrayBuffers.of(send, "AllGather"),
+                ArrayBuffers.of(recv, "AllGather"),
+                ArrayBuffers.count(send),
                 ArrayBuffers.moveType(send, "AllGather"));
     }
 
     /** ReduceScatter of whole arrays read as {@code type}: {@code send.length == size() * recv.length}. */
     default void reduceScatter(Object send, Object recv, DataType type, ReduceOp op) {
-        reduceScatter(ArrayBuffers.of(send, type, "ReduceScatter"), ArrayBuffers.of(recv, type, "ReduceScatter"), ArrayBuffers.count(recv), type, op);
+        reduceScatter(
+                ArrayBuffers.of(send, type, "ReduceScatter"),
+                ArrayBuffers.of(recv, type, "ReduceScatter"),
+                ArrayBuffers.count(recv),
+                type,
+                op);
     }
 
-    /** AllToAll of whole arrays of one element type: block {@code j} of {@code send} goes to rank {@code j}; both hold {@code size()} equal blocks. */
+    /**
+     * AllToAll of whole arrays of one element type: block {@code j} of {@code send} goes to rank {@code j}; both hold
+     * {@code size()} equal blocks.
+     */
     default void allToAll(Object send, Object recv) {
         ArrayBuffers.sameType(send, recv, "AllToAll");
-        allToAll(ArrayBuffers.of(send, "AllToAll"), ArrayBuffers.of(recv, "AllToAll"), ArrayBuffers.blockCount(send, size()),
+        allToAll(
+                ArrayBuffers.of(send, "AllToAll"),
+                ArrayBuffers.of(recv, "AllToAll"),
+                ArrayBuffers.blockCount(send, size()),
                 ArrayBuffers.moveType(send, "AllToAll"));
     }
 
@@ -208,10 +233,18 @@ public interface Communicator extends AutoCloseable {
         recv(ArrayBuffers.of(array, "Recv"), ArrayBuffers.count(array), ArrayBuffers.moveType(array, "Recv"), peer);
     }
 
-    /** Sends all of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer} into {@code recv} (the same array, in place). */
+    /**
+     * Sends all of {@code send} to {@code sendPeer} while receiving as much from {@code recvPeer} into {@code recv}
+     * (the same array, in place).
+     */
     default void sendRecv(Object send, int sendPeer, Object recv, int recvPeer) {
         ArrayBuffers.sameType(send, recv, "SendRecv");
-        sendRecv(ArrayBuffers.of(send, "SendRecv"), sendPeer, ArrayBuffers.of(recv, "SendRecv"), recvPeer, ArrayBuffers.sameCount(send, recv),
+        sendRecv(
+                ArrayBuffers.of(send, "SendRecv"),
+                sendPeer,
+                ArrayBuffers.of(recv, "SendRecv"),
+                recvPeer,
+                ArrayBuffers.sameCount(send, recv),
                 ArrayBuffers.moveType(send, "SendRecv"));
     }
 }

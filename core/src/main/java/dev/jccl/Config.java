@@ -9,16 +9,16 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Settings of a communicator. Each knob is a {@code JCCL_*} variable; where NCCL has the same
- * knob its {@code NCCL_*} name is read too, and the {@code JCCL_} one wins, so cluster scripts
- * written for NCCL carry over.
+ * Settings of a communicator. Each knob is a {@code JCCL_*} variable; where NCCL has the same knob its {@code NCCL_*}
+ * name is read too, and the {@code JCCL_} one wins, so cluster scripts written for NCCL carry over.
  *
- * <p>Build one with {@link #builder()}, or read the environment with {@link #fromEnvironment()}.
- * Instances are immutable and thread-safe.
+ * <p>Build one with {@link #builder()}, or read the environment with {@link #fromEnvironment()}. Instances are
+ * immutable and thread-safe.
  */
 public final class Config {
     /** Variables this class reads, with the NCCL alias where there is one. */
     public static final String TIMEOUT = "JCCL_TIMEOUT";
+
     public static final String SOCKET_IFNAME = "SOCKET_IFNAME";
     public static final String DEBUG = "DEBUG";
     public static final String DEBUG_SUBSYS = "DEBUG_SUBSYS";
@@ -37,31 +37,66 @@ public final class Config {
     public static final String OVERSUBSCRIBED = "JCCL_OVERSUBSCRIBED";
 
     /** Suffixes read as {@code JCCL_x}, then {@code NCCL_x}. */
-    static final List<String> SHARED_WITH_NCCL = List.of(SOCKET_IFNAME, DEBUG, DEBUG_SUBSYS, ALGO, PROTO,
-            BUFFSIZE, SOCKET_NTHREADS, NSOCKS_PERTHREAD, MIN_NCHANNELS, MAX_NCHANNELS, SHM_DISABLE, NET, IB_HCA,
+    static final List<String> SHARED_WITH_NCCL = List.of(
+            SOCKET_IFNAME,
+            DEBUG,
+            DEBUG_SUBSYS,
+            ALGO,
+            PROTO,
+            BUFFSIZE,
+            SOCKET_NTHREADS,
+            NSOCKS_PERTHREAD,
+            MIN_NCHANNELS,
+            MAX_NCHANNELS,
+            SHM_DISABLE,
+            NET,
+            IB_HCA,
             HOSTID);
 
     /** Variables only Jccl reads (beyond the launcher ones, see {@code LaunchEnvironment}). */
-    static final List<String> JCCL_ONLY = List.of(TIMEOUT, OVERSUBSCRIBED, "JCCL_ID", "JCCL_ROOT", "JCCL_RANK", "JCCL_WORLD_SIZE",
-            "JCCL_LOCAL_RANK", "JCCL_LOCAL_SIZE", "JCCL_PORT", "JCCL_SECRET", "JCCL_JOB_ID", "JCCL_JVM_ROOT",
+    static final List<String> JCCL_ONLY = List.of(
+            TIMEOUT,
+            OVERSUBSCRIBED,
+            "JCCL_ID",
+            "JCCL_ROOT",
+            "JCCL_RANK",
+            "JCCL_WORLD_SIZE",
+            "JCCL_LOCAL_RANK",
+            "JCCL_LOCAL_SIZE",
+            "JCCL_PORT",
+            "JCCL_SECRET",
+            "JCCL_JOB_ID",
+            "JCCL_JVM_ROOT",
             // read by the jccl-cuda module
-            "JCCL_CUDA_LIB", "JCCL_NCCL_LIB", "JCCL_CUDA_PATH");
+            "JCCL_CUDA_LIB",
+            "JCCL_NCCL_LIB",
+            "JCCL_CUDA_PATH");
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(300);
     /** Bytes of staging per connection; chunks are a quarter of it so that two are always in flight. */
     public static final int DEFAULT_BUFFSIZE = 4 << 20;
+
     public static final int MIN_BUFFSIZE = 4 << 10;
 
     /** NCCL-style debug levels, in increasing verbosity. */
-    public enum DebugLevel { NONE, VERSION, WARN, INFO, TRACE }
+    public enum DebugLevel {
+        NONE,
+        VERSION,
+        WARN,
+        INFO,
+        TRACE
+    }
 
     /**
-     * Whether the ranks of this host share CPUs ({@code JCCL_OVERSUBSCRIBED}), which decides how
-     * waiting ranks wait (yield rather than spin) and which algorithms the tuner prefers (fewer
-     * hand-offs between ranks). {@code AUTO} compares this host's ranks with the CPUs the JVM may
-     * use (its affinity mask and a container's CPU quota).
+     * Whether the ranks of this host share CPUs ({@code JCCL_OVERSUBSCRIBED}), which decides how waiting ranks wait
+     * (yield rather than spin) and which algorithms the tuner prefers (fewer hand-offs between ranks). {@code AUTO}
+     * compares this host's ranks with the CPUs the JVM may use (its affinity mask and a container's CPU quota).
      */
-    public enum Oversubscription { AUTO, YES, NO }
+    public enum Oversubscription {
+        AUTO,
+        YES,
+        NO
+    }
 
     private final Duration timeout;
     private final String socketIfname;
@@ -128,8 +163,8 @@ public final class Config {
     }
 
     /**
-     * Reads the variables from {@code env}. A malformed value is an {@link IllegalArgumentException}
-     * naming the variable; unknown {@code JCCL_*} names are reported by {@link #unknownVariables}.
+     * Reads the variables from {@code env}. A malformed value is an {@link IllegalArgumentException} naming the
+     * variable; unknown {@code JCCL_*} names are reported by {@link #unknownVariables}.
      */
     public static Config fromEnvironment(Map<String, String> env) {
         Builder b = new Builder();
@@ -157,7 +192,9 @@ public final class Config {
         if ((v = shared(env, NSOCKS_PERTHREAD, b, "socketsPerThread")) != null) {
             b.socketsPerThread(parseInt(prefixed(env, NSOCKS_PERTHREAD), v));
         }
-        if ((v = shared(env, SHM_DISABLE, b, "shmDisable")) != null) b.shmDisable(!v.trim().equals("0"));
+        if ((v = shared(env, SHM_DISABLE, b, "shmDisable")) != null) {
+            b.shmDisable(!v.trim().equals("0"));
+        }
         if ((v = shared(env, NET, b, "net")) != null) b.net(v);
         if ((v = shared(env, IB_HCA, b, "ibHca")) != null) b.ibHca(v);
         if ((v = shared(env, HOSTID, b, "hostId")) != null) b.hostId(v);
@@ -185,8 +222,8 @@ public final class Config {
     }
 
     /**
-     * {@code JCCL_*} variables in {@code env} that Jccl does not read, each with the closest real
-     * name, e.g. {@code "JCCL_TIMOUT (did you mean JCCL_TIMEOUT?)"}.
+     * {@code JCCL_*} variables in {@code env} that Jccl does not read, each with the closest real name, e.g.
+     * {@code "JCCL_TIMOUT (did you mean JCCL_TIMEOUT?)"}.
      */
     public static List<String> unknownVariables(Map<String, String> env) {
         List<String> known = new ArrayList<>(JCCL_ONLY);
@@ -230,12 +267,22 @@ public final class Config {
     public static Duration parseDuration(String variable, String value) {
         String v = value.trim().toLowerCase(Locale.ROOT);
         try {
-            if (v.endsWith("ms")) return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2).trim()));
-            if (v.endsWith("s")) return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1).trim()) * 1000));
-            if (v.endsWith("m")) return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1).trim()) * 60);
+            if (v.endsWith("ms")) {
+                return Duration.ofMillis(
+                        Long.parseLong(v.substring(0, v.length() - 2).trim()));
+            }
+            if (v.endsWith("s")) {
+                return Duration.ofMillis(Math.round(
+                        Double.parseDouble(v.substring(0, v.length() - 1).trim()) * 1000));
+            }
+            if (v.endsWith("m")) {
+                return Duration.ofSeconds(
+                        Long.parseLong(v.substring(0, v.length() - 1).trim()) * 60);
+            }
             return Duration.ofMillis(Math.round(Double.parseDouble(v) * 1000));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(variable + "='" + value + "' is not a duration; write seconds (30), or 30s, 500ms, 2m");
+            throw new IllegalArgumentException(
+                    variable + "='" + value + "' is not a duration; write seconds (30), or 30s, 500ms, 2m");
         }
     }
 
@@ -252,8 +299,11 @@ public final class Config {
             case "auto" -> Oversubscription.AUTO;
             case "1", "yes", "true", "on" -> Oversubscription.YES;
             case "0", "no", "false", "off" -> Oversubscription.NO;
-            default -> throw new IllegalArgumentException(OVERSUBSCRIBED + "='" + v + "' is not a setting; use auto (the default: compare this host's"
-                    + " ranks with its CPUs), 1 (ranks share CPUs: waiting ranks yield) or 0 (a CPU per rank: waiting ranks spin)");
+            default ->
+                throw new IllegalArgumentException(
+                        OVERSUBSCRIBED + "='" + v + "' is not a setting; use auto (the default: compare this host's"
+                                + " ranks with its CPUs), 1 (ranks share CPUs: waiting ranks yield) or 0 "
+                                + "(a CPU per rank: waiting ranks spin)");
         };
     }
 
@@ -261,7 +311,8 @@ public final class Config {
         try {
             return DebugLevel.valueOf(v.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("JCCL_DEBUG/NCCL_DEBUG='" + v + "' is not a level; use NONE, VERSION, WARN, INFO or TRACE");
+            throw new IllegalArgumentException(
+                    "JCCL_DEBUG/NCCL_DEBUG='" + v + "' is not a level; use NONE, VERSION, WARN, INFO or TRACE");
         }
     }
 
@@ -336,8 +387,8 @@ public final class Config {
     }
 
     /**
-     * Every knob with its effective value and where it came from ({@code default}, {@code builder}
-     * or the variable's name), in a stable order: what {@code jccl info} prints.
+     * Every knob with its effective value and where it came from ({@code default}, {@code builder} or the variable's
+     * name), in a stable order: what {@code jccl info} prints.
      */
     public List<String[]> describe() {
         Map<String, Object> values = new LinkedHashMap<>();
@@ -354,10 +405,15 @@ public final class Config {
         values.put("net", net == null ? "(auto)" : net);
         values.put("ibHca", ibHca == null ? "(all)" : ibHca);
         values.put("hostId", hostId == null ? "(hostname + boot_id)" : hostId);
-        values.put("oversubscribed", oversubscription == Oversubscription.AUTO ? "(auto)" : oversubscription == Oversubscription.YES ? "1" : "0");
+        values.put(
+                "oversubscribed",
+                oversubscription == Oversubscription.AUTO
+                        ? "(auto)"
+                        : oversubscription == Oversubscription.YES ? "1" : "0");
         List<String[]> rows = new ArrayList<>();
         for (var e : values.entrySet()) {
-            rows.add(new String[] {e.getKey(), String.valueOf(e.getValue()), sources.getOrDefault(e.getKey(), "default")});
+            rows.add(new String[] {e.getKey(), String.valueOf(e.getValue()), sources.getOrDefault(e.getKey(), "default")
+            });
         }
         return rows;
     }
@@ -434,7 +490,8 @@ public final class Config {
 
         public Builder buffSize(int bytes) {
             if (bytes < MIN_BUFFSIZE) {
-                throw new IllegalArgumentException("buffSize must be at least " + MIN_BUFFSIZE + " bytes, got " + bytes);
+                throw new IllegalArgumentException(
+                        "buffSize must be at least " + MIN_BUFFSIZE + " bytes, got " + bytes);
             }
             this.buffSize = bytes;
             sources.putIfAbsent("buffSize", "builder");

@@ -3,11 +3,10 @@ package dev.jccl;
 /**
  * Element types a collective can move and reduce; the same ten types NCCL has.
  *
- * <p>Elements are stored in native byte order (little-endian on every platform Jccl targets).
- * {@link #FLOAT16} is IEEE 754 binary16 and {@link #BFLOAT16} is the upper half of a binary32;
- * both are carried in Java {@code short}s and reduced in {@code float}, rounded to nearest even.
- * The unsigned types are carried in the signed Java type of the same width and compared as
- * unsigned by {@link ReduceOp#MIN}/{@link ReduceOp#MAX}.
+ * <p>Elements are stored in native byte order (little-endian on every platform Jccl targets). {@link #FLOAT16} is IEEE
+ * 754 binary16 and {@link #BFLOAT16} is the upper half of a binary32; both are carried in Java {@code short}s and
+ * reduced in {@code float}, rounded to nearest even. The unsigned types are carried in the signed Java type of the same
+ * width and compared as unsigned by {@link ReduceOp#MIN}/{@link ReduceOp#MAX}.
  */
 public enum DataType {
     INT8(1, "int8"),
@@ -56,7 +55,8 @@ public enum DataType {
                 return t;
             }
         }
-        throw new IllegalArgumentException("unknown data type '" + name + "'; expected one of "
-                + java.util.Arrays.toString(values()) + " or an nccl-tests name (int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double)");
+        throw new IllegalArgumentException(
+                "unknown data type '" + name + "'; expected one of " + java.util.Arrays.toString(values())
+                        + " or an nccl-tests name (int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double)");
     }
 }

@@ -2,7 +2,6 @@ package dev.jccl;
 
 import dev.jccl.bootstrap.LaunchEnvironment;
 import dev.jccl.runtime.RuntimeCommunicator;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
@@ -26,23 +25,24 @@ public final class Jccl {
     }
 
     /**
-     * Joins communicator {@code id} as {@code rank} of {@code size}. Blocks until all {@code size}
-     * ranks have arrived, or fails within {@link Config#timeout()} with a {@link BootstrapException}
-     * naming the ranks that did not.
+     * Joins communicator {@code id} as {@code rank} of {@code size}. Blocks until all {@code size} ranks have arrived,
+     * or fails within {@link Config#timeout()} with a {@link BootstrapException} naming the ranks that did not.
      */
     public static Communicator init(int rank, int size, UniqueId id, Config config) {
         if (size < 1) throw new IllegalArgumentException("size must be at least 1, got " + size);
         if (rank < 0 || rank >= size) {
             throw new IllegalArgumentException("rank " + rank + " is outside 0.." + (size - 1) + " for size " + size);
         }
-        if (id == null) throw new IllegalArgumentException("id is null; make one with UniqueId.create() and share its toString()");
+        if (id == null) {
+            throw new IllegalArgumentException("id is null; make one with UniqueId.create() and share its toString()");
+        }
         if (config == null) throw new IllegalArgumentException("config is null; use Config.fromEnvironment()");
         return RuntimeCommunicator.create(rank, size, id, config);
     }
 
     /**
-     * Joins the communicator a launcher describes in the environment: {@code jccl run}, Open MPI's
-     * {@code mpirun}, Slurm's {@code srun}, torchrun, or a Kubernetes indexed Job (see the README).
+     * Joins the communicator a launcher describes in the environment: {@code jccl run}, Open MPI's {@code mpirun},
+     * Slurm's {@code srun}, torchrun, or a Kubernetes indexed Job (see the README).
      */
     public static Communicator fromEnvironment() {
         return fromEnvironment(Config.fromEnvironment());

@@ -4,12 +4,11 @@ package dev.jccl;
  * Reduction operators, with NCCL's semantics.
  *
  * <ul>
- *   <li>Integer {@link #SUM} and {@link #PROD} wrap on overflow, as Java arithmetic does.</li>
- *   <li>{@link #MIN} and {@link #MAX} compare the unsigned types as unsigned.</li>
- *   <li>{@link #AVG} is the sum divided by the number of ranks: a floating-point division for the
- *       float types, a truncating integer division (signed or unsigned) of the wrapped sum for
- *       the integer types.</li>
- *   <li>FLOAT16 and BFLOAT16 are reduced in {@code float} and rounded to nearest even.</li>
+ *   <li>Integer {@link #SUM} and {@link #PROD} wrap on overflow, as Java arithmetic does.
+ *   <li>{@link #MIN} and {@link #MAX} compare the unsigned types as unsigned.
+ *   <li>{@link #AVG} is the sum divided by the number of ranks: a floating-point division for the float types, a
+ *       truncating integer division (signed or unsigned) of the wrapped sum for the integer types.
+ *   <li>FLOAT16 and BFLOAT16 are reduced in {@code float} and rounded to nearest even.
  * </ul>
  */
 public enum ReduceOp {

@@ -1,7 +1,6 @@
 package dev.jccl;
 
 import dev.jccl.topology.InterfaceSelector;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,9 +14,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Identifies one communicator before it exists: the address where rank 0 will serve the
- * rendezvous, and a 128-bit secret every rank must prove it knows. Create it once (usually on
- * rank 0 or in the launcher), hand its {@link #toString()} to every rank, and {@link #parse} it there.
+ * Identifies one communicator before it exists: the address where rank 0 will serve the rendezvous, and a 128-bit
+ * secret every rank must prove it knows. Create it once (usually on rank 0 or in the launcher), hand its
+ * {@link #toString()} to every rank, and {@link #parse} it there.
  *
  * <p>The text form is {@code jccl1:<host>:<port>:<32 hex digits>}; treat it like a password.
  */
@@ -41,8 +40,8 @@ public final class UniqueId {
     }
 
     /**
-     * A new id on the interface {@code config} selects. The port is bound now and held in this
-     * process until rank 0 of the communicator takes it over (or the process exits).
+     * A new id on the interface {@code config} selects. The port is bound now and held in this process until rank 0 of
+     * the communicator takes it over (or the process exits).
      */
     public static UniqueId create(Config config) {
         InetAddress address = InterfaceSelector.select(config.socketIfname()).address();
@@ -57,7 +56,8 @@ public final class UniqueId {
             RESERVED.put(id.toString(), server);
             return id;
         } catch (IOException e) {
-            throw new JcclException("cannot open a rendezvous port on " + address.getHostAddress() + ": " + e.getMessage(), e);
+            throw new JcclException(
+                    "cannot open a rendezvous port on " + address.getHostAddress() + ": " + e.getMessage(), e);
         }
     }
 
@@ -70,7 +70,8 @@ public final class UniqueId {
     /** Parses the text form; the error says what part is wrong. */
     public static UniqueId parse(String text) {
         if (text == null || !text.startsWith(PREFIX)) {
-            throw new IllegalArgumentException("not a Jccl unique id (expected jccl1:<host>:<port>:<32 hex digits>): " + redact(text));
+            throw new IllegalArgumentException(
+                    "not a Jccl unique id (expected jccl1:<host>:<port>:<32 hex digits>): " + redact(text));
         }
         String rest = text.substring(PREFIX.length());
         int lastColon = rest.lastIndexOf(':');
@@ -86,7 +87,9 @@ public final class UniqueId {
         }
         if (port < 1 || port > 65535) throw new IllegalArgumentException("unique id port out of range: " + port);
         String hex = rest.substring(lastColon + 1);
-        if (hex.length() != 32) throw new IllegalArgumentException("unique id secret must be 32 hex digits, got " + hex.length());
+        if (hex.length() != 32) {
+            throw new IllegalArgumentException("unique id secret must be 32 hex digits, got " + hex.length());
+        }
         byte[] secret;
         try {
             secret = HexFormat.of().parseHex(hex);
@@ -116,8 +119,8 @@ public final class UniqueId {
     }
 
     /**
-     * The listener {@link #create} bound for this id in this process, handed over once (null if
-     * the id was made elsewhere or already taken): rank 0 serves on it instead of binding anew.
+     * The listener {@link #create} bound for this id in this process, handed over once (null if the id was made
+     * elsewhere or already taken): rank 0 serves on it instead of binding anew.
      */
     public ServerSocketChannel takeReservedListener() {
         return RESERVED.remove(toString());

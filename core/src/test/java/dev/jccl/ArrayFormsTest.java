@@ -1,18 +1,20 @@
 package dev.jccl;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-
-/** The array forms: one overload per operation for every primitive array, with the MemorySegment forms' semantics, and clear refusals. */
+/**
+ * The array forms: one overload per operation for every primitive array, with the MemorySegment forms' semantics, and
+ * clear refusals.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ArrayFormsTest {
     private static final int RANKS = 3;
@@ -78,30 +80,55 @@ class ArrayFormsTest {
             }
             return "ok";
         });
-        for (Object o : results) if (o instanceof Throwable t) throw new AssertionError(t);
+        for (Object o : results) {
+            if (o instanceof Throwable t) throw new AssertionError(t);
+        }
     }
 
     @Test
     void whatIsNotAPrimitiveArrayIsRefusedWithTheReason() throws Exception {
         Object result = TestRanks.run(1, TestRanks.loopback(Duration.ofSeconds(20)), (rank, comm) -> {
-            assertEquals("AllReduce takes a primitive array (byte[], short[], int[], long[], float[] or double[]) in its array form, got a "
-                    + "java.lang.String; pass MemorySegments to the other form for anything else",
-                    assertThrows(IllegalArgumentException.class, () -> comm.allReduce("1 2 3", ReduceOp.SUM)).getMessage());
-            assertEquals("AllReduce: a short[] may hold FLOAT16 or BFLOAT16 bits; name the type (allReduce(array, DataType.BFLOAT16, op))",
-                    assertThrows(IllegalArgumentException.class, () -> comm.allReduce(new short[4], ReduceOp.SUM)).getMessage());
-            assertEquals("AllReduce: a int[] holds 4-byte elements but FLOAT64 needs 8-byte ones; pick an array of that width",
-                    assertThrows(IllegalArgumentException.class, () -> comm.allReduce(new int[4], DataType.FLOAT64, ReduceOp.SUM)).getMessage());
-            assertEquals("AllGather: send is a int[] but recv a float[]; pass arrays of one element type",
-                    assertThrows(IllegalArgumentException.class, () -> comm.allGather(new int[1], new float[1])).getMessage());
-            assertEquals("Broadcast: the array is null",
-                    assertThrows(IllegalArgumentException.class, () -> comm.broadcast(null, 0)).getMessage());
-            assertEquals("SendRecv arrays differ in length: send holds 2 elements, recv 3; pass arrays of the same length (or one array, in place)",
-                    assertThrows(IllegalArgumentException.class, () -> comm.sendRecv(new int[2], 0, new int[3], 0)).getMessage());
-            int[] still = {5};
-            comm.allReduce(still, ReduceOp.SUM);
-            assertArrayEquals(new int[] {5}, still, "the communicator is still usable");
-            return "ok";
-        }).getFirst();
+                    assertEquals(
+                            "AllReduce takes a primitive array (byte[], short[], int[], long[], float[] "
+                                    + "or double[]) in its array form, got a "
+                                    + "java.lang.String; pass MemorySegments to the other form for anything else",
+                            assertThrows(IllegalArgumentException.class, () -> comm.allReduce("1 2 3", ReduceOp.SUM))
+                                    .getMessage());
+                    assertEquals(
+                            "AllReduce: a short[] may hold FLOAT16 or BFLOAT16 bits; name the type "
+                                    + "(allReduce(array, DataType.BFLOAT16, op))",
+                            assertThrows(
+                                            IllegalArgumentException.class,
+                                            () -> comm.allReduce(new short[4], ReduceOp.SUM))
+                                    .getMessage());
+                    assertEquals(
+                            "AllReduce: a int[] holds 4-byte elements but FLOAT64 needs 8-byte ones; "
+                                    + "pick an array of that width",
+                            assertThrows(
+                                            IllegalArgumentException.class,
+                                            () -> comm.allReduce(new int[4], DataType.FLOAT64, ReduceOp.SUM))
+                                    .getMessage());
+                    assertEquals(
+                            "AllGather: send is a int[] but recv a float[]; pass arrays of one element type",
+                            assertThrows(IllegalArgumentException.class, () -> comm.allGather(new int[1], new float[1]))
+                                    .getMessage());
+                    assertEquals(
+                            "Broadcast: the array is null",
+                            assertThrows(IllegalArgumentException.class, () -> comm.broadcast(null, 0))
+                                    .getMessage());
+                    assertEquals(
+                            "SendRecv arrays differ in length: send holds 2 elements, recv 3; pass "
+                                    + "arrays of the same length (or one array, in place)",
+                            assertThrows(
+                                            IllegalArgumentException.class,
+                                            () -> comm.sendRecv(new int[2], 0, new int[3], 0))
+                                    .getMessage());
+                    int[] still = {5};
+                    comm.allReduce(still, ReduceOp.SUM);
+                    assertArrayEquals(new int[] {5}, still, "the communicator is still usable");
+                    return "ok";
+                })
+                .getFirst();
         if (result instanceof Throwable t) throw new AssertionError(t);
     }
 

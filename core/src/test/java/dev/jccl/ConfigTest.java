@@ -1,50 +1,64 @@
 package dev.jccl;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.junit.jupiter.api.Assertions.*;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(30)
 class ConfigTest {
     @Test
     void jcclVariablesWinOverNcclOnes() {
-        Config c = Config.fromEnvironment(Map.of("NCCL_SOCKET_IFNAME", "eth", "JCCL_SOCKET_IFNAME", "lo", "NCCL_DEBUG", "info"));
+        Config c = Config.fromEnvironment(
+                Map.of("NCCL_SOCKET_IFNAME", "eth", "JCCL_SOCKET_IFNAME", "lo", "NCCL_DEBUG", "info"));
         assertEquals("lo", c.socketIfname());
         assertEquals(Config.DebugLevel.INFO, c.debugLevel());
-        String[] ifRow = c.describe().stream().filter(r -> r[0].equals("socketIfname")).findFirst().orElseThrow();
+        String[] ifRow = c.describe().stream()
+                .filter(r -> r[0].equals("socketIfname"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("JCCL_SOCKET_IFNAME", ifRow[2]);
-        String[] debugRow = c.describe().stream().filter(r -> r[0].equals("debug")).findFirst().orElseThrow();
+        String[] debugRow = c.describe().stream()
+                .filter(r -> r[0].equals("debug"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("NCCL_DEBUG", debugRow[2]);
     }
 
     @Test
     void timeoutAcceptsSecondsAndUnits() {
-        assertEquals(Duration.ofSeconds(30), Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "30")).timeout());
-        assertEquals(Duration.ofMillis(1500), Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "1.5s")).timeout());
-        assertEquals(Duration.ofMillis(250), Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "250ms")).timeout());
-        assertEquals(Duration.ofMinutes(2), Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "2m")).timeout());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "soon")));
+        assertEquals(
+                Duration.ofSeconds(30),
+                Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "30")).timeout());
+        assertEquals(
+                Duration.ofMillis(1500),
+                Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "1.5s")).timeout());
+        assertEquals(
+                Duration.ofMillis(250),
+                Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "250ms")).timeout());
+        assertEquals(
+                Duration.ofMinutes(2),
+                Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "2m")).timeout());
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "soon")));
         assertTrue(e.getMessage().contains("JCCL_TIMEOUT"), e.getMessage());
     }
 
     @Test
     void malformedNumbersNameTheVariable() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Config.fromEnvironment(Map.of("NCCL_BUFFSIZE", "big")));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> Config.fromEnvironment(Map.of("NCCL_BUFFSIZE", "big")));
         assertTrue(e.getMessage().contains("NCCL_BUFFSIZE"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Config.fromEnvironment(Map.of("JCCL_DEBUG", "LOUD")));
     }
 
     @Test
     void unknownVariablesGetTheClosestRealName() {
-        List<String> unknown = Config.unknownVariables(Map.of("JCCL_TIMOUT", "3", "JCCL_SOCKET_IFNAME", "lo", "PATH", "/bin",
-                "JCCL_WHATEVER_THIS_IS", "1"));
+        List<String> unknown = Config.unknownVariables(
+                Map.of("JCCL_TIMOUT", "3", "JCCL_SOCKET_IFNAME", "lo", "PATH", "/bin", "JCCL_WHATEVER_THIS_IS", "1"));
         assertEquals(2, unknown.size(), unknown.toString());
         assertTrue(unknown.contains("JCCL_TIMOUT (did you mean JCCL_TIMEOUT?)"), unknown.toString());
         assertTrue(unknown.contains("JCCL_WHATEVER_THIS_IS (not a Jccl variable)"), unknown.toString());

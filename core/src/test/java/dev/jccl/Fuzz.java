@@ -8,17 +8,16 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * A bounded mutation fuzzer for the decoders of bytes that come from outside: each input is a
- * valid seed with a few mutations (bit flips, interesting bytes and ints such as 2^31 or -1 at
- * random places, truncation, extension, repeated pieces), or plain random bytes. A target
- * returns whether it decoded the input or refused it with the exception it documents; anything
- * else it throws, or an input that makes it allocate more than the target's bound, fails the
- * run with the seed and the input in hex, so the case can be replayed.
+ * A bounded mutation fuzzer for the decoders of bytes that come from outside: each input is a valid seed with a few
+ * mutations (bit flips, interesting bytes and ints such as 2^31 or -1 at random places, truncation, extension, repeated
+ * pieces), or plain random bytes. A target returns whether it decoded the input or refused it with the exception it
+ * documents; anything else it throws, or an input that makes it allocate more than the target's bound, fails the run
+ * with the seed and the input in hex, so the case can be replayed.
  *
- * The allocation bound holds after the first {@value #WARM_UP_INPUTS} inputs, which load classes.
+ * <p>The allocation bound holds after the first {@value #WARM_UP_INPUTS} inputs, which load classes.
  *
- * <p>Budget: {@code -Djccl.fuzz.seconds} per target (default 3) and a cap on inputs; seed:
- * {@code -Djccl.fuzz.seed} (default random, printed).
+ * <p>Budget: {@code -Djccl.fuzz.seconds} per target (default 3) and a cap on inputs; seed: {@code -Djccl.fuzz.seed}
+ * (default random, printed).
  */
 public final class Fuzz {
     /** One decoder under test. */
@@ -31,7 +30,8 @@ public final class Fuzz {
     public record Report(String name, long inputs, long decoded, long refused, double seconds, long seed) {
         @Override
         public String toString() {
-            return String.format("fuzz %s: %d inputs in %.1f s (%d decoded, %d refused), seed %d",
+            return String.format(
+                    "fuzz %s: %d inputs in %.1f s (%d decoded, %d refused), seed %d",
                     name, inputs, seconds, decoded, refused, seed);
         }
     }
@@ -48,18 +48,33 @@ public final class Fuzz {
     public static Report run(String name, List<byte[]> seeds, long maxAllocatedBytesPerInput, Target target) {
         double seconds = Double.parseDouble(System.getProperty("jccl.fuzz.seconds", "3"));
         long seed = Long.getLong("jccl.fuzz.seed", new Random().nextLong());
-        return run(name, seeds, maxAllocatedBytesPerInput, Duration.ofMillis((long) (seconds * 1000)), 2_000_000, seed, target);
+        return run(
+                name,
+                seeds,
+                maxAllocatedBytesPerInput,
+                Duration.ofMillis((long) (seconds * 1000)),
+                2_000_000,
+                seed,
+                target);
     }
 
-    public static Report run(String name, List<byte[]> seeds, long maxAllocatedBytesPerInput, Duration budget, long maxInputs,
-                             long seed, Target target) {
+    public static Report run(
+            String name,
+            List<byte[]> seeds,
+            long maxAllocatedBytesPerInput,
+            Duration budget,
+            long maxInputs,
+            long seed,
+            Target target) {
         Random random = new Random(seed);
         long start = System.nanoTime();
         long end = start + budget.toNanos();
         long inputs = 0, decoded = 0, refused = 0;
         long thread = Thread.currentThread().threadId();
         while (inputs < maxInputs && ((inputs & 255) != 0 || System.nanoTime() < end)) {
-            byte[] input = random.nextInt(10) == 0 ? randomBytes(random) : mutate(seeds.get(random.nextInt(seeds.size())), random);
+            byte[] input = random.nextInt(10) == 0
+                    ? randomBytes(random)
+                    : mutate(seeds.get(random.nextInt(seeds.size())), random);
             inputs++;
             long before = THREADS.getThreadAllocatedBytes(thread);
             boolean ok;
@@ -71,8 +86,8 @@ public final class Fuzz {
             long allocated = THREADS.getThreadAllocatedBytes(thread) - before;
             // The first inputs load classes and fill caches; the bound is for the decoder's own allocation.
             if (inputs > WARM_UP_INPUTS && allocated > maxAllocatedBytesPerInput) {
-                throw new AssertionError(name + " allocated " + allocated + " bytes (bound " + maxAllocatedBytesPerInput + ") for the "
-                        + input.length + "-byte input " + hex(input) + " (seed " + seed + ")");
+                throw new AssertionError(name + " allocated " + allocated + " bytes (bound " + maxAllocatedBytesPerInput
+                        + ") for the " + input.length + "-byte input " + hex(input) + " (seed " + seed + ")");
             }
             if (ok) decoded++;
             else refused++;
@@ -97,7 +112,9 @@ public final class Fuzz {
                     if (b.length > 0) b[random.nextInt(b.length)] ^= (byte) (1 << random.nextInt(8));
                 }
                 case 1 -> { // an interesting byte
-                    if (b.length > 0) b[random.nextInt(b.length)] = INTERESTING_BYTES[random.nextInt(INTERESTING_BYTES.length)];
+                    if (b.length > 0) {
+                        b[random.nextInt(b.length)] = INTERESTING_BYTES[random.nextInt(INTERESTING_BYTES.length)];
+                    }
                 }
                 case 2 -> { // an interesting big-endian or little-endian int, e.g. a length of 2^31
                     if (b.length >= 4) {

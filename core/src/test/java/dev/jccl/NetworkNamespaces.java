@@ -1,21 +1,19 @@
 package dev.jccl;
 
-import org.junit.jupiter.api.Assumptions;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 
 /**
- * Pretend hosts on one machine: N network namespaces, each with one veth interface
- * {@code jv<i>} at 10.77.0.(i+1)/24, whose other ends sit on a bridge in a further "switch"
- * namespace. Ranks started with {@link #command} run inside host i and see only its lo and its
- * veth; nothing here touches the machine's own interfaces or addresses. Needs root (or
- * CAP_NET_ADMIN) and the bridge and veth drivers; where they are missing, {@link #create} skips
- * the calling test with a message that says so.
+ * Pretend hosts on one machine: N network namespaces, each with one veth interface {@code jv<i>} at 10.77.0.(i+1)/24,
+ * whose other ends sit on a bridge in a further "switch" namespace. Ranks started with {@link #command} run inside host
+ * i and see only its lo and its veth; nothing here touches the machine's own interfaces or addresses. Needs root (or
+ * CAP_NET_ADMIN) and the bridge and veth drivers; where they are missing, {@link #create} skips the calling test with a
+ * message that says so.
  */
 public final class NetworkNamespaces implements AutoCloseable {
     private final String prefix;
@@ -29,15 +27,17 @@ public final class NetworkNamespaces implements AutoCloseable {
 
     /** Makes {@code hosts} namespaces joined by a bridge, or skips the test where that cannot be done here. */
     public static NetworkNamespaces create(int hosts) {
-        String prefix = "jccl-t" + ProcessHandle.current().pid() % 100000 + "-" + ThreadLocalRandom.current().nextInt(1000);
+        String prefix = "jccl-t" + ProcessHandle.current().pid() % 100000 + "-"
+                + ThreadLocalRandom.current().nextInt(1000);
         NetworkNamespaces n = new NetworkNamespaces(prefix, hosts);
         try {
             n.build();
             return n;
         } catch (IOException | RuntimeException e) {
             n.close();
-            Assumptions.abort("network namespaces cannot be made here (needs root or CAP_NET_ADMIN, iproute2, veth and bridge): "
-                    + e.getMessage());
+            Assumptions.abort(
+                    "network namespaces cannot be made here (needs root or CAP_NET_ADMIN, iproute2, veth and bridge): "
+                            + e.getMessage());
             throw new AssertionError("unreachable");
         }
     }

@@ -19,10 +19,15 @@ public final class TestRanks {
 
     /** The ways ranks of one host can be connected: shared memory (the default), or TCP over loopback. */
     public enum Link {
-        SHM, TCP;
+        SHM,
+        TCP;
 
         public Config config(Duration timeout) {
-            return Config.builder().socketIfname("lo").timeout(timeout).shmDisable(this == TCP).build();
+            return Config.builder()
+                    .socketIfname("lo")
+                    .timeout(timeout)
+                    .shmDisable(this == TCP)
+                    .build();
         }
     }
 

@@ -1,12 +1,11 @@
 package dev.jccl;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.junit.jupiter.api.Assertions.*;
 
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(30)
 class UniqueIdTest {
@@ -21,7 +20,9 @@ class UniqueIdTest {
             UniqueId parsed = UniqueId.parse(id.toString());
             assertEquals(id, parsed);
             assertTrue(parsed.rootAddress().getAddress().isLoopbackAddress());
-            assertEquals(((InetSocketAddress) reserved.getLocalAddress()).getPort(), parsed.rootAddress().getPort());
+            assertEquals(
+                    ((InetSocketAddress) reserved.getLocalAddress()).getPort(),
+                    parsed.rootAddress().getPort());
             assertTrue(id.toString().matches("jccl1:127\\.0\\.0\\.1:\\d+:[0-9a-f]{32}"), id.toString());
         }
     }
@@ -44,25 +45,36 @@ class UniqueIdTest {
 
     @Test
     void malformedTextSaysWhatIsWrong() {
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> UniqueId.parse("hello")).getMessage().contains("not a Jccl unique id"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> UniqueId.parse("jccl1:127.0.0.1:99999:00000000000000000000000000000000"))
-                .getMessage().contains("port"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> UniqueId.parse("hello"))
+                .getMessage()
+                .contains("not a Jccl unique id"));
+        assertTrue(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> UniqueId.parse("jccl1:127.0.0.1:99999:00000000000000000000000000000000"))
+                .getMessage()
+                .contains("port"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> UniqueId.parse("jccl1:127.0.0.1:80:abc"))
-                .getMessage().contains("32 hex"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> UniqueId.parse("jccl1:127.0.0.1:80:zz000000000000000000000000000000"))
-                .getMessage().contains("hex"));
+                .getMessage()
+                .contains("32 hex"));
+        assertTrue(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> UniqueId.parse("jccl1:127.0.0.1:80:zz000000000000000000000000000000"))
+                .getMessage()
+                .contains("hex"));
         assertThrows(IllegalArgumentException.class, () -> UniqueId.parse(null));
     }
 
     /**
-     * Mutated and random id texts either parse or fail with IllegalArgumentException. Texts whose
-     * host part is not the seed's loopback literal are only checked for that much by the test, not
-     * parsed: parsing would ask the resolver about random names.
+     * Mutated and random id texts either parse or fail with IllegalArgumentException. Texts whose host part is not the
+     * seed's loopback literal are only checked for that much by the test, not parsed: parsing would ask the resolver
+     * about random names.
      */
     @Test
     void mutatedIdsParseOrAreRefusedClearly() {
-        byte[] seed = "jccl1:127.0.0.1:29500:00112233445566778899aabbccddeeff".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
-        byte[] v6 = "jccl1:[::1]:4242:0123456789abcdef0123456789ABCDEF".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] seed = "jccl1:127.0.0.1:29500:00112233445566778899aabbccddeeff"
+                .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] v6 = "jccl1:[::1]:4242:0123456789abcdef0123456789ABCDEF"
+                .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
         Fuzz.Report report = Fuzz.run("UniqueId.parse", java.util.List.of(seed, v6), 64 << 10, input -> {
             String text = new String(input, java.nio.charset.StandardCharsets.ISO_8859_1);
             if (resolverWouldBeAsked(text)) return false;

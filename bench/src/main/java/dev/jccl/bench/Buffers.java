@@ -7,17 +7,19 @@ import java.lang.foreign.ValueLayout;
 import java.util.SplittableRandom;
 
 /**
- * The operand memory of one benchmark: native segments, or heap segments over the primitive array
- * a Java user would hold for the type ({@code float[]} for FLOAT32, {@code short[]} for FLOAT16…),
- * filled with ordinary values (no NaNs or subnormals, whose arithmetic can be slower).
+ * The operand memory of one benchmark: native segments, or heap segments over the primitive array a Java user would
+ * hold for the type ({@code float[]} for FLOAT32, {@code short[]} for FLOAT16…), filled with ordinary values (no NaNs
+ * or subnormals, whose arithmetic can be slower).
  */
 final class Buffers {
 
-    private Buffers() {
-    }
+    private Buffers() {}
 
     /** Where an operand lives. */
-    enum Kind { NATIVE, HEAP }
+    enum Kind {
+        NATIVE,
+        HEAP
+    }
 
     static MemorySegment allocate(Kind kind, DataType type, long bytes, Arena arena, long seed) {
         MemorySegment segment = switch (kind) {
@@ -48,8 +50,9 @@ final class Buffers {
             float value = 0.5f + (float) random.nextDouble();
             switch (type) {
                 case FLOAT16 -> segment.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, Float.floatToFloat16(value));
-                case BFLOAT16 -> segment.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i,
-                        (short) (Float.floatToRawIntBits(value) >>> 16));
+                case BFLOAT16 ->
+                    segment.setAtIndex(
+                            ValueLayout.JAVA_SHORT_UNALIGNED, i, (short) (Float.floatToRawIntBits(value) >>> 16));
                 case FLOAT32 -> segment.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, value);
                 case FLOAT64 -> segment.setAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, i, value);
                 default -> {

@@ -19,16 +19,18 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * {@code MemorySegment.copy} of {@code bytes} bytes from {@code b} to {@code dst} (for MIXED: the
- * native staging buffer into the heap array, as a receive without reduction does): the "limit"
- * that {@link ReduceKernelBench} is compared with.
+ * {@code MemorySegment.copy} of {@code bytes} bytes from {@code b} to {@code dst} (for MIXED: the native staging buffer
+ * into the heap array, as a receive without reduction does): the "limit" that {@link ReduceKernelBench} is compared
+ * with.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx2g"})
 public class CopyBench {
 
     @Param({"4096", "1048576", "67108864"})

@@ -22,17 +22,18 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * A kernel that the JIT first compiled while it saw only native segments (a process whose first
- * collectives ran on native buffers), then called on {@code memory}: the order that sent C2 into
- * a deoptimise/recompile cycle on JDK 25 (profiled loop predication). Compare with
- * {@link ReduceKernelBench} for the same kernel, size and memory.
+ * A kernel that the JIT first compiled while it saw only native segments (a process whose first collectives ran on
+ * native buffers), then called on {@code memory}: the order that sent C2 into a deoptimise/recompile cycle on JDK 25
+ * (profiled loop predication). Compare with {@link ReduceKernelBench} for the same kernel, size and memory.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx2g"})
 public class PollutedProfileBench {
 
     @Param({"FLOAT32_SUM", "BFLOAT16_SUM", "INT32_SUM"})

@@ -3,7 +3,6 @@ package dev.jccl.bootstrap;
 import dev.jccl.BootstrapException;
 import dev.jccl.UniqueId;
 import dev.jccl.debug.Log;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -16,9 +15,9 @@ public final class Bootstrap {
     private Bootstrap() {}
 
     /**
-     * Exchanges {@code self} with every rank of the job described by {@code id}; returns the table
-     * indexed by rank. Fails within {@code timeout} with a {@link BootstrapException} that names
-     * the missing ranks or the unreachable root.
+     * Exchanges {@code self} with every rank of the job described by {@code id}; returns the table indexed by rank.
+     * Fails within {@code timeout} with a {@link BootstrapException} that names the missing ranks or the unreachable
+     * root.
      */
     public static List<PeerInfo> exchange(int rank, int size, UniqueId id, PeerInfo self, Duration timeout, Log log) {
         long start = System.nanoTime();
@@ -32,7 +31,9 @@ public final class Bootstrap {
             ServerSocketChannel listener = id.takeReservedListener();
             if (listener == null) listener = bind(id.rootAddress());
             try {
-                log.info(Log.Subsys.BOOTSTRAP, "root listening on " + listener.getLocalAddress() + " for " + (size - 1) + " ranks");
+                log.info(
+                        Log.Subsys.BOOTSTRAP,
+                        "root listening on " + listener.getLocalAddress() + " for " + (size - 1) + " ranks");
                 return new BootstrapRoot(listener, size, id.secret(), log).serve(self, deadline, start);
             } catch (IOException e) {
                 closeQuietly(listener);
@@ -43,9 +44,9 @@ public final class Bootstrap {
     }
 
     /**
-     * Binds the root address. When the address is not one of this host's (a launcher's host name
-     * may resolve differently here, e.g. to 127.0.1.1 through /etc/hosts), rank 0 listens on every
-     * interface at that port instead: the handshake, not the address, keeps strangers out.
+     * Binds the root address. When the address is not one of this host's (a launcher's host name may resolve
+     * differently here, e.g. to 127.0.1.1 through /etc/hosts), rank 0 listens on every interface at that port instead:
+     * the handshake, not the address, keeps strangers out.
      */
     private static ServerSocketChannel bind(InetSocketAddress address) {
         IOException first;
@@ -61,8 +62,11 @@ public final class Bootstrap {
                 first.addSuppressed(e);
             }
         }
-        throw new BootstrapException("rank 0 cannot listen on the root address " + address + ": " + first.getMessage()
-                + ". Is rank 0 on the host the id (JCCL_ID / JCCL_ROOT / MASTER_ADDR) names, and is the port free?", first);
+        throw new BootstrapException(
+                "rank 0 cannot listen on the root address " + address + ": " + first.getMessage()
+                        + ". Is rank 0 on the host the id (JCCL_ID / JCCL_ROOT / MASTER_ADDR) names, "
+                        + "and is the port free?",
+                first);
     }
 
     private static ServerSocketChannel open(InetSocketAddress address) throws IOException {

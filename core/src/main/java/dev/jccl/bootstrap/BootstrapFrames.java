@@ -29,8 +29,8 @@ import javax.crypto.spec.SecretKeySpec;
  *   root  -> rank : ERROR      UTF-8 text
  * </pre>
  *
- * The length is checked against {@link #MAX_PAYLOAD} before anything is allocated, so a garbage
- * or hostile frame costs the root nothing but the connection.
+ * The length is checked against {@link #MAX_PAYLOAD} before anything is allocated, so a garbage or hostile frame costs
+ * the root nothing but the connection.
  */
 final class BootstrapFrames {
     static final int MAGIC = 0x4A434253; // "JCBS"
@@ -44,6 +44,7 @@ final class BootstrapFrames {
     static final int MAX_PAYLOAD = 8 << 20;
     /** HELLO (one PeerInfo) and ERROR (one message) never come near this. */
     static final int MAX_SMALL_PAYLOAD = 64 << 10;
+
     static final int NONCE_BYTES = 16;
     static final int PROOF_BYTES = 32;
 
@@ -68,7 +69,9 @@ final class BootstrapFrames {
         } catch (EOFException e) {
             throw new EOFException("connection closed before a frame arrived");
         }
-        if (magic != MAGIC) throw new ProtocolException(String.format("not a Jccl bootstrap frame (magic 0x%08x)", magic));
+        if (magic != MAGIC) {
+            throw new ProtocolException(String.format("not a Jccl bootstrap frame (magic 0x%08x)", magic));
+        }
         int version = in.readUnsignedShort();
         if (version != VERSION) {
             throw new ProtocolException("bootstrap protocol version " + version + ", this Jccl speaks " + VERSION

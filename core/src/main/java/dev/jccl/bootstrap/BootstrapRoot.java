@@ -2,7 +2,6 @@ package dev.jccl.bootstrap;
 
 import dev.jccl.BootstrapException;
 import dev.jccl.debug.Log;
-
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -18,13 +17,13 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Rank 0's side of the rendezvous: admits each rank that proves the secret, and once all have
- * arrived sends everyone the table of peers. Runs on rank 0's init thread; each connection's
- * handshake runs on a virtual thread, so a slow or hostile client cannot stall the others.
+ * Rank 0's side of the rendezvous: admits each rank that proves the secret, and once all have arrived sends everyone
+ * the table of peers. Runs on rank 0's init thread; each connection's handshake runs on a virtual thread, so a slow or
+ * hostile client cannot stall the others.
  *
- * <p>Deadline: each rank says how long it is willing to wait; when the earliest of those (or
- * rank 0's own) passes with ranks still missing, every waiting rank gets an ERROR frame naming
- * the missing ranks, so all of them fail with the same useful message instead of a bare timeout.
+ * <p>Deadline: each rank says how long it is willing to wait; when the earliest of those (or rank 0's own) passes with
+ * ranks still missing, every waiting rank gets an ERROR frame naming the missing ranks, so all of them fail with the
+ * same useful message instead of a bare timeout.
  */
 final class BootstrapRoot {
     private static final long HANDSHAKE_MILLIS = 10_000;
@@ -95,8 +94,10 @@ final class BootstrapRoot {
             }
         }
         double waited = (System.nanoTime() - startNanos) / 1e9;
-        String message = String.format("bootstrap: rank%s %s of %d did not join the root at %s within %.1f s (joined: %s). "
-                        + "Are they running, with the same JCCL_ID and world size? Raise JCCL_TIMEOUT if they start slowly.",
+        String message = String.format(
+                "bootstrap: rank%s %s of %d did not join the root at %s within %.1f s (joined: %s). "
+                        + "Are they running, with the same JCCL_ID and world size? Raise JCCL_TIMEOUT "
+                        + "if they start slowly.",
                 missing.size() == 1 ? "" : "s", join(missing), size, rootAddress, waited, join(present));
         closeAll(message);
         throw new BootstrapException(message);
@@ -123,7 +124,9 @@ final class BootstrapRoot {
             RANDOM.nextBytes(nonce);
             BootstrapFrames.write(out, BootstrapFrames.CHALLENGE, nonce);
             BootstrapFrames.Frame frame = BootstrapFrames.read(in);
-            if (frame.type() != BootstrapFrames.HELLO) throw new BootstrapFrames.ProtocolException("expected HELLO, got type " + frame.type());
+            if (frame.type() != BootstrapFrames.HELLO) {
+                throw new BootstrapFrames.ProtocolException("expected HELLO, got type " + frame.type());
+            }
             DataInputStream hello = new DataInputStream(new java.io.ByteArrayInputStream(frame.payload()));
             int rank = hello.readInt();
             int claimedSize = hello.readInt();
@@ -138,7 +141,12 @@ final class BootstrapRoot {
                 return;
             }
             if (claimedSize != size) {
-                refuse(socket, out, remote, "rank " + rank + " says the job has " + claimedSize + " ranks, the root was started with " + size);
+                refuse(
+                        socket,
+                        out,
+                        remote,
+                        "rank " + rank + " says the job has " + claimedSize + " ranks, the root was started with "
+                                + size);
                 return;
             }
             if (rank < 1 || rank >= size) {
@@ -146,13 +154,19 @@ final class BootstrapRoot {
                 return;
             }
             PeerInfo info = PeerInfo.decode(hello);
-            if (info.rank() != rank) throw new BootstrapFrames.ProtocolException("peer info rank " + info.rank() + " != " + rank);
+            if (info.rank() != rank) {
+                throw new BootstrapFrames.ProtocolException("peer info rank " + info.rank() + " != " + rank);
+            }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, remainingMillis));
             synchronized (joined) {
                 Session prior = joined.get(rank);
                 if (prior != null) {
-                    refuse(socket, out, remote, "rank " + rank + " already joined from " + prior.info.where()
-                            + "; is the same rank started twice?");
+                    refuse(
+                            socket,
+                            out,
+                            remote,
+                            "rank " + rank + " already joined from " + prior.info.where()
+                                    + "; is the same rank started twice?");
                     return;
                 }
                 socket.setSoTimeout(0);
@@ -161,10 +175,15 @@ final class BootstrapRoot {
             log.info(Log.Subsys.BOOTSTRAP, "rank " + rank + " joined from " + info.where() + " (" + remote + ")");
         } catch (IOException | RuntimeException e) {
             // Whatever a client sends, it costs it its connection and nothing else.
-            String reason = e instanceof java.nio.channels.ClosedByInterruptException ? "still silent when every rank had joined"
-                    : e instanceof java.net.SocketTimeoutException ? "sent no complete frame within " + HANDSHAKE_MILLIS / 1000 + " s"
-                    : e instanceof java.io.EOFException ? "connection closed mid-frame (" + e.getMessage() + ")"
-                    : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+            String reason = e instanceof java.nio.channels.ClosedByInterruptException
+                    ? "still silent when every rank had joined"
+                    : e instanceof java.net.SocketTimeoutException
+                            ? "sent no complete frame within " + HANDSHAKE_MILLIS / 1000 + " s"
+                            : e instanceof java.io.EOFException
+                                    ? "connection closed mid-frame (" + e.getMessage() + ")"
+                                    : e.getMessage() != null
+                                            ? e.getMessage()
+                                            : e.getClass().getSimpleName();
             if (out != null) refuse(socket, out, remote, reason);
             else closeQuietly(socket);
         }
@@ -173,7 +192,10 @@ final class BootstrapRoot {
     private void refuse(Socket socket, DataOutputStream out, String remote, String reason) {
         log.warn(Log.Subsys.BOOTSTRAP, "refused connection from " + remote + ": " + reason);
         try {
-            BootstrapFrames.write(out, BootstrapFrames.ERROR, ("root refused this connection: " + reason).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            BootstrapFrames.write(
+                    out,
+                    BootstrapFrames.ERROR,
+                    ("root refused this connection: " + reason).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         } catch (IOException ignored) {
             // the peer may already be gone; refusing it is all we wanted
         }
@@ -206,7 +228,8 @@ final class BootstrapRoot {
         synchronized (joined) {
             for (Session s : joined.values()) {
                 try {
-                    BootstrapFrames.write(s.out, BootstrapFrames.ERROR, message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    BootstrapFrames.write(
+                            s.out, BootstrapFrames.ERROR, message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
                 } catch (IOException ignored) {
                     // that rank is gone already; the others still get the message
                 }

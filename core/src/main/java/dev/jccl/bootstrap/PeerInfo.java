@@ -1,7 +1,6 @@
 package dev.jccl.bootstrap;
 
 import dev.jccl.Config;
-
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -12,22 +11,31 @@ import java.io.UncheckedIOException;
 /**
  * What every rank tells the others at start-up: who it is, where it runs, where to reach it.
  *
- * @param hostId    host identity (see {@code HostIdentity}); equal ids share memory
- * @param dataHost  address of this rank's data listener
- * @param dataPort  port of this rank's data listener
- * @param shmPrefix how this rank names its shared-memory segments, or empty when it will not use
- *                  shared memory (JCCL_SHM_DISABLE, or no /dev/shm); two ranks of one host talk
- *                  through shared memory only if both have one
- * @param settings  the settings every rank must share (algorithm and protocol filters, buffer
- *                  size, network transport), as text: ranks that differ would plan different schedules
- * @param netAddress where a network plugin's peers reach this rank (for UCX, its worker address),
- *                  Base64; empty without one
- * @param cpus      the CPUs this rank's process may use (its affinity mask and CPU quota)
- * @param oversubscription this rank's {@code JCCL_OVERSUBSCRIBED}: with {@code cpus}, what every rank
- *                  needs to agree on whether a host's ranks share CPUs (see {@code topology.CpuSharing})
+ * @param hostId host identity (see {@code HostIdentity}); equal ids share memory
+ * @param dataHost address of this rank's data listener
+ * @param dataPort port of this rank's data listener
+ * @param shmPrefix how this rank names its shared-memory segments, or empty when it will not use shared memory
+ *     (JCCL_SHM_DISABLE, or no /dev/shm); two ranks of one host talk through shared memory only if both have one
+ * @param settings the settings every rank must share (algorithm and protocol filters, buffer size, network transport),
+ *     as text: ranks that differ would plan different schedules
+ * @param netAddress where a network plugin's peers reach this rank (for UCX, its worker address), Base64; empty without
+ *     one
+ * @param cpus the CPUs this rank's process may use (its affinity mask and CPU quota)
+ * @param oversubscription this rank's {@code JCCL_OVERSUBSCRIBED}: with {@code cpus}, what every rank needs to agree on
+ *     whether a host's ranks share CPUs (see {@code topology.CpuSharing})
  */
-public record PeerInfo(int rank, String hostId, String hostName, long pid, String dataHost, int dataPort, String shmPrefix,
-                       String settings, String netAddress, int cpus, Config.Oversubscription oversubscription) {
+public record PeerInfo(
+        int rank,
+        String hostId,
+        String hostName,
+        long pid,
+        String dataHost,
+        int dataPort,
+        String shmPrefix,
+        String settings,
+        String netAddress,
+        int cpus,
+        Config.Oversubscription oversubscription) {
     /** The most CPUs a rank may say it has; more is taken for a corrupt record. */
     static final int MAX_CPUS = 1 << 20;
 
@@ -39,15 +47,43 @@ public record PeerInfo(int rank, String hostId, String hostName, long pid, Strin
         if (cpus < 1) cpus = 1;
     }
 
-    /** With a network plugin's address, and as many CPUs as this process may use, deciding oversubscription by itself. */
-    public PeerInfo(int rank, String hostId, String hostName, long pid, String dataHost, int dataPort, String shmPrefix, String settings,
-                    String netAddress) {
-        this(rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings, netAddress, Runtime.getRuntime().availableProcessors(),
+    /**
+     * With a network plugin's address, and as many CPUs as this process may use, deciding oversubscription by itself.
+     */
+    public PeerInfo(
+            int rank,
+            String hostId,
+            String hostName,
+            long pid,
+            String dataHost,
+            int dataPort,
+            String shmPrefix,
+            String settings,
+            String netAddress) {
+        this(
+                rank,
+                hostId,
+                hostName,
+                pid,
+                dataHost,
+                dataPort,
+                shmPrefix,
+                settings,
+                netAddress,
+                Runtime.getRuntime().availableProcessors(),
                 Config.Oversubscription.AUTO);
     }
 
     /** Without a network plugin's address. */
-    public PeerInfo(int rank, String hostId, String hostName, long pid, String dataHost, int dataPort, String shmPrefix, String settings) {
+    public PeerInfo(
+            int rank,
+            String hostId,
+            String hostName,
+            long pid,
+            String dataHost,
+            int dataPort,
+            String shmPrefix,
+            String settings) {
         this(rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings, "");
     }
 
@@ -58,7 +94,18 @@ public record PeerInfo(int rank, String hostId, String hostName, long pid, Strin
 
     /** The same rank with another rank number, data port and network address (a split communicator's view of it). */
     public PeerInfo renumbered(int newRank, int newDataPort, String newNetAddress) {
-        return new PeerInfo(newRank, hostId, hostName, pid, dataHost, newDataPort, shmPrefix, settings, newNetAddress, cpus, oversubscription);
+        return new PeerInfo(
+                newRank,
+                hostId,
+                hostName,
+                pid,
+                dataHost,
+                newDataPort,
+                shmPrefix,
+                settings,
+                newNetAddress,
+                cpus,
+                oversubscription);
     }
 
     /** True if this rank and {@code other} share a host and both use shared memory. */
@@ -108,7 +155,8 @@ public record PeerInfo(int rank, String hostId, String hostName, long pid, Strin
         int setting = in.readUnsignedByte();
         Config.Oversubscription[] known = Config.Oversubscription.values();
         if (setting >= known.length) throw new IOException("bad oversubscription setting " + setting);
-        return new PeerInfo(rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings, netAddress, cpus, known[setting]);
+        return new PeerInfo(
+                rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings, netAddress, cpus, known[setting]);
     }
 
     public static PeerInfo decode(byte[] bytes) throws IOException {

@@ -4,9 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Expands Slurm hostlist expressions, the compressed node lists Slurm puts in
- * {@code SLURM_JOB_NODELIST} and {@code SLURM_STEP_NODELIST} (what {@code scontrol show hostnames}
- * prints one per line).
+ * Expands Slurm hostlist expressions, the compressed node lists Slurm puts in {@code SLURM_JOB_NODELIST} and
+ * {@code SLURM_STEP_NODELIST} (what {@code scontrol show hostnames} prints one per line).
  *
  * <pre>
  *   list  = name { sep name }          sep: ',' or white space, outside brackets
@@ -15,10 +14,10 @@ import java.util.List;
  *   range = digits [ '-' digits ]      low &lt;= high
  * </pre>
  *
- * <p>A range keeps the width of its low bound, so {@code node[08-10]} is {@code node08 node09
- * node10}. Several bracket groups in one name multiply out with the leftmost varying slowest:
- * {@code rack[1-2]-n[1-2]} is {@code rack1-n1 rack1-n2 rack2-n1 rack2-n2}. Malformed input is an
- * {@link IllegalArgumentException} that quotes the expression and the position of the fault.
+ * <p>A range keeps the width of its low bound, so {@code node[08-10]} is {@code node08 node09 node10}. Several bracket
+ * groups in one name multiply out with the leftmost varying slowest: {@code rack[1-2]-n[1-2]} is {@code rack1-n1
+ * rack1-n2 rack2-n1 rack2-n2}. Malformed input is an {@link IllegalArgumentException} that quotes the expression and
+ * the position of the fault.
  */
 public final class SlurmHostlist {
     /** Most names {@link #expand} produces; beyond that the list is almost surely a typo ({@code n[0-999999999]}). */
@@ -35,7 +34,8 @@ public final class SlurmHostlist {
             for (Part p : name) n = Math.multiplyExact(n, p.count());
             total += n;
             if (total > MAX_HOSTS) {
-                throw new IllegalArgumentException("Slurm hostlist '" + expr + "' denotes more than " + MAX_HOSTS + " hosts");
+                throw new IllegalArgumentException(
+                        "Slurm hostlist '" + expr + "' denotes more than " + MAX_HOSTS + " hosts");
             }
         }
         List<String> out = new ArrayList<>((int) total);
@@ -181,7 +181,9 @@ public final class SlurmHostlist {
         if (!isDigits(lowText) || !isDigits(highText)) {
             throw bad(expr, from, "'" + text + "' is not a number or a range of numbers like 01-08");
         }
-        if (lowText.length() > 18 || highText.length() > 18) throw bad(expr, from, "'" + text + "' has too many digits");
+        if (lowText.length() > 18 || highText.length() > 18) {
+            throw bad(expr, from, "'" + text + "' has too many digits");
+        }
         long low = Long.parseLong(lowText);
         long high = Long.parseLong(highText);
         if (high < low) throw bad(expr, from, "range '" + text + "' runs backwards");

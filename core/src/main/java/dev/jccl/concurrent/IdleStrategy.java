@@ -3,17 +3,16 @@ package dev.jccl.concurrent;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * What a polling loop does with a round in which it found no work, as Agrona's
- * {@code BackoffIdleStrategy}: spin, then yield, then block. Every waiter of Jccl uses one: the
- * schedule executor, the low-latency collectives and the progress thread (with the phases of the
- * communicator's {@code WaitPolicy}), shared-memory set-up, and the device paths' pollers.
+ * What a polling loop does with a round in which it found no work, as Agrona's {@code BackoffIdleStrategy}: spin, then
+ * yield, then block. Every waiter of Jccl uses one: the schedule executor, the low-latency collectives and the progress
+ * thread (with the phases of the communicator's {@code WaitPolicy}), shared-memory set-up, and the device paths'
+ * pollers.
  *
- * <p>Blocking is the caller's where only it knows what to block on (the shared-memory doorbell,
- * a selector): {@link #idle()} returns false when the time has come. Waiters with nothing to
- * block on call {@link #idleOrPark}, which parks for doubling intervals up to a bound. The clock
- * is read once every {@value #ROUNDS_PER_CLOCK_READ} rounds of the spin phase only: reading it
- * costs about as much as a poll of shared memory, and a spinning waiter should notice its data
- * within nanoseconds.
+ * <p>Blocking is the caller's where only it knows what to block on (the shared-memory doorbell, a selector):
+ * {@link #idle()} returns false when the time has come. Waiters with nothing to block on call {@link #idleOrPark},
+ * which parks for doubling intervals up to a bound. The clock is read once every {@value #ROUNDS_PER_CLOCK_READ} rounds
+ * of the spin phase only: reading it costs about as much as a poll of shared memory, and a spinning waiter should
+ * notice its data within nanoseconds.
  *
  * <p>Not thread-safe: one per waiting thread.
  */
@@ -44,9 +43,9 @@ public final class IdleStrategy {
     }
 
     /**
-     * Spends one idle round spinning or yielding and returns true, or returns false without
-     * spending it once the spin and yield phases are over: the caller should block (and call
-     * again after blocking; it keeps returning false until {@link #reset}).
+     * Spends one idle round spinning or yielding and returns true, or returns false without spending it once the spin
+     * and yield phases are over: the caller should block (and call again after blocking; it keeps returning false until
+     * {@link #reset}).
      */
     public boolean idle() {
         if (rounds++ == 0) {
@@ -72,9 +71,9 @@ public final class IdleStrategy {
     }
 
     /**
-     * Spends one idle round: spinning or yielding while {@link #idle()} would, then parking for
-     * 10 µs, 20 µs, … up to {@code maxParkNanos}, so that a long wait gives the CPU away (a peer
-     * that shares it needs it) without oversleeping a short one by much.
+     * Spends one idle round: spinning or yielding while {@link #idle()} would, then parking for 10 µs, 20 µs, … up to
+     * {@code maxParkNanos}, so that a long wait gives the CPU away (a peer that shares it needs it) without
+     * oversleeping a short one by much.
      */
     public void idleOrPark(long maxParkNanos) {
         if (idle()) return;

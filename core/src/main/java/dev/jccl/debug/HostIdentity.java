@@ -10,10 +10,10 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * Which host this process is on, for deciding which ranks share memory. Like NCCL: the host name
- * plus {@code /proc/sys/kernel/random/boot_id}, so two containers with the same host name on
- * different machines still differ; {@code JCCL_HOSTID} overrides it (tests use it to make network
- * namespaces on one machine count as different hosts).
+ * Which host this process is on, for deciding which ranks share memory. Like NCCL: the host name plus
+ * {@code /proc/sys/kernel/random/boot_id}, so two containers with the same host name on different machines still
+ * differ; {@code JCCL_HOSTID} overrides it (tests use it to make network namespaces on one machine count as different
+ * hosts).
  */
 public final class HostIdentity {
     private HostIdentity() {}
@@ -34,12 +34,14 @@ public final class HostIdentity {
         if (override != null && !override.isBlank()) return override;
         String bootId = "";
         try {
-            bootId = Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim();
+            bootId =
+                    Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim();
         } catch (IOException | SecurityException e) {
             // not Linux, or /proc not mounted: host name alone
         }
         try {
-            byte[] h = MessageDigest.getInstance("SHA-256").digest((hostName() + "|" + bootId).getBytes(StandardCharsets.UTF_8));
+            byte[] h = MessageDigest.getInstance("SHA-256")
+                    .digest((hostName() + "|" + bootId).getBytes(StandardCharsets.UTF_8));
             return hostName() + "-" + HexFormat.of().formatHex(h, 0, 6);
         } catch (NoSuchAlgorithmException e) {
             throw new AssertionError("SHA-256 is required of every JDK", e);

@@ -2,20 +2,28 @@ package dev.jccl.debug;
 
 import dev.jccl.Config;
 import dev.jccl.Config.DebugLevel;
-
 import java.io.PrintStream;
 import java.util.HashSet;
 import java.util.Locale;
 import java.util.Set;
 
 /**
- * NCCL-shaped debug lines: {@code host:pid:tid [rank] JCCL INFO <SUBSYS> : text}, filtered by
- * {@code JCCL_DEBUG} (level) and {@code JCCL_DEBUG_SUBSYS} (comma list, {@code ^} to exclude, ALL).
- * A disabled line costs one comparison: call {@link #enabled} before building expensive text.
+ * NCCL-shaped debug lines: {@code host:pid:tid [rank] JCCL INFO <SUBSYS> : text}, filtered by {@code JCCL_DEBUG}
+ * (level) and {@code JCCL_DEBUG_SUBSYS} (comma list, {@code ^} to exclude, ALL). A disabled line costs one comparison:
+ * call {@link #enabled} before building expensive text.
  */
 public final class Log {
     /** Subsystems, as NCCL names them where it has the same one. */
-    public enum Subsys { INIT, BOOTSTRAP, NET, COLL, P2P, TUNING, ENV, ALL }
+    public enum Subsys {
+        INIT,
+        BOOTSTRAP,
+        NET,
+        COLL,
+        P2P,
+        TUNING,
+        ENV,
+        ALL
+    }
 
     private static final String HOST = HostIdentity.hostName();
     private static final long PID = ProcessHandle.current().pid();
@@ -101,8 +109,8 @@ public final class Log {
     }
 
     private void print(String levelName, Subsys subsys, String text) {
-        String line = HOST + ":" + PID + ":" + Thread.currentThread().threadId() + " [" + rank + "] JCCL " + levelName + " "
-                + subsys + " : " + text;
+        String line = HOST + ":" + PID + ":" + Thread.currentThread().threadId() + " [" + rank + "] JCCL " + levelName
+                + " " + subsys + " : " + text;
         synchronized (out) {
             out.println(line);
         }

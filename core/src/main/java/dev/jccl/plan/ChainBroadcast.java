@@ -1,11 +1,10 @@
 package dev.jccl.plan;
 
 /**
- * Broadcast as a pipelined chain root, root+1, …, root+size-1. The rank at chain position p
- * receives chunk c at step c+p-1 from its predecessor and forwards it at step c+p, so after the
- * pipeline fills every link carries a chunk each step: {@code chunks + size - 2} steps in all.
- * The root copies SEND into RECV (skipped in place) and sends from SEND; the others receive into
- * RECV and forward from there. A forwarding rank's step sends chunk c and receives chunk c+1.
+ * Broadcast as a pipelined chain root, root+1, …, root+size-1. The rank at chain position p receives chunk c at step
+ * c+p-1 from its predecessor and forwards it at step c+p, so after the pipeline fills every link carries a chunk each
+ * step: {@code chunks + size - 2} steps in all. The root copies SEND into RECV (skipped in place) and sends from SEND;
+ * the others receive into RECV and forward from there. A forwarding rank's step sends chunk c and receives chunk c+1.
  */
 final class ChainBroadcast {
     static final String NAME = "chain";

@@ -3,11 +3,10 @@ package dev.jccl.plan;
 import dev.jccl.ReduceOp;
 
 /**
- * Reduce as a pipelined chain towards the root: root+1, root+2, …, root+size-1, root. The rank at
- * position 0 sends its SEND chunk c at step c; the rank at position q receives chunk c at step
- * c+q-1, combined with its own SEND chunk, and forwards it at step c+q. Middle ranks keep the
- * partial in SCRATCH, in the half chosen by c's parity, so the chunk being forwarded is not the one
- * being received; the root receives straight into RECV. Non-root ranks never write RECV.
+ * Reduce as a pipelined chain towards the root: root+1, root+2, …, root+size-1, root. The rank at position 0 sends its
+ * SEND chunk c at step c; the rank at position q receives chunk c at step c+q-1, combined with its own SEND chunk, and
+ * forwards it at step c+q. Middle ranks keep the partial in SCRATCH, in the half chosen by c's parity, so the chunk
+ * being forwarded is not the one being received; the root receives straight into RECV. Non-root ranks never write RECV.
  * {@code chunks + size - 2} steps, one more for AVG's division at the root.
  */
 final class ChainReduce {

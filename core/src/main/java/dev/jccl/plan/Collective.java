@@ -1,8 +1,8 @@
 package dev.jccl.plan;
 
 /**
- * The operations a schedule can describe; names as NCCL prints them. Ordinals go on the wire
- * (frame headers), so new operations are appended, never inserted.
+ * The operations a schedule can describe; names as NCCL prints them. Ordinals go on the wire (frame headers), so new
+ * operations are appended, never inserted.
  */
 public enum Collective {
     ALL_REDUCE("AllReduce"),

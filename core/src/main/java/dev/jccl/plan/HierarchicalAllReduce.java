@@ -3,15 +3,15 @@ package dev.jccl.plan;
 import dev.jccl.ReduceOp;
 
 /**
- * AllReduce in two levels, for communicators that span hosts with the same number of ranks on
- * each (L ranks per host, H hosts): a ring reduce-scatter among each host's ranks (shared
- * memory), a ring AllReduce of each rank's block among the ranks with the same local index on
- * every host (the network: L rings side by side, each carrying 1/L of the data), and a ring
- * all-gather inside each host. Every byte crosses the network 2(H-1)/H times instead of the flat
- * ring's 2(P-1)/P, and no network step waits for a shared-memory one.
+ * AllReduce in two levels, for communicators that span hosts with the same number of ranks on each (L ranks per host, H
+ * hosts): a ring reduce-scatter among each host's ranks (shared memory), a ring AllReduce of each rank's block among
+ * the ranks with the same local index on every host (the network: L rings side by side, each carrying 1/L of the data),
+ * and a ring all-gather inside each host. Every byte crosses the network 2(H-1)/H times instead of the flat ring's
+ * 2(P-1)/P, and no network step waits for a shared-memory one.
  *
- * <p>Slices of at most {@code L × H × chunkCount} elements are cut into L blocks, and each block
- * into H pieces of at most a chunk. Per slice, with local index i and host index h:
+ * <p>Slices of at most {@code L × H × chunkCount} elements are cut into L blocks, and each block into H pieces of at
+ * most a chunk. Per slice, with local index i and host index h:
+ *
  * <pre>
  * local reduce-scatter, k = 0 .. L-2: send block (i-k) (SEND at k = 0, else RECV) to the next local rank,
  *                                      recv block (i-k-1) into RECV combined with SEND's block
@@ -22,9 +22,10 @@ import dev.jccl.ReduceOp;
  * network all-gather, k = 0 .. H-2:     piece (h+1-k) out, piece (h-k) in, both RECV
  * local all-gather, k = 0 .. L-2:       block (i+1-k) out, block (i-k) in, both RECV
  * </pre>
- * Every transfer of a block is sent as its H pieces, in order, in the same step. The result is
- * reduced once per element, by one rank, and copied to the others, so every rank gets the same
- * bits. In place is safe for the reasons {@link RingAllReduce} gives, level by level.
+ *
+ * Every transfer of a block is sent as its H pieces, in order, in the same step. The result is reduced once per
+ * element, by one rank, and copied to the others, so every rank gets the same bits. In place is safe for the reasons
+ * {@link RingAllReduce} gives, level by level.
  */
 final class HierarchicalAllReduce {
     static final String NAME = "hierarchical";
@@ -43,7 +44,9 @@ final class HierarchicalAllReduce {
         int netPrev = g.rankAt(Math.floorMod(host - 1, hosts), index);
         long count = r.count();
         long pieces = (long) local * hosts;
-        long slices = r.chunkCount() >= Math.ceilDiv(count, pieces) ? Math.min(count, 1) : Math.ceilDiv(count, pieces * r.chunkCount());
+        long slices = r.chunkCount() >= Math.ceilDiv(count, pieces)
+                ? Math.min(count, 1)
+                : Math.ceilDiv(count, pieces * r.chunkCount());
         Pieces sliceSplit = new Pieces(count, slices);
         int stepsPerSlice = 2 * (local - 1) + 2 * (hosts - 1);
         ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(Math.multiplyExact(sliceSplit.steps(), stepsPerSlice));
@@ -86,8 +89,8 @@ final class HierarchicalAllReduce {
     }
 
     /**
-     * One slice cut into {@code local} blocks of {@code ceil(length / local)}, each cut into
-     * {@code hosts} pieces of {@code ceil(block / hosts)}; trailing ones may be short or empty.
+     * One slice cut into {@code local} blocks of {@code ceil(length / local)}, each cut into {@code hosts} pieces of
+     * {@code ceil(block / hosts)}; trailing ones may be short or empty.
      */
     private record Grid(long sliceOffset, long sliceLength, int local, int hosts) {
         Region piece(BufferRole role, int block, int piece) {

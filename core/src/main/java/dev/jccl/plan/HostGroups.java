@@ -7,10 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Which ranks share a host: hosts are numbered in the order of their lowest rank, and the ranks
- * of a host by rank order (their local index). Hierarchical schedules need every host to have
- * the same number of ranks ({@link #uniform()}), so that local index i of every host can form a
- * ring across hosts.
+ * Which ranks share a host: hosts are numbered in the order of their lowest rank, and the ranks of a host by rank order
+ * (their local index). Hierarchical schedules need every host to have the same number of ranks ({@link #uniform()}), so
+ * that local index i of every host can form a ring across hosts.
  */
 public final class HostGroups {
     private final int[] hostOf;
@@ -35,7 +34,9 @@ public final class HostGroups {
     public static HostGroups of(List<?> hostKeyOfRank) {
         Map<Object, Integer> numbers = new LinkedHashMap<>();
         int[] hostOf = new int[hostKeyOfRank.size()];
-        for (int r = 0; r < hostOf.length; r++) hostOf[r] = numbers.computeIfAbsent(hostKeyOfRank.get(r), k -> numbers.size());
+        for (int r = 0; r < hostOf.length; r++) {
+            hostOf[r] = numbers.computeIfAbsent(hostKeyOfRank.get(r), k -> numbers.size());
+        }
         return new HostGroups(hostOf);
     }
 
@@ -49,7 +50,9 @@ public final class HostGroups {
 
     /** True when every host has the same number of ranks. */
     public boolean uniform() {
-        for (int[] g : ranksOfHost) if (g.length != ranksOfHost.getFirst().length) return false;
+        for (int[] g : ranksOfHost) {
+            if (g.length != ranksOfHost.getFirst().length) return false;
+        }
         return true;
     }
 

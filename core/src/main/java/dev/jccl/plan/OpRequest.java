@@ -3,24 +3,33 @@ package dev.jccl.plan;
 import dev.jccl.ReduceOp;
 
 /**
- * What the planner needs to know about one operation on one rank. {@code count} follows the
- * public API: per-rank count for AllGather ({@code sendCount}), ReduceScatter ({@code recvCount})
- * and AllToAll ({@code countPerPeer}). {@code op} is null where nothing is reduced.
- * {@code chunkCount} is the largest number of elements one transfer may carry (at least 1).
+ * What the planner needs to know about one operation on one rank. {@code count} follows the public API: per-rank count
+ * for AllGather ({@code sendCount}), ReduceScatter ({@code recvCount}) and AllToAll ({@code countPerPeer}). {@code op}
+ * is null where nothing is reduced. {@code chunkCount} is the largest number of elements one transfer may carry (at
+ * least 1).
  *
- * <p>Peers: {@code root} is the root for Broadcast/Reduce, the peer for Send/Recv, the peer sent
- * to for SendRecv, and -1 otherwise. {@code recvPeer} is the peer SendRecv receives from, and -1
- * for every other operation (the one peer of Send/Recv is {@code root}).
+ * <p>Peers: {@code root} is the root for Broadcast/Reduce, the peer for Send/Recv, the peer sent to for SendRecv, and
+ * -1 otherwise. {@code recvPeer} is the peer SendRecv receives from, and -1 for every other operation (the one peer of
+ * Send/Recv is {@code root}).
  *
- * <p>{@code inPlace} says that SEND and RECV are the same memory on this rank. Only SendRecv's
- * plan depends on it (in place it must stage what arrives, out of place it need not); every other
- * algorithm is written to be right either way and ignores it.
+ * <p>{@code inPlace} says that SEND and RECV are the same memory on this rank. Only SendRecv's plan depends on it (in
+ * place it must stage what arrives, out of place it need not); every other algorithm is written to be right either way
+ * and ignores it.
  *
- * <p>{@code algorithm} is the {@link Tuner}'s choice; a collective without a schedule for it is
- * planned with its ring (or chain, or pairwise) schedule.
+ * <p>{@code algorithm} is the {@link Tuner}'s choice; a collective without a schedule for it is planned with its ring
+ * (or chain, or pairwise) schedule.
  */
-public record OpRequest(Collective collective, int rank, int size, long count, ReduceOp op, int root, int recvPeer,
-                        boolean inPlace, long chunkCount, Tuner.Algorithm algorithm) {
+public record OpRequest(
+        Collective collective,
+        int rank,
+        int size,
+        long count,
+        ReduceOp op,
+        int root,
+        int recvPeer,
+        boolean inPlace,
+        long chunkCount,
+        Tuner.Algorithm algorithm) {
     public OpRequest {
         if (size < 1 || rank < 0 || rank >= size) throw new IllegalArgumentException("rank " + rank + " of " + size);
         if (count < 0) throw new IllegalArgumentException("count " + count);
@@ -29,8 +38,16 @@ public record OpRequest(Collective collective, int rank, int size, long count, R
     }
 
     /** The default algorithm (ring, chain, pairwise or point-to-point, as the collective has). */
-    public OpRequest(Collective collective, int rank, int size, long count, ReduceOp op, int root, int recvPeer,
-                     boolean inPlace, long chunkCount) {
+    public OpRequest(
+            Collective collective,
+            int rank,
+            int size,
+            long count,
+            ReduceOp op,
+            int root,
+            int recvPeer,
+            boolean inPlace,
+            long chunkCount) {
         this(collective, rank, size, count, op, root, recvPeer, inPlace, chunkCount, Tuner.Algorithm.RING);
     }
 
@@ -45,7 +62,8 @@ public record OpRequest(Collective collective, int rank, int size, long count, R
     }
 
     /** SendRecv: send {@code count} elements to {@code sendPeer} while receiving as many from {@code recvPeer}. */
-    public static OpRequest sendRecv(int rank, int size, long count, int sendPeer, int recvPeer, boolean inPlace, long chunkCount) {
+    public static OpRequest sendRecv(
+            int rank, int size, long count, int sendPeer, int recvPeer, boolean inPlace, long chunkCount) {
         return new OpRequest(Collective.SEND_RECV, rank, size, count, null, sendPeer, recvPeer, inPlace, chunkCount);
     }
 }

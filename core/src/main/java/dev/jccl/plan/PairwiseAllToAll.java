@@ -1,18 +1,16 @@
 package dev.jccl.plan;
 
 /**
- * AllToAll as rounds of pairwise exchanges. In each round every rank is paired with one partner
- * (the round-robin tournament schedule: partner(r, k) = (k - r) mod m, so the pairing is its own
- * inverse) and the two swap the blocks meant for each other, one chunk per step. With an even
- * size that is {@code size - 1} rounds; with an odd size {@code size} rounds, each rank sitting
- * one out.
+ * AllToAll as rounds of pairwise exchanges. In each round every rank is paired with one partner (the round-robin
+ * tournament schedule: partner(r, k) = (k - r) mod m, so the pairing is its own inverse) and the two swap the blocks
+ * meant for each other, one chunk per step. With an even size that is {@code size - 1} rounds; with an odd size
+ * {@code size} rounds, each rank sitting one out.
  *
- * <p>Why pairs and not the shift order (send to r+k, receive from r-k): in place, the block a rank
- * receives from r-k in round k is the block it must still send to r-k in round size-k. With pairs,
- * the block sent to a partner and the block received from it are the same block, sent once and
- * then overwritten. The incoming chunk lands in one chunk of SCRATCH and is copied to RECV at the
- * start of the next step, once the outgoing chunk from that memory has been sent — a local copy
- * per chunk, and one trailing step, buy correctness in place.
+ * <p>Why pairs and not the shift order (send to r+k, receive from r-k): in place, the block a rank receives from r-k in
+ * round k is the block it must still send to r-k in round size-k. With pairs, the block sent to a partner and the block
+ * received from it are the same block, sent once and then overwritten. The incoming chunk lands in one chunk of SCRATCH
+ * and is copied to RECV at the start of the next step, once the outgoing chunk from that memory has been sent — a local
+ * copy per chunk, and one trailing step, buy correctness in place.
  */
 final class PairwiseAllToAll {
     static final String NAME = "pairwise";

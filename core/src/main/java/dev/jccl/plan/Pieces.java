@@ -1,9 +1,9 @@
 package dev.jccl.plan;
 
 /**
- * A length split into {@link #count()} nearly equal pieces of at most {@code maxPiece} elements:
- * the first {@code total % count} pieces are one element longer than the rest. Even pieces keep a
- * pipeline's stages the same length (no short last chunk that leaves links idle).
+ * A length split into {@link #count()} nearly equal pieces of at most {@code maxPiece} elements: the first {@code total
+ * % count} pieces are one element longer than the rest. Even pieces keep a pipeline's stages the same length (no short
+ * last chunk that leaves links idle).
  */
 record Pieces(long total, long count) {
 
@@ -29,7 +29,8 @@ record Pieces(long total, long count) {
     /** Number of pieces as an int, for step arithmetic; a schedule of 2^31 steps is a caller's mistake. */
     int steps() {
         if (count > Integer.MAX_VALUE / 4) {
-            throw new IllegalArgumentException(count + " chunks of " + total + " elements: chunkCount too small for this count");
+            throw new IllegalArgumentException(
+                    count + " chunks of " + total + " elements: chunkCount too small for this count");
         }
         return (int) count;
     }

@@ -1,30 +1,31 @@
 package dev.jccl.plan;
 
 /**
- * Turns one rank's view of an operation into its {@link Schedule}. Pure: no I/O, no state, safe
- * from any thread. Every rank of an operation plans with the same request except for
- * {@code rank}, and the schedules it gets back fit together: each Send in a rank's step k meets
- * the peer's Receive from that rank in the peer's step k, with the same element count, in list
- * order per pair of ranks; no transfer carries more than {@code chunkCount} elements or none.
+ * Turns one rank's view of an operation into its {@link Schedule}. Pure: no I/O, no state, safe from any thread. Every
+ * rank of an operation plans with the same request except for {@code rank}, and the schedules it gets back fit
+ * together: each Send in a rank's step k meets the peer's Receive from that rank in the peer's step k, with the same
+ * element count, in list order per pair of ranks; no transfer carries more than {@code chunkCount} elements or none.
  *
  * <table>
  *   <caption>Algorithms</caption>
  *   <tr><th>collective</th><th>algorithm</th><th>steps (chunks m, slices s, size P ≥ 2)</th></tr>
  *   <tr><td>AllReduce</td><td>{@link RingAllReduce ring}</td><td>2(P-1)·s</td></tr>
  *   <tr><td>AllReduce</td><td>{@link OneShotAllReduce one-shot} (when asked for)</td><td>m + 1</td></tr>
- *   <tr><td>AllReduce</td><td>{@link HierarchicalAllReduce hierarchical} (L ranks on each of H hosts)</td><td>(2(L-1) + 2(H-1))·s</td></tr>
+ *   <tr><td>AllReduce</td><td>{@link HierarchicalAllReduce hierarchical} (L ranks on each of H hosts)</td>
+ *       <td>(2(L-1) + 2(H-1))·s</td></tr>
  *   <tr><td>ReduceScatter</td><td>{@link RingReduceScatter ring}</td><td>(P-1)·m, +1 for AVG</td></tr>
  *   <tr><td>AllGather</td><td>{@link RingAllGather ring}</td><td>(P-1)·m</td></tr>
  *   <tr><td>Broadcast</td><td>{@link ChainBroadcast chain}</td><td>m + P - 2</td></tr>
  *   <tr><td>Reduce</td><td>{@link ChainReduce chain}</td><td>m + P - 2, +1 for AVG</td></tr>
  *   <tr><td>AllToAll</td><td>{@link PairwiseAllToAll pairwise}</td><td>(P-1)·m + 1, P·m + 1 for odd P</td></tr>
  *   <tr><td>Send, Recv</td><td>{@link PointToPoint p2p}</td><td>m</td></tr>
- *   <tr><td>SendRecv</td><td>{@link PointToPoint p2p}, per direction</td><td>m, m + 1 in place; to itself 1 (a copy), 0 in place</td></tr>
+ *   <tr><td>SendRecv</td><td>{@link PointToPoint p2p}, per direction</td>
+ *       <td>m, m + 1 in place; to itself 1 (a copy), 0 in place</td></tr>
  *   <tr><td>any but Send/Recv/SendRecv, P = 1</td><td>{@link SingleRank local}</td><td>1</td></tr>
  * </table>
  *
- * A {@code count} of 0 gives a schedule without steps. Every schedule is
- * {@link Schedule.Pacing#LOCKSTEP} except SendRecv's, whose sends and receives advance apart.
+ * A {@code count} of 0 gives a schedule without steps. Every schedule is {@link Schedule.Pacing#LOCKSTEP} except
+ * SendRecv's, whose sends and receives advance apart.
  */
 public final class Planner {
     private Planner() {}
@@ -32,18 +33,18 @@ public final class Planner {
     /**
      * Plans {@code r} for its rank.
      *
-     * @throws IllegalArgumentException if the request lacks a reduce op where one is needed, names
-     *         a root or peer outside {@code [0, size)}, is a SendRecv with this rank as one peer but
-     *         not the other, or its buffers would exceed {@code Long.MAX_VALUE} elements
+     * @throws IllegalArgumentException if the request lacks a reduce op where one is needed, names a root or peer
+     *     outside {@code [0, size)}, is a SendRecv with this rank as one peer but not the other, or its buffers would
+     *     exceed {@code Long.MAX_VALUE} elements
      */
     public static Schedule plan(OpRequest r) {
         return plan(r, null);
     }
 
     /**
-     * Plans {@code r} for its rank, knowing which ranks share a host ({@code hosts}, or null),
-     * which {@link Tuner.Algorithm#HIERARCHICAL} needs; where the hosts do not fit it (one host,
-     * unequal numbers of ranks, one rank per host) the ring is used instead.
+     * Plans {@code r} for its rank, knowing which ranks share a host ({@code hosts}, or null), which
+     * {@link Tuner.Algorithm#HIERARCHICAL} needs; where the hosts do not fit it (one host, unequal numbers of ranks,
+     * one rank per host) the ring is used instead.
      */
     public static Schedule plan(OpRequest r, HostGroups hosts) {
         validate(r);
@@ -63,11 +64,13 @@ public final class Planner {
 
     private static Schedule planCollective(OpRequest r, HostGroups hosts) {
         return switch (r.collective()) {
-            case ALL_REDUCE -> switch (r.algorithm()) {
-                case ONE_SHOT -> OneShotAllReduce.plan(r);
-                case HIERARCHICAL -> Tuner.hierarchical(hosts) ? HierarchicalAllReduce.plan(r, hosts) : RingAllReduce.plan(r);
-                case RING -> RingAllReduce.plan(r);
-            };
+            case ALL_REDUCE ->
+                switch (r.algorithm()) {
+                    case ONE_SHOT -> OneShotAllReduce.plan(r);
+                    case HIERARCHICAL ->
+                        Tuner.hierarchical(hosts) ? HierarchicalAllReduce.plan(r, hosts) : RingAllReduce.plan(r);
+                    case RING -> RingAllReduce.plan(r);
+                };
             case REDUCE_SCATTER -> RingReduceScatter.plan(r);
             case ALL_GATHER -> RingAllGather.plan(r);
             case BROADCAST -> ChainBroadcast.plan(r);
@@ -79,7 +82,8 @@ public final class Planner {
 
     private static void checkPeer(OpRequest r, String what, int peer) {
         if (peer < 0 || peer >= r.size()) {
-            throw new IllegalArgumentException(r.collective().displayName() + " " + what + " " + peer + " not in [0, " + r.size() + ")");
+            throw new IllegalArgumentException(
+                    r.collective().displayName() + " " + what + " " + peer + " not in [0, " + r.size() + ")");
         }
     }
 
@@ -100,7 +104,8 @@ public final class Planner {
             case BROADCAST, REDUCE, SEND, RECV -> {
                 if (r.root() < 0 || r.root() >= r.size()) {
                     String what = c == Collective.SEND || c == Collective.RECV ? "peer" : "root";
-                    throw new IllegalArgumentException(c.displayName() + " " + what + " " + r.root() + " not in [0, " + r.size() + ")");
+                    throw new IllegalArgumentException(
+                            c.displayName() + " " + what + " " + r.root() + " not in [0, " + r.size() + ")");
                 }
             }
             default -> {}
@@ -109,8 +114,8 @@ public final class Planner {
             checkPeer(r, "sendPeer", r.root());
             checkPeer(r, "recvPeer", r.recvPeer());
             if ((r.root() == r.rank()) != (r.recvPeer() == r.rank())) {
-                throw new IllegalArgumentException("SendRecv on rank " + r.rank() + " to " + r.root() + ", from " + r.recvPeer()
-                        + ": this rank may be both peers (a local copy) or neither, not one");
+                throw new IllegalArgumentException("SendRecv on rank " + r.rank() + " to " + r.root() + ", from "
+                        + r.recvPeer() + ": this rank may be both peers (a local copy) or neither, not one");
             }
         }
         switch (c) {
@@ -118,7 +123,8 @@ public final class Planner {
                 try {
                     Math.multiplyExact(r.count(), r.size());
                 } catch (ArithmeticException e) {
-                    throw new IllegalArgumentException(c.displayName() + " of " + r.size() + " × " + r.count() + " elements overflows a long");
+                    throw new IllegalArgumentException(
+                            c.displayName() + " of " + r.size() + " × " + r.count() + " elements overflows a long");
                 }
             }
             default -> {}

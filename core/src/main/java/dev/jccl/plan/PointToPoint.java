@@ -1,18 +1,16 @@
 package dev.jccl.plan;
 
 /**
- * Send, Recv and SendRecv: the whole buffer, one chunk per step. A Send's step c matches the
- * peer's Recv's step c; SendRecv is a Send to {@link OpRequest#root()} and a Recv from
- * {@link OpRequest#recvPeer()} in one schedule, chunk c of each in step c, so each half matches
- * a plain Recv or Send (or the other half of a SendRecv) on the peer.
+ * Send, Recv and SendRecv: the whole buffer, one chunk per step. A Send's step c matches the peer's Recv's step c;
+ * SendRecv is a Send to {@link OpRequest#root()} and a Recv from {@link OpRequest#recvPeer()} in one schedule, chunk c
+ * of each in step c, so each half matches a plain Recv or Send (or the other half of a SendRecv) on the peer.
  *
- * <p>SendRecv's halves must not wait for each other, or a peer that answers with a Recv and then
- * a Send (or a Send and then a Recv) would wait forever for the second chunk: its schedule is
- * {@link Schedule.Pacing#PER_DIRECTION}. Out of place, chunk c arrives straight in RECV. In place
- * it cannot: it would overwrite SEND's chunk c, which may not have left yet. It lands in one chunk
- * of SCRATCH and is copied to RECV at the start of step c+1, which runs once chunk c has been
- * sent; a last step holds the last copy. Sending to and receiving from this rank itself is one
- * local copy (nothing in place).
+ * <p>SendRecv's halves must not wait for each other, or a peer that answers with a Recv and then a Send (or a Send and
+ * then a Recv) would wait forever for the second chunk: its schedule is {@link Schedule.Pacing#PER_DIRECTION}. Out of
+ * place, chunk c arrives straight in RECV. In place it cannot: it would overwrite SEND's chunk c, which may not have
+ * left yet. It lands in one chunk of SCRATCH and is copied to RECV at the start of step c+1, which runs once chunk c
+ * has been sent; a last step holds the last copy. Sending to and receiving from this rank itself is one local copy
+ * (nothing in place).
  *
  * <pre>
  * SendRecv rank 1 of 3, count 5, to 2, from 0, in place, chunk 2: p2p per direction, 4 steps, scratch 2

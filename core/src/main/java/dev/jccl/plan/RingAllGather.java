@@ -1,10 +1,9 @@
 package dev.jccl.plan;
 
 /**
- * AllGather as a ring, one chunk of every block at a time: rank r first copies SEND into RECV's
- * block r, then at step k sends RECV block (r-k) to the next rank and receives block (r-k-1) from
- * the previous one. In place (SEND is RECV's block r) the copy is skipped and block r, the only
- * block that aliases SEND, is never written.
+ * AllGather as a ring, one chunk of every block at a time: rank r first copies SEND into RECV's block r, then at step k
+ * sends RECV block (r-k) to the next rank and receives block (r-k-1) from the previous one. In place (SEND is RECV's
+ * block r) the copy is skipped and block r, the only block that aliases SEND, is never written.
  */
 final class RingAllGather {
     static final String NAME = "ring";

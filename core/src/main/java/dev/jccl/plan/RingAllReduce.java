@@ -3,11 +3,10 @@ package dev.jccl.plan;
 import dev.jccl.ReduceOp;
 
 /**
- * AllReduce as a ring: a reduce-scatter followed by an all-gather, over slices of at most
- * {@code size × chunkCount} elements, one slice after the other. A slice is cut into {@code size}
- * blocks of {@code ceil(sliceLength / size)} elements (the last ones shorter or empty), so every
- * transfer is at most one chunk. Each slice takes {@code 2 × (size - 1)} steps; every step moves
- * one block over every link of the ring, so the links never idle between slices.
+ * AllReduce as a ring: a reduce-scatter followed by an all-gather, over slices of at most {@code size × chunkCount}
+ * elements, one slice after the other. A slice is cut into {@code size} blocks of {@code ceil(sliceLength / size)}
+ * elements (the last ones shorter or empty), so every transfer is at most one chunk. Each slice takes {@code 2 × (size
+ * - 1)} steps; every step moves one block over every link of the ring, so the links never idle between slices.
  *
  * <pre>
  * reduce-scatter, step k = 0 .. size-2:  send block (r-k)   (from SEND at k = 0, else RECV)
@@ -16,12 +15,11 @@ import dev.jccl.ReduceOp;
  * all-gather,     step k = 0 .. size-2:  send block (r+1-k) from RECV, recv block (r-k) into RECV
  * </pre>
  *
- * <p>In place (SEND and RECV the same memory) is correct because no SEND element is read after
- * RECV's element at the same index was written, except within the very element-wise combine that
- * writes it: in the reduce-scatter each block is written at most once (block r-k-1 at step k, for
- * blocks r-1, r-2, …, r+1), reading SEND's same block in that same combine; block r itself is only
- * read (sent at step 0) and is first written at all-gather step 0. The all-gather reads no SEND.
- * Slices are disjoint, so one slice never disturbs another.
+ * <p>In place (SEND and RECV the same memory) is correct because no SEND element is read after RECV's element at the
+ * same index was written, except within the very element-wise combine that writes it: in the reduce-scatter each block
+ * is written at most once (block r-k-1 at step k, for blocks r-1, r-2, …, r+1), reading SEND's same block in that same
+ * combine; block r itself is only read (sent at step 0) and is first written at all-gather step 0. The all-gather reads
+ * no SEND. Slices are disjoint, so one slice never disturbs another.
  */
 final class RingAllReduce {
     static final String NAME = "ring";
@@ -35,7 +33,9 @@ final class RingAllReduce {
         int prev = Math.floorMod(me - 1, size);
         long count = r.count();
         // Fewest slices of at most size × chunkCount elements, written so the product cannot overflow.
-        long slices = r.chunkCount() >= Math.ceilDiv(count, size) ? Math.min(count, 1) : Math.ceilDiv(count, size * r.chunkCount());
+        long slices = r.chunkCount() >= Math.ceilDiv(count, size)
+                ? Math.min(count, 1)
+                : Math.ceilDiv(count, size * r.chunkCount());
         Pieces sliceSplit = new Pieces(count, slices);
         int stepsPerSlice = 2 * (size - 1);
         ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(Math.multiplyExact(sliceSplit.steps(), stepsPerSlice));

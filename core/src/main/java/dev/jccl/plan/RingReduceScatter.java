@@ -3,9 +3,8 @@ package dev.jccl.plan;
 import dev.jccl.ReduceOp;
 
 /**
- * ReduceScatter as a ring, one chunk of every block at a time. The partial sum of block {@code j}
- * starts at rank {@code j+1} and travels {@code size - 1} hops, each rank adding its own SEND
- * block, to end at rank {@code j}:
+ * ReduceScatter as a ring, one chunk of every block at a time. The partial sum of block {@code j} starts at rank
+ * {@code j+1} and travels {@code size - 1} hops, each rank adding its own SEND block, to end at rank {@code j}:
  *
  * <pre>
  * step k = 0 .. size-2:  send partial of block (r-k-1)   (SEND's block itself at k = 0)
@@ -13,12 +12,12 @@ import dev.jccl.ReduceOp;
  *                        — or, at k = size-2 where that block is r, into RECV
  * </pre>
  *
- * The partial received at step k is sent at step k+1 from SCRATCH half k%2 while step k+1 receives
- * into the other half, so a block being sent is never overwritten. SCRATCH is two chunks (one when
- * {@code size == 3}, none when {@code size == 2}).
+ * The partial received at step k is sent at step k+1 from SCRATCH half k%2 while step k+1 receives into the other half,
+ * so a block being sent is never overwritten. SCRATCH is two chunks (one when {@code size == 3}, none when {@code size
+ * == 2}).
  *
- * <p>In place (RECV is SEND's block r) is correct: SEND's block r is read only by the final
- * combine, element-wise into the same memory it reads from.
+ * <p>In place (RECV is SEND's block r) is correct: SEND's block r is read only by the final combine, element-wise into
+ * the same memory it reads from.
  */
 final class RingReduceScatter {
     static final String NAME = "ring";

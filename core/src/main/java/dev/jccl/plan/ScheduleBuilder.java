@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Collects one rank's actions by step index. Zero-count actions are dropped here, in one place, so
- * every algorithm omits empty transfers the same way on both sides of a link. Local actions are
- * listed before transfers, the order in which the runtime performs them.
+ * Collects one rank's actions by step index. Zero-count actions are dropped here, in one place, so every algorithm
+ * omits empty transfers the same way on both sides of a link. Local actions are listed before transfers, the order in
+ * which the runtime performs them.
  */
 final class ScheduleBuilder {
     private final OpRequest request;
@@ -85,7 +85,8 @@ final class ScheduleBuilder {
 
     private void checkChunk(Region r) {
         if (r.count() > request.chunkCount()) {
-            throw new IllegalStateException("planner bug: transfer of " + r.count() + " > chunkCount " + request.chunkCount());
+            throw new IllegalStateException(
+                    "planner bug: transfer of " + r.count() + " > chunkCount " + request.chunkCount());
         }
     }
 }

@@ -17,8 +17,13 @@ final class ScheduleText {
     static String render(Schedule s) {
         OpRequest r = s.request();
         StringBuilder out = new StringBuilder();
-        out.append(r.collective().displayName()).append(" rank ").append(r.rank()).append(" of ").append(r.size())
-                .append(", count ").append(r.count());
+        out.append(r.collective().displayName())
+                .append(" rank ")
+                .append(r.rank())
+                .append(" of ")
+                .append(r.size())
+                .append(", count ")
+                .append(r.count());
         if (r.op() != null) {
             out.append(", op ").append(r.op());
         }
@@ -28,11 +33,19 @@ final class ScheduleText {
                 out.append(", in place");
             }
         } else if (r.root() >= 0) {
-            out.append(r.collective() == Collective.SEND || r.collective() == Collective.RECV ? ", peer " : ", root ").append(r.root());
+            out.append(r.collective() == Collective.SEND || r.collective() == Collective.RECV ? ", peer " : ", root ")
+                    .append(r.root());
         }
-        out.append(", chunk ").append(r.chunkCount()).append(": ").append(s.algorithm())
+        out.append(", chunk ")
+                .append(r.chunkCount())
+                .append(": ")
+                .append(s.algorithm())
                 .append(s.pacing() == Schedule.Pacing.PER_DIRECTION ? " per direction" : "")
-                .append(", ").append(s.steps().size()).append(" steps, scratch ").append(s.scratchCount()).append('\n');
+                .append(", ")
+                .append(s.steps().size())
+                .append(" steps, scratch ")
+                .append(s.scratchCount())
+                .append('\n');
         List<Step> steps = s.steps();
         for (int i = 0; i < steps.size(); i++) {
             out.append("  step ").append(i).append(": ");
@@ -51,10 +64,12 @@ final class ScheduleText {
     static String action(Action a, OpRequest r) {
         return switch (a) {
             case Action.Send s -> "send →" + s.peer() + " " + region(s.from());
-            case Action.Receive v -> "recv ←" + v.peer() + " " + region(v.into())
-                    + (v.combineWith() == null ? "" : " = " + region(v.combineWith()) + " " + opName(r) + " in");
+            case Action.Receive v ->
+                "recv ←" + v.peer() + " " + region(v.into())
+                        + (v.combineWith() == null ? "" : " = " + region(v.combineWith()) + " " + opName(r) + " in");
             case Action.LocalCopy c -> "copy " + region(c.from()) + " → " + region(c.to());
-            case Action.LocalReduce x -> region(x.into()) + " = " + region(x.a()) + " " + opName(r) + " " + region(x.b());
+            case Action.LocalReduce x ->
+                region(x.into()) + " = " + region(x.a()) + " " + opName(r) + " " + region(x.b());
             case Action.DivideBySize d -> "avg " + region(d.region());
         };
     }

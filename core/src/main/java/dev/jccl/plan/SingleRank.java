@@ -3,9 +3,8 @@ package dev.jccl.plan;
 import dev.jccl.ReduceOp;
 
 /**
- * Any collective on a communicator of one rank: SEND is the result, so one step copies it to RECV
- * (skipped in place) and, for AVG, divides by the size, 1 — harmless, and it keeps the shape of
- * the larger schedules.
+ * Any collective on a communicator of one rank: SEND is the result, so one step copies it to RECV (skipped in place)
+ * and, for AVG, divides by the size, 1 — harmless, and it keeps the shape of the larger schedules.
  */
 final class SingleRank {
     static final String NAME = "local";

@@ -7,45 +7,45 @@ import java.lang.foreign.ValueLayout;
 import java.util.Objects;
 
 /**
- * The element-wise reduce kernels for every {@link DataType} × {@link ReduceOp}, and the division
- * that finishes {@link ReduceOp#AVG}.
+ * The element-wise reduce kernels for every {@link DataType} × {@link ReduceOp}, and the division that finishes
+ * {@link ReduceOp#AVG}.
  *
  * <p>Semantics (NCCL's, spelled out in Java terms):
+ *
  * <ul>
- *   <li><b>Integer SUM and PROD wrap</b> on overflow, as Java's {@code int}/{@code long} arithmetic
- *       does; the result is the low bits of the exact result, for signed and unsigned types alike.</li>
- *   <li><b>UINT8, UINT32 and UINT64 compare as unsigned</b> in MIN and MAX ({@code 0xff > 0x01}
- *       for UINT8, while INT8 says {@code -1 < 1}).</li>
- *   <li><b>Float MIN and MAX are {@link Math#min(float, float)} and {@link Math#max(float, float)}</b>:
- *       a NaN in either operand gives NaN, and {@code -0.0} is smaller than {@code +0.0}. This differs
- *       from C's {@code fminf}/{@code fmaxf}, which CUDA and NCCL use, and which return the other
- *       operand when one is NaN; we propagate NaN so that a bad value is never hidden by a reduction.</li>
- *   <li><b>FLOAT16 and BFLOAT16</b> are widened to {@code float}, reduced there and rounded back to
- *       nearest even ({@link Float16}, {@link BFloat16}); NaN results are quiet NaNs. Which NaN bits
- *       a float NaN result carries is not specified.</li>
- *   <li><b>AVG</b> is SUM followed by {@link #divideBySize}; {@code of(t, AVG)} is the SUM kernel.
- *       (NCCL pre-multiplies float inputs by {@code 1/size} instead; dividing the sum once is
- *       simpler and rounds once.)</li>
+ *   <li><b>Integer SUM and PROD wrap</b> on overflow, as Java's {@code int}/{@code long} arithmetic does; the result is
+ *       the low bits of the exact result, for signed and unsigned types alike.
+ *   <li><b>UINT8, UINT32 and UINT64 compare as unsigned</b> in MIN and MAX ({@code 0xff > 0x01} for UINT8, while INT8
+ *       says {@code -1 < 1}).
+ *   <li><b>Float MIN and MAX are {@link Math#min(float, float)} and {@link Math#max(float, float)}</b>: a NaN in either
+ *       operand gives NaN, and {@code -0.0} is smaller than {@code +0.0}. This differs from C's
+ *       {@code fminf}/{@code fmaxf}, which CUDA and NCCL use, and which return the other operand when one is NaN; we
+ *       propagate NaN so that a bad value is never hidden by a reduction.
+ *   <li><b>FLOAT16 and BFLOAT16</b> are widened to {@code float}, reduced there and rounded back to nearest even
+ *       ({@link Float16}, {@link BFloat16}); NaN results are quiet NaNs. Which NaN bits a float NaN result carries is
+ *       not specified.
+ *   <li><b>AVG</b> is SUM followed by {@link #divideBySize}; {@code of(t, AVG)} is the SUM kernel. (NCCL pre-multiplies
+ *       float inputs by {@code 1/size} instead; dividing the sum once is simpler and rounds once.)
  * </ul>
  *
- * <p>Two families of kernels compute these. Where the JVM has the Vector API
- * ({@code --add-modules jdk.incubator.vector}; {@code ./jccl} and the tests pass it),
- * {@link VectorKernels} run one pass over the segments a vector register at a time, for every
- * type and op but FLOAT16 SUM and PROD. Elsewhere, and for those, each kernel is a plain counted
- * loop over two Java arrays, one compiled method per type × op with its operator inlined, so that
- * C2 vectorises it; {@link ChunkedKernel} streams the operands through per-thread scratch arrays
- * with bulk copies, because C2 on JDK 25 does not vectorise loops over {@code MemorySegment}s (see
- * there for the measurements), and {@link StreamingKernels} serve operands too big for the caches.
- * Both families give the same results; {@code -Djccl.vectorKernels=false} turns the first off.
- * There is no per-element dispatch. Segments may be heap (over any primitive array) or native, at
- * any byte offset, in any mix.
+ * <p>Two families of kernels compute these. Where the JVM has the Vector API ({@code --add-modules
+ * jdk.incubator.vector}; {@code ./jccl} and the tests pass it), {@link VectorKernels} run one pass over the segments a
+ * vector register at a time, for every type and op but FLOAT16 SUM and PROD. Elsewhere, and for those, each kernel is a
+ * plain counted loop over two Java arrays, one compiled method per type × op with its operator inlined, so that C2
+ * vectorises it; {@link ChunkedKernel} streams the operands through per-thread scratch arrays with bulk copies, because
+ * C2 on JDK 25 does not vectorise loops over {@code MemorySegment}s (see there for the measurements), and
+ * {@link StreamingKernels} serve operands too big for the caches. Both families give the same results;
+ * {@code -Djccl.vectorKernels=false} turns the first off. There is no per-element dispatch. Segments may be heap (over
+ * any primitive array) or native, at any byte offset, in any mix.
  */
 public final class ReduceKernels {
 
     /** The scalar kernels staged through L1: what {@link #of} gives without the Vector API. */
-    private static final ReduceKernel[][] KERNELS = new ReduceKernel[DataType.values().length][ReduceOp.values().length];
+    private static final ReduceKernel[][] KERNELS =
+            new ReduceKernel[DataType.values().length][ReduceOp.values().length];
     /** The scalar kernels for operands from memory: what {@link #streaming} gives without the Vector API. */
-    private static final ReduceKernel[][] STREAMING = new ReduceKernel[DataType.values().length][ReduceOp.values().length];
+    private static final ReduceKernel[][] STREAMING =
+            new ReduceKernel[DataType.values().length][ReduceOp.values().length];
     /** The Vector API kernels, null where there is none (or no Vector API in this JVM). */
     private static final ReduceKernel[][] VECTOR = new ReduceKernel[DataType.values().length][ReduceOp.values().length];
     /** {@link VectorKernels}, where this JVM runs them; null otherwise. */
@@ -61,50 +61,136 @@ public final class ReduceKernels {
     }
 
     /**
-     * Operations of at least this many bytes per rank take the {@link StreamingKernels}: their
-     * operands no longer fit the caches (a 1 MiB L2 per core, and a few operands per rank).
+     * Operations of at least this many bytes per rank take the {@link StreamingKernels}: their operands no longer fit
+     * the caches (a 1 MiB L2 per core, and a few operands per rank).
      */
     public static final long STREAMING_BYTES = 8L << 20;
 
     static {
-        register(DataType.INT8, new ChunkedKernel.OfByte(IntegerKernels.Int8::sum), new ChunkedKernel.OfByte(IntegerKernels.Int8::prod),
-                new ChunkedKernel.OfByte(IntegerKernels.Int8::max), new ChunkedKernel.OfByte(IntegerKernels.Int8::min));
-        register(DataType.UINT8, of(DataType.INT8, ReduceOp.SUM), of(DataType.INT8, ReduceOp.PROD),
-                new ChunkedKernel.OfByte(IntegerKernels.Uint8::max), new ChunkedKernel.OfByte(IntegerKernels.Uint8::min));
-        register(DataType.INT32, new ChunkedKernel.OfInt(IntegerKernels.Int32::sum), new ChunkedKernel.OfInt(IntegerKernels.Int32::prod),
-                new ChunkedKernel.OfInt(IntegerKernels.Int32::max), new ChunkedKernel.OfInt(IntegerKernels.Int32::min));
-        register(DataType.UINT32, of(DataType.INT32, ReduceOp.SUM), of(DataType.INT32, ReduceOp.PROD),
-                new ChunkedKernel.OfInt(IntegerKernels.Uint32::max), new ChunkedKernel.OfInt(IntegerKernels.Uint32::min));
-        register(DataType.INT64, new ChunkedKernel.OfLong(IntegerKernels.Int64::sum), new ChunkedKernel.OfLong(IntegerKernels.Int64::prod),
-                new ChunkedKernel.OfLong(IntegerKernels.Int64::max), new ChunkedKernel.OfLong(IntegerKernels.Int64::min));
-        register(DataType.UINT64, of(DataType.INT64, ReduceOp.SUM), of(DataType.INT64, ReduceOp.PROD),
-                new ChunkedKernel.OfLong(IntegerKernels.Uint64::max), new ChunkedKernel.OfLong(IntegerKernels.Uint64::min));
-        register(DataType.FLOAT16, new ChunkedKernel.OfShort(FloatKernels.Fp16::sum), new ChunkedKernel.OfShort(FloatKernels.Fp16::prod),
-                new ChunkedKernel.OfShort(FloatKernels.Fp16::max), new ChunkedKernel.OfShort(FloatKernels.Fp16::min));
-        register(DataType.BFLOAT16, new ChunkedKernel.OfShort(FloatKernels.Bf16::sum), new ChunkedKernel.OfShort(FloatKernels.Bf16::prod),
-                new ChunkedKernel.OfShort(FloatKernels.Bf16::max), new ChunkedKernel.OfShort(FloatKernels.Bf16::min));
-        register(DataType.FLOAT32, new ChunkedKernel.OfFloat(FloatKernels.Fp32::sum), new ChunkedKernel.OfFloat(FloatKernels.Fp32::prod),
-                new ChunkedKernel.OfFloat(FloatKernels.Fp32::max), new ChunkedKernel.OfFloat(FloatKernels.Fp32::min));
-        register(DataType.FLOAT64, new ChunkedKernel.OfDouble(FloatKernels.Fp64::sum), new ChunkedKernel.OfDouble(FloatKernels.Fp64::prod),
-                new ChunkedKernel.OfDouble(FloatKernels.Fp64::max), new ChunkedKernel.OfDouble(FloatKernels.Fp64::min));
+        register(
+                DataType.INT8,
+                new ChunkedKernel.OfByte(IntegerKernels.Int8::sum),
+                new ChunkedKernel.OfByte(IntegerKernels.Int8::prod),
+                new ChunkedKernel.OfByte(IntegerKernels.Int8::max),
+                new ChunkedKernel.OfByte(IntegerKernels.Int8::min));
+        register(
+                DataType.UINT8,
+                of(DataType.INT8, ReduceOp.SUM),
+                of(DataType.INT8, ReduceOp.PROD),
+                new ChunkedKernel.OfByte(IntegerKernels.Uint8::max),
+                new ChunkedKernel.OfByte(IntegerKernels.Uint8::min));
+        register(
+                DataType.INT32,
+                new ChunkedKernel.OfInt(IntegerKernels.Int32::sum),
+                new ChunkedKernel.OfInt(IntegerKernels.Int32::prod),
+                new ChunkedKernel.OfInt(IntegerKernels.Int32::max),
+                new ChunkedKernel.OfInt(IntegerKernels.Int32::min));
+        register(
+                DataType.UINT32,
+                of(DataType.INT32, ReduceOp.SUM),
+                of(DataType.INT32, ReduceOp.PROD),
+                new ChunkedKernel.OfInt(IntegerKernels.Uint32::max),
+                new ChunkedKernel.OfInt(IntegerKernels.Uint32::min));
+        register(
+                DataType.INT64,
+                new ChunkedKernel.OfLong(IntegerKernels.Int64::sum),
+                new ChunkedKernel.OfLong(IntegerKernels.Int64::prod),
+                new ChunkedKernel.OfLong(IntegerKernels.Int64::max),
+                new ChunkedKernel.OfLong(IntegerKernels.Int64::min));
+        register(
+                DataType.UINT64,
+                of(DataType.INT64, ReduceOp.SUM),
+                of(DataType.INT64, ReduceOp.PROD),
+                new ChunkedKernel.OfLong(IntegerKernels.Uint64::max),
+                new ChunkedKernel.OfLong(IntegerKernels.Uint64::min));
+        register(
+                DataType.FLOAT16,
+                new ChunkedKernel.OfShort(FloatKernels.Fp16::sum),
+                new ChunkedKernel.OfShort(FloatKernels.Fp16::prod),
+                new ChunkedKernel.OfShort(FloatKernels.Fp16::max),
+                new ChunkedKernel.OfShort(FloatKernels.Fp16::min));
+        register(
+                DataType.BFLOAT16,
+                new ChunkedKernel.OfShort(FloatKernels.Bf16::sum),
+                new ChunkedKernel.OfShort(FloatKernels.Bf16::prod),
+                new ChunkedKernel.OfShort(FloatKernels.Bf16::max),
+                new ChunkedKernel.OfShort(FloatKernels.Bf16::min));
+        register(
+                DataType.FLOAT32,
+                new ChunkedKernel.OfFloat(FloatKernels.Fp32::sum),
+                new ChunkedKernel.OfFloat(FloatKernels.Fp32::prod),
+                new ChunkedKernel.OfFloat(FloatKernels.Fp32::max),
+                new ChunkedKernel.OfFloat(FloatKernels.Fp32::min));
+        register(
+                DataType.FLOAT64,
+                new ChunkedKernel.OfDouble(FloatKernels.Fp64::sum),
+                new ChunkedKernel.OfDouble(FloatKernels.Fp64::prod),
+                new ChunkedKernel.OfDouble(FloatKernels.Fp64::max),
+                new ChunkedKernel.OfDouble(FloatKernels.Fp64::min));
     }
 
     static {
-        streaming(DataType.INT8, StreamingKernels.Int8::sum, StreamingKernels.Int8::prod, StreamingKernels.Int8::max, StreamingKernels.Int8::min);
-        streaming(DataType.UINT8, StreamingKernels.Int8::sum, StreamingKernels.Int8::prod, StreamingKernels.Uint8::max, StreamingKernels.Uint8::min);
-        streaming(DataType.INT32, StreamingKernels.Int32::sum, StreamingKernels.Int32::prod, StreamingKernels.Int32::max, StreamingKernels.Int32::min);
-        streaming(DataType.UINT32, StreamingKernels.Int32::sum, StreamingKernels.Int32::prod, StreamingKernels.Uint32::max,
+        streaming(
+                DataType.INT8,
+                StreamingKernels.Int8::sum,
+                StreamingKernels.Int8::prod,
+                StreamingKernels.Int8::max,
+                StreamingKernels.Int8::min);
+        streaming(
+                DataType.UINT8,
+                StreamingKernels.Int8::sum,
+                StreamingKernels.Int8::prod,
+                StreamingKernels.Uint8::max,
+                StreamingKernels.Uint8::min);
+        streaming(
+                DataType.INT32,
+                StreamingKernels.Int32::sum,
+                StreamingKernels.Int32::prod,
+                StreamingKernels.Int32::max,
+                StreamingKernels.Int32::min);
+        streaming(
+                DataType.UINT32,
+                StreamingKernels.Int32::sum,
+                StreamingKernels.Int32::prod,
+                StreamingKernels.Uint32::max,
                 StreamingKernels.Uint32::min);
-        streaming(DataType.INT64, StreamingKernels.Int64::sum, StreamingKernels.Int64::prod, StreamingKernels.Int64::max, StreamingKernels.Int64::min);
-        streaming(DataType.UINT64, StreamingKernels.Int64::sum, StreamingKernels.Int64::prod, StreamingKernels.Uint64::max,
+        streaming(
+                DataType.INT64,
+                StreamingKernels.Int64::sum,
+                StreamingKernels.Int64::prod,
+                StreamingKernels.Int64::max,
+                StreamingKernels.Int64::min);
+        streaming(
+                DataType.UINT64,
+                StreamingKernels.Int64::sum,
+                StreamingKernels.Int64::prod,
+                StreamingKernels.Uint64::max,
                 StreamingKernels.Uint64::min);
-        streaming(DataType.FLOAT32, StreamingKernels.Fp32::sum, StreamingKernels.Fp32::prod, StreamingKernels.Fp32::max, StreamingKernels.Fp32::min);
-        streaming(DataType.FLOAT64, StreamingKernels.Fp64::sum, StreamingKernels.Fp64::prod, StreamingKernels.Fp64::max, StreamingKernels.Fp64::min);
+        streaming(
+                DataType.FLOAT32,
+                StreamingKernels.Fp32::sum,
+                StreamingKernels.Fp32::prod,
+                StreamingKernels.Fp32::max,
+                StreamingKernels.Fp32::min);
+        streaming(
+                DataType.FLOAT64,
+                StreamingKernels.Fp64::sum,
+                StreamingKernels.Fp64::prod,
+                StreamingKernels.Fp64::max,
+                StreamingKernels.Fp64::min);
         // FLOAT16 and BFLOAT16: their conversions, not memory, are the limit; they keep the chunked loops.
-        streaming(DataType.FLOAT16, of(DataType.FLOAT16, ReduceOp.SUM), of(DataType.FLOAT16, ReduceOp.PROD), of(DataType.FLOAT16, ReduceOp.MAX),
+        streaming(
+                DataType.FLOAT16,
+                of(DataType.FLOAT16, ReduceOp.SUM),
+                of(DataType.FLOAT16, ReduceOp.PROD),
+                of(DataType.FLOAT16, ReduceOp.MAX),
                 of(DataType.FLOAT16, ReduceOp.MIN));
-        streaming(DataType.BFLOAT16, of(DataType.BFLOAT16, ReduceOp.SUM), of(DataType.BFLOAT16, ReduceOp.PROD),
-                of(DataType.BFLOAT16, ReduceOp.MAX), of(DataType.BFLOAT16, ReduceOp.MIN));
+        streaming(
+                DataType.BFLOAT16,
+                of(DataType.BFLOAT16, ReduceOp.SUM),
+                of(DataType.BFLOAT16, ReduceOp.PROD),
+                of(DataType.BFLOAT16, ReduceOp.MAX),
+                of(DataType.BFLOAT16, ReduceOp.MIN));
     }
 
     static {
@@ -113,7 +199,9 @@ public final class ReduceKernels {
                 && ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
             try {
                 // Through reflection, so that a JVM without the module never links the class that names its types.
-                vectors = (VectorFamily) Class.forName("dev.jccl.reduce.VectorKernels$Family").getDeclaredConstructor().newInstance();
+                vectors = (VectorFamily) Class.forName("dev.jccl.reduce.VectorKernels$Family")
+                        .getDeclaredConstructor()
+                        .newInstance();
                 for (DataType t : DataType.values()) {
                     for (ReduceOp o : ReduceOp.values()) VECTOR[t.ordinal()][o.ordinal()] = vectors.of(t, o);
                 }
@@ -125,23 +213,25 @@ public final class ReduceKernels {
         VECTORS = vectors;
     }
 
-    private ReduceKernels() {
-    }
+    private ReduceKernels() {}
 
-    /**
-     * Which kernels this JVM runs, for {@code jccl info} and debug lines: {@code "Vector API, 512-bit"}
-     * or why not.
-     */
+    /** Which kernels this JVM runs, for {@code jccl info} and debug lines: {@code "Vector API, 512-bit"} or why not. */
     public static String describe() {
         if (VECTORS != null) return "Vector API (" + vectorBits() + "-bit vectors)";
-        if (!Boolean.parseBoolean(System.getProperty("jccl.vectorKernels", "true"))) return "scalar (-Djccl.vectorKernels=false)";
-        return "scalar (the JVM lacks --add-modules jdk.incubator.vector, which makes reductions of 16-bit floats up to 18x faster)";
+        if (!Boolean.parseBoolean(System.getProperty("jccl.vectorKernels", "true"))) {
+            return "scalar (-Djccl.vectorKernels=false)";
+        }
+        return "scalar (the JVM lacks --add-modules jdk.incubator.vector, which makes "
+                + "reductions of 16-bit floats up to 18x faster)";
     }
 
     private static int vectorBits() {
         try {
-            return (int) Class.forName("jdk.incubator.vector.VectorShape").getMethod("vectorBitSize")
-                    .invoke(Class.forName("jdk.incubator.vector.VectorShape").getMethod("preferredShape").invoke(null));
+            return (int) Class.forName("jdk.incubator.vector.VectorShape")
+                    .getMethod("vectorBitSize")
+                    .invoke(Class.forName("jdk.incubator.vector.VectorShape")
+                            .getMethod("preferredShape")
+                            .invoke(null));
         } catch (ReflectiveOperationException e) {
             return 0;
         }
@@ -157,7 +247,8 @@ public final class ReduceKernels {
         return KERNELS[type.ordinal()][op.ordinal()];
     }
 
-    private static void streaming(DataType type, ReduceKernel sum, ReduceKernel prod, ReduceKernel max, ReduceKernel min) {
+    private static void streaming(
+            DataType type, ReduceKernel sum, ReduceKernel prod, ReduceKernel max, ReduceKernel min) {
         fill(STREAMING, type, sum, prod, max, min);
     }
 
@@ -174,11 +265,18 @@ public final class ReduceKernels {
         return bytes >= STREAMING_BYTES ? streaming(type, op) : of(type, op);
     }
 
-    private static void register(DataType type, ReduceKernel sum, ReduceKernel prod, ReduceKernel max, ReduceKernel min) {
+    private static void register(
+            DataType type, ReduceKernel sum, ReduceKernel prod, ReduceKernel max, ReduceKernel min) {
         fill(KERNELS, type, sum, prod, max, min);
     }
 
-    private static void fill(ReduceKernel[][] table, DataType type, ReduceKernel sum, ReduceKernel prod, ReduceKernel max, ReduceKernel min) {
+    private static void fill(
+            ReduceKernel[][] table,
+            DataType type,
+            ReduceKernel sum,
+            ReduceKernel prod,
+            ReduceKernel max,
+            ReduceKernel min) {
         ReduceKernel[] byOp = table[type.ordinal()];
         byOp[ReduceOp.SUM.ordinal()] = sum;
         byOp[ReduceOp.PROD.ordinal()] = prod;
@@ -199,11 +297,11 @@ public final class ReduceKernels {
      * Finishes {@link ReduceOp#AVG} in place: divides {@code count} elements of {@code type}, starting
      * {@code byteOffset} bytes into {@code seg}, by {@code size} (the number of ranks).
      *
-     * <p>Float types divide in their own arithmetic: FLOAT32 as {@code float}, FLOAT64 as
-     * {@code double}, FLOAT16 and BFLOAT16 as {@code float} rounded back to nearest even. Integer
-     * types truncate toward zero: a signed division for INT8/INT32/INT64 and an unsigned one for
-     * UINT8/UINT32/UINT64, of the (wrapped) sum. For the float types {@code size} is converted to
-     * the type first, which is exact up to 2<sup>24</sup> ranks for the float-computed types.
+     * <p>Float types divide in their own arithmetic: FLOAT32 as {@code float}, FLOAT64 as {@code double}, FLOAT16 and
+     * BFLOAT16 as {@code float} rounded back to nearest even. Integer types truncate toward zero: a signed division for
+     * INT8/INT32/INT64 and an unsigned one for UINT8/UINT32/UINT64, of the (wrapped) sum. For the float types
+     * {@code size} is converted to the type first, which is exact up to 2<sup>24</sup> ranks for the float-computed
+     * types.
      *
      * @throws IllegalArgumentException if {@code size < 1} or {@code count < 0}
      */
@@ -216,10 +314,15 @@ public final class ReduceKernels {
         if (count < 0) {
             throw new IllegalArgumentException("count must not be negative, was " + count);
         }
-        if (VECTORS == null || !VECTORS.divide(seg, byteOffset, count, type, size)) scalarDivide(seg, byteOffset, count, type, size);
+        if (VECTORS == null || !VECTORS.divide(seg, byteOffset, count, type, size)) {
+            scalarDivide(seg, byteOffset, count, type, size);
+        }
     }
 
-    /** {@link #divideBySize} in scalar loops, whatever this JVM has: what the vector division uses for its last elements. */
+    /**
+     * {@link #divideBySize} in scalar loops, whatever this JVM has: what the vector division uses for its last
+     * elements.
+     */
     static void scalarDivide(MemorySegment seg, long byteOffset, long count, DataType type, int size) {
         switch (type) {
             case INT8 -> AverageLoops.int8(seg, byteOffset, count, size);
@@ -244,8 +347,7 @@ public final class ReduceKernels {
         private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
         private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
 
-        private AverageLoops() {
-        }
+        private AverageLoops() {}
 
         static void int8(MemorySegment seg, long off, long count, int size) {
             for (long i = 0; i < count; i++) {

@@ -4,17 +4,15 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * The reduce loops for operands that come from memory rather than cache: one plain pass over the
- * segments, {@code dst[i] = a[i] op b[i]}, that reads both operands and writes the result as three
- * streams. {@link ChunkedKernel} instead stages each operand through L1 scratch arrays so that C2
- * vectorises the arithmetic, which wins while the operands are in cache and loses once memory is
- * the limit: measured on the project's 2-core Zen 4 VM, FLOAT32 SUM over 64 MiB buffers in 64 KiB
- * pieces ran at 6.4 GB/s this way against 3.3 GB/s staged (and 10 against 15 GB/s at 1 MiB, in
- * cache). The runtime picks these for operations too large for the caches
- * ({@link ReduceKernels#forOperationBytes}).
+ * The reduce loops for operands that come from memory rather than cache: one plain pass over the segments,
+ * {@code dst[i] = a[i] op b[i]}, that reads both operands and writes the result as three streams. {@link ChunkedKernel}
+ * instead stages each operand through L1 scratch arrays so that C2 vectorises the arithmetic, which wins while the
+ * operands are in cache and loses once memory is the limit: measured on the project's 2-core Zen 4 VM, FLOAT32 SUM over
+ * 64 MiB buffers in 64 KiB pieces ran at 6.4 GB/s this way against 3.3 GB/s staged (and 10 against 15 GB/s at 1 MiB, in
+ * cache). The runtime picks these for operations too large for the caches ({@link ReduceKernels#forOperationBytes}).
  *
- * <p>Same semantics as {@link IntegerKernels} and {@link FloatKernels}, expression for expression;
- * the 16-bit float types have none here (their conversions, not memory, are their limit).
+ * <p>Same semantics as {@link IntegerKernels} and {@link FloatKernels}, expression for expression; the 16-bit float
+ * types have none here (their conversions, not memory, are their limit).
  */
 final class StreamingKernels {
     private static final ValueLayout.OfByte I8 = ValueLayout.JAVA_BYTE;
@@ -23,12 +21,10 @@ final class StreamingKernels {
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
 
-    private StreamingKernels() {
-    }
+    private StreamingKernels() {}
 
     static final class Int8 {
-        private Int8() {
-        }
+        private Int8() {}
 
         static void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             for (long i = 0; i < n; i++) {
@@ -64,14 +60,14 @@ final class StreamingKernels {
     }
 
     static final class Uint8 {
-        private Uint8() {
-        }
+        private Uint8() {}
 
         static void max(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             for (long i = 0; i < n; i++) {
                 byte x = a.get(I8, ao + i);
                 byte y = b.get(I8, bo + i);
-                d.set(I8, dOff + i, (byte) (Math.max((byte) (x ^ Byte.MIN_VALUE), (byte) (y ^ Byte.MIN_VALUE)) ^ Byte.MIN_VALUE));
+                d.set(I8, dOff + i, (byte)
+                        (Math.max((byte) (x ^ Byte.MIN_VALUE), (byte) (y ^ Byte.MIN_VALUE)) ^ Byte.MIN_VALUE));
             }
         }
 
@@ -79,14 +75,14 @@ final class StreamingKernels {
             for (long i = 0; i < n; i++) {
                 byte x = a.get(I8, ao + i);
                 byte y = b.get(I8, bo + i);
-                d.set(I8, dOff + i, (byte) (Math.min((byte) (x ^ Byte.MIN_VALUE), (byte) (y ^ Byte.MIN_VALUE)) ^ Byte.MIN_VALUE));
+                d.set(I8, dOff + i, (byte)
+                        (Math.min((byte) (x ^ Byte.MIN_VALUE), (byte) (y ^ Byte.MIN_VALUE)) ^ Byte.MIN_VALUE));
             }
         }
     }
 
     static final class Int32 {
-        private Int32() {
-        }
+        private Int32() {}
 
         static void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             for (long i = 0; i < n; i++) {
@@ -122,8 +118,7 @@ final class StreamingKernels {
     }
 
     static final class Uint32 {
-        private Uint32() {
-        }
+        private Uint32() {}
 
         static void max(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             for (long i = 0; i < n; i++) {
@@ -143,8 +138,7 @@ final class StreamingKernels {
     }
 
     static final class Int64 {
-        private Int64() {
-        }
+        private Int64() {}
 
         static void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             for (long i = 0; i < n; i++) {
@@ -180,8 +174,7 @@ final class StreamingKernels {
     }
 
     static final class Uint64 {
-        private Uint64() {
-        }
+        private Uint64() {}
 
         static void max(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             for (long i = 0; i < n; i++) {
@@ -201,8 +194,7 @@ final class StreamingKernels {
     }
 
     static final class Fp32 {
-        private Fp32() {
-        }
+        private Fp32() {}
 
         static void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             for (long i = 0; i < n; i++) {
@@ -238,8 +230,7 @@ final class StreamingKernels {
     }
 
     static final class Fp64 {
-        private Fp64() {
-        }
+        private Fp64() {}
 
         static void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             for (long i = 0; i < n; i++) {

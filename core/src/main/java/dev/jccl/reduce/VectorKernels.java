@@ -2,6 +2,8 @@ package dev.jccl.reduce;
 
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
@@ -12,34 +14,27 @@ import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
-
 /**
- * The reduce kernels written with the Vector API ({@code jdk.incubator.vector}): one pass over the
- * segments, a whole vector register of elements per step, read and written in place, heap or
- * native. Only {@link ReduceKernels} touches this class, and only when the JVM has the module
- * ({@code --add-modules jdk.incubator.vector}, which {@code ./jccl} passes); elsewhere the scalar
- * kernels run, with the same results.
+ * The reduce kernels written with the Vector API ({@code jdk.incubator.vector}): one pass over the segments, a whole
+ * vector register of elements per step, read and written in place, heap or native. Only {@link ReduceKernels} touches
+ * this class, and only when the JVM has the module ({@code --add-modules jdk.incubator.vector}, which {@code ./jccl}
+ * passes); elsewhere the scalar kernels run, with the same results.
  *
- * <p>Why: C2 vectorises plain loops over Java arrays but not over {@code MemorySegment}s, so the
- * scalar kernels copy each operand into L1 scratch arrays first ({@link ChunkedKernel}); and it
- * vectorises no loop whose 16-bit values are widened, computed on and narrowed again, which left
- * BFLOAT16 at about 1 ns per element. Measured on the project's 2-vCPU Zen 5 VM (GB/s of one
- * operand, a prototype of these loops against the scalar kernels, a copy of the same bytes beside):
- * BFLOAT16 SUM 16-18 against 0.9 at 1 MiB, 10 against 0.9 at 64 MiB; FLOAT32 SUM 20-22 against
- * 20 at 1 MiB, 10-11 against 6.6 at 64 MiB; a copy 41-47 and 17-20.
+ * <p>Why: C2 vectorises plain loops over Java arrays but not over {@code MemorySegment}s, so the scalar kernels copy
+ * each operand into L1 scratch arrays first ({@link ChunkedKernel}); and it vectorises no loop whose 16-bit values are
+ * widened, computed on and narrowed again, which left BFLOAT16 at about 1 ns per element. Measured on the project's
+ * 2-vCPU Zen 5 VM (GB/s of one operand, a prototype of these loops against the scalar kernels, a copy of the same bytes
+ * beside): BFLOAT16 SUM 16-18 against 0.9 at 1 MiB, 10 against 0.9 at 64 MiB; FLOAT32 SUM 20-22 against 20 at 1 MiB,
+ * 10-11 against 6.6 at 64 MiB; a copy 41-47 and 17-20.
  *
- * <p>Semantics are {@link ReduceKernels}': the float MIN and MAX are the Vector API's, which are
- * {@link Math#min(float, float)}'s; BFLOAT16 widens each half of a 32-bit lane to a float,
- * computes there and rounds back to nearest even, quieting NaNs, exactly as {@link BFloat16} does;
- * FLOAT16 MIN and MAX compare bit patterns mapped to ordered integers (the values never leave
- * their 16 bits), NaN winning and made quiet; FLOAT16 SUM and PROD stay scalar (see {@link Fp16}).
- * AVG's division by the number of ranks is vectorised for FLOAT32, FLOAT64 and BFLOAT16.
+ * <p>Semantics are {@link ReduceKernels}': the float MIN and MAX are the Vector API's, which are {@link Math#min(float,
+ * float)}'s; BFLOAT16 widens each half of a 32-bit lane to a float, computes there and rounds back to nearest even,
+ * quieting NaNs, exactly as {@link BFloat16} does; FLOAT16 MIN and MAX compare bit patterns mapped to ordered integers
+ * (the values never leave their 16 bits), NaN winning and made quiet; FLOAT16 SUM and PROD stay scalar (see
+ * {@link Fp16}). AVG's division by the number of ranks is vectorised for FLOAT32, FLOAT64 and BFLOAT16.
  *
- * <p>Each kernel is its own method with its operator written out, so that C2 compiles each with
- * constant vector operations; the elements left after the last whole vector go through the
- * scalar kernel of the same type and op.
+ * <p>Each kernel is its own method with its operator written out, so that C2 compiles each with constant vector
+ * operations; the elements left after the last whole vector go through the scalar kernel of the same type and op.
  */
 final class VectorKernels {
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
@@ -50,8 +45,7 @@ final class VectorKernels {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
 
-    private VectorKernels() {
-    }
+    private VectorKernels() {}
 
     /** What {@link ReduceKernels} reaches through reflection: only it decides whether this class may load. */
     static final class Family implements ReduceKernels.VectorFamily {
@@ -70,59 +64,66 @@ final class VectorKernels {
     static ReduceKernel of(DataType type, ReduceOp op) {
         ReduceOp o = op == ReduceOp.AVG ? ReduceOp.SUM : op;
         return switch (type) {
-            case INT8, UINT8 -> switch (o) {
-                case SUM -> Int8::sum;
-                case PROD -> Int8::prod;
-                case MIN -> type == DataType.INT8 ? Int8::min : Int8::umin;
-                case MAX -> type == DataType.INT8 ? Int8::max : Int8::umax;
-                default -> null;
-            };
-            case INT32, UINT32 -> switch (o) {
-                case SUM -> Int32::sum;
-                case PROD -> Int32::prod;
-                case MIN -> type == DataType.INT32 ? Int32::min : Int32::umin;
-                case MAX -> type == DataType.INT32 ? Int32::max : Int32::umax;
-                default -> null;
-            };
-            case INT64, UINT64 -> switch (o) {
-                case SUM -> Int64::sum;
-                case PROD -> Int64::prod;
-                case MIN -> type == DataType.INT64 ? Int64::min : Int64::umin;
-                case MAX -> type == DataType.INT64 ? Int64::max : Int64::umax;
-                default -> null;
-            };
-            case FLOAT32 -> switch (o) {
-                case SUM -> Fp32::sum;
-                case PROD -> Fp32::prod;
-                case MIN -> Fp32::min;
-                case MAX -> Fp32::max;
-                default -> null;
-            };
-            case FLOAT64 -> switch (o) {
-                case SUM -> Fp64::sum;
-                case PROD -> Fp64::prod;
-                case MIN -> Fp64::min;
-                case MAX -> Fp64::max;
-                default -> null;
-            };
-            case BFLOAT16 -> switch (o) {
-                case SUM -> Bf16::sum;
-                case PROD -> Bf16::prod;
-                case MIN -> Bf16::min;
-                case MAX -> Bf16::max;
-                default -> null;
-            };
-            case FLOAT16 -> switch (o) {
-                case MIN -> Fp16::min;
-                case MAX -> Fp16::max;
-                default -> null;
-            };
+            case INT8, UINT8 ->
+                switch (o) {
+                    case SUM -> Int8::sum;
+                    case PROD -> Int8::prod;
+                    case MIN -> type == DataType.INT8 ? Int8::min : Int8::umin;
+                    case MAX -> type == DataType.INT8 ? Int8::max : Int8::umax;
+                    default -> null;
+                };
+            case INT32, UINT32 ->
+                switch (o) {
+                    case SUM -> Int32::sum;
+                    case PROD -> Int32::prod;
+                    case MIN -> type == DataType.INT32 ? Int32::min : Int32::umin;
+                    case MAX -> type == DataType.INT32 ? Int32::max : Int32::umax;
+                    default -> null;
+                };
+            case INT64, UINT64 ->
+                switch (o) {
+                    case SUM -> Int64::sum;
+                    case PROD -> Int64::prod;
+                    case MIN -> type == DataType.INT64 ? Int64::min : Int64::umin;
+                    case MAX -> type == DataType.INT64 ? Int64::max : Int64::umax;
+                    default -> null;
+                };
+            case FLOAT32 ->
+                switch (o) {
+                    case SUM -> Fp32::sum;
+                    case PROD -> Fp32::prod;
+                    case MIN -> Fp32::min;
+                    case MAX -> Fp32::max;
+                    default -> null;
+                };
+            case FLOAT64 ->
+                switch (o) {
+                    case SUM -> Fp64::sum;
+                    case PROD -> Fp64::prod;
+                    case MIN -> Fp64::min;
+                    case MAX -> Fp64::max;
+                    default -> null;
+                };
+            case BFLOAT16 ->
+                switch (o) {
+                    case SUM -> Bf16::sum;
+                    case PROD -> Bf16::prod;
+                    case MIN -> Bf16::min;
+                    case MAX -> Bf16::max;
+                    default -> null;
+                };
+            case FLOAT16 ->
+                switch (o) {
+                    case MIN -> Fp16::min;
+                    case MAX -> Fp16::max;
+                    default -> null;
+                };
         };
     }
 
     /**
-     * AVG's division of {@code count} elements by {@code size}, in place, for FLOAT32, FLOAT64
-     * and BFLOAT16, with the scalar division's results; false for the others (left to the scalar loops).
+     * AVG's division of {@code count} elements by {@code size}, in place, for FLOAT32, FLOAT64 and BFLOAT16, with the
+     * scalar division's results; false for the others (left to the scalar loops).
      */
     static boolean divide(MemorySegment seg, long off, long count, DataType type, int size) {
         long bytes = count * type.byteSize();
@@ -131,20 +132,25 @@ final class VectorKernels {
             case FLOAT32 -> {
                 float divisor = size;
                 for (long step = F.vectorByteSize(); i + step <= bytes; i += step) {
-                    FloatVector.fromMemorySegment(F, seg, off + i, ORDER).div(divisor).intoMemorySegment(seg, off + i, ORDER);
+                    FloatVector.fromMemorySegment(F, seg, off + i, ORDER)
+                            .div(divisor)
+                            .intoMemorySegment(seg, off + i, ORDER);
                 }
             }
             case FLOAT64 -> {
                 double divisor = size;
                 for (long step = D.vectorByteSize(); i + step <= bytes; i += step) {
-                    DoubleVector.fromMemorySegment(D, seg, off + i, ORDER).div(divisor).intoMemorySegment(seg, off + i, ORDER);
+                    DoubleVector.fromMemorySegment(D, seg, off + i, ORDER)
+                            .div(divisor)
+                            .intoMemorySegment(seg, off + i, ORDER);
                 }
             }
             case BFLOAT16 -> {
                 float divisor = size;
                 for (long step = I.vectorByteSize(); i + step <= bytes; i += step) {
                     IntVector x = IntVector.fromMemorySegment(I, seg, off + i, ORDER);
-                    Bf16.pack(Bf16.low(x).div(divisor), Bf16.high(x).div(divisor)).intoMemorySegment(seg, off + i, ORDER);
+                    Bf16.pack(Bf16.low(x).div(divisor), Bf16.high(x).div(divisor))
+                            .intoMemorySegment(seg, off + i, ORDER);
                 }
             }
             default -> {
@@ -156,21 +162,32 @@ final class VectorKernels {
     }
 
     /** The elements from byte {@code done} on, fewer than a vector's, through the scalar kernel. */
-    private static void tail(DataType type, ReduceOp op, MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
-                             long done, long bytes) {
+    private static void tail(
+            DataType type,
+            ReduceOp op,
+            MemorySegment a,
+            long ao,
+            MemorySegment b,
+            long bo,
+            MemorySegment d,
+            long dOff,
+            long done,
+            long bytes) {
         if (done < bytes) {
-            ReduceKernels.scalar(type, op).apply(a, ao + done, b, bo + done, d, dOff + done, (bytes - done) / type.byteSize());
+            ReduceKernels.scalar(type, op)
+                    .apply(a, ao + done, b, bo + done, d, dOff + done, (bytes - done) / type.byteSize());
         }
     }
 
     static final class Int8 {
-        private Int8() {
-        }
+        private Int8() {}
 
         static void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             long i = 0;
             for (long step = B.vectorByteSize(); i + step <= n; i += step) {
-                ByteVector.fromMemorySegment(B, a, ao + i, ORDER).add(ByteVector.fromMemorySegment(B, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                ByteVector.fromMemorySegment(B, a, ao + i, ORDER)
+                        .add(ByteVector.fromMemorySegment(B, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT8, ReduceOp.SUM, a, ao, b, bo, d, dOff, i, n);
         }
@@ -178,7 +195,9 @@ final class VectorKernels {
         static void prod(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             long i = 0;
             for (long step = B.vectorByteSize(); i + step <= n; i += step) {
-                ByteVector.fromMemorySegment(B, a, ao + i, ORDER).mul(ByteVector.fromMemorySegment(B, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                ByteVector.fromMemorySegment(B, a, ao + i, ORDER)
+                        .mul(ByteVector.fromMemorySegment(B, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT8, ReduceOp.PROD, a, ao, b, bo, d, dOff, i, n);
         }
@@ -186,7 +205,9 @@ final class VectorKernels {
         static void min(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             long i = 0;
             for (long step = B.vectorByteSize(); i + step <= n; i += step) {
-                ByteVector.fromMemorySegment(B, a, ao + i, ORDER).min(ByteVector.fromMemorySegment(B, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                ByteVector.fromMemorySegment(B, a, ao + i, ORDER)
+                        .min(ByteVector.fromMemorySegment(B, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT8, ReduceOp.MIN, a, ao, b, bo, d, dOff, i, n);
         }
@@ -194,7 +215,9 @@ final class VectorKernels {
         static void max(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             long i = 0;
             for (long step = B.vectorByteSize(); i + step <= n; i += step) {
-                ByteVector.fromMemorySegment(B, a, ao + i, ORDER).max(ByteVector.fromMemorySegment(B, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                ByteVector.fromMemorySegment(B, a, ao + i, ORDER)
+                        .max(ByteVector.fromMemorySegment(B, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT8, ReduceOp.MAX, a, ao, b, bo, d, dOff, i, n);
         }
@@ -202,7 +225,8 @@ final class VectorKernels {
         static void umin(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             long i = 0;
             for (long step = B.vectorByteSize(); i + step <= n; i += step) {
-                ByteVector.fromMemorySegment(B, a, ao + i, ORDER).lanewise(VectorOperators.UMIN, ByteVector.fromMemorySegment(B, b, bo + i, ORDER))
+                ByteVector.fromMemorySegment(B, a, ao + i, ORDER)
+                        .lanewise(VectorOperators.UMIN, ByteVector.fromMemorySegment(B, b, bo + i, ORDER))
                         .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.UINT8, ReduceOp.MIN, a, ao, b, bo, d, dOff, i, n);
@@ -211,7 +235,8 @@ final class VectorKernels {
         static void umax(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             long i = 0;
             for (long step = B.vectorByteSize(); i + step <= n; i += step) {
-                ByteVector.fromMemorySegment(B, a, ao + i, ORDER).lanewise(VectorOperators.UMAX, ByteVector.fromMemorySegment(B, b, bo + i, ORDER))
+                ByteVector.fromMemorySegment(B, a, ao + i, ORDER)
+                        .lanewise(VectorOperators.UMAX, ByteVector.fromMemorySegment(B, b, bo + i, ORDER))
                         .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.UINT8, ReduceOp.MAX, a, ao, b, bo, d, dOff, i, n);
@@ -219,14 +244,15 @@ final class VectorKernels {
     }
 
     static final class Int32 {
-        private Int32() {
-        }
+        private Int32() {}
 
         static void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             long bytes = n * Integer.BYTES;
             long i = 0;
             for (long step = I.vectorByteSize(); i + step <= bytes; i += step) {
-                IntVector.fromMemorySegment(I, a, ao + i, ORDER).add(IntVector.fromMemorySegment(I, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                IntVector.fromMemorySegment(I, a, ao + i, ORDER)
+                        .add(IntVector.fromMemorySegment(I, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT32, ReduceOp.SUM, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -235,7 +261,9 @@ final class VectorKernels {
             long bytes = n * Integer.BYTES;
             long i = 0;
             for (long step = I.vectorByteSize(); i + step <= bytes; i += step) {
-                IntVector.fromMemorySegment(I, a, ao + i, ORDER).mul(IntVector.fromMemorySegment(I, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                IntVector.fromMemorySegment(I, a, ao + i, ORDER)
+                        .mul(IntVector.fromMemorySegment(I, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT32, ReduceOp.PROD, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -244,7 +272,9 @@ final class VectorKernels {
             long bytes = n * Integer.BYTES;
             long i = 0;
             for (long step = I.vectorByteSize(); i + step <= bytes; i += step) {
-                IntVector.fromMemorySegment(I, a, ao + i, ORDER).min(IntVector.fromMemorySegment(I, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                IntVector.fromMemorySegment(I, a, ao + i, ORDER)
+                        .min(IntVector.fromMemorySegment(I, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT32, ReduceOp.MIN, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -253,7 +283,9 @@ final class VectorKernels {
             long bytes = n * Integer.BYTES;
             long i = 0;
             for (long step = I.vectorByteSize(); i + step <= bytes; i += step) {
-                IntVector.fromMemorySegment(I, a, ao + i, ORDER).max(IntVector.fromMemorySegment(I, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                IntVector.fromMemorySegment(I, a, ao + i, ORDER)
+                        .max(IntVector.fromMemorySegment(I, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT32, ReduceOp.MAX, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -262,7 +294,8 @@ final class VectorKernels {
             long bytes = n * Integer.BYTES;
             long i = 0;
             for (long step = I.vectorByteSize(); i + step <= bytes; i += step) {
-                IntVector.fromMemorySegment(I, a, ao + i, ORDER).lanewise(VectorOperators.UMIN, IntVector.fromMemorySegment(I, b, bo + i, ORDER))
+                IntVector.fromMemorySegment(I, a, ao + i, ORDER)
+                        .lanewise(VectorOperators.UMIN, IntVector.fromMemorySegment(I, b, bo + i, ORDER))
                         .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.UINT32, ReduceOp.MIN, a, ao, b, bo, d, dOff, i, bytes);
@@ -272,7 +305,8 @@ final class VectorKernels {
             long bytes = n * Integer.BYTES;
             long i = 0;
             for (long step = I.vectorByteSize(); i + step <= bytes; i += step) {
-                IntVector.fromMemorySegment(I, a, ao + i, ORDER).lanewise(VectorOperators.UMAX, IntVector.fromMemorySegment(I, b, bo + i, ORDER))
+                IntVector.fromMemorySegment(I, a, ao + i, ORDER)
+                        .lanewise(VectorOperators.UMAX, IntVector.fromMemorySegment(I, b, bo + i, ORDER))
                         .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.UINT32, ReduceOp.MAX, a, ao, b, bo, d, dOff, i, bytes);
@@ -280,14 +314,15 @@ final class VectorKernels {
     }
 
     static final class Int64 {
-        private Int64() {
-        }
+        private Int64() {}
 
         static void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             long bytes = n * Long.BYTES;
             long i = 0;
             for (long step = L.vectorByteSize(); i + step <= bytes; i += step) {
-                LongVector.fromMemorySegment(L, a, ao + i, ORDER).add(LongVector.fromMemorySegment(L, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                LongVector.fromMemorySegment(L, a, ao + i, ORDER)
+                        .add(LongVector.fromMemorySegment(L, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT64, ReduceOp.SUM, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -296,7 +331,9 @@ final class VectorKernels {
             long bytes = n * Long.BYTES;
             long i = 0;
             for (long step = L.vectorByteSize(); i + step <= bytes; i += step) {
-                LongVector.fromMemorySegment(L, a, ao + i, ORDER).mul(LongVector.fromMemorySegment(L, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                LongVector.fromMemorySegment(L, a, ao + i, ORDER)
+                        .mul(LongVector.fromMemorySegment(L, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT64, ReduceOp.PROD, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -305,7 +342,9 @@ final class VectorKernels {
             long bytes = n * Long.BYTES;
             long i = 0;
             for (long step = L.vectorByteSize(); i + step <= bytes; i += step) {
-                LongVector.fromMemorySegment(L, a, ao + i, ORDER).min(LongVector.fromMemorySegment(L, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                LongVector.fromMemorySegment(L, a, ao + i, ORDER)
+                        .min(LongVector.fromMemorySegment(L, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT64, ReduceOp.MIN, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -314,7 +353,9 @@ final class VectorKernels {
             long bytes = n * Long.BYTES;
             long i = 0;
             for (long step = L.vectorByteSize(); i + step <= bytes; i += step) {
-                LongVector.fromMemorySegment(L, a, ao + i, ORDER).max(LongVector.fromMemorySegment(L, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                LongVector.fromMemorySegment(L, a, ao + i, ORDER)
+                        .max(LongVector.fromMemorySegment(L, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.INT64, ReduceOp.MAX, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -323,7 +364,8 @@ final class VectorKernels {
             long bytes = n * Long.BYTES;
             long i = 0;
             for (long step = L.vectorByteSize(); i + step <= bytes; i += step) {
-                LongVector.fromMemorySegment(L, a, ao + i, ORDER).lanewise(VectorOperators.UMIN, LongVector.fromMemorySegment(L, b, bo + i, ORDER))
+                LongVector.fromMemorySegment(L, a, ao + i, ORDER)
+                        .lanewise(VectorOperators.UMIN, LongVector.fromMemorySegment(L, b, bo + i, ORDER))
                         .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.UINT64, ReduceOp.MIN, a, ao, b, bo, d, dOff, i, bytes);
@@ -333,7 +375,8 @@ final class VectorKernels {
             long bytes = n * Long.BYTES;
             long i = 0;
             for (long step = L.vectorByteSize(); i + step <= bytes; i += step) {
-                LongVector.fromMemorySegment(L, a, ao + i, ORDER).lanewise(VectorOperators.UMAX, LongVector.fromMemorySegment(L, b, bo + i, ORDER))
+                LongVector.fromMemorySegment(L, a, ao + i, ORDER)
+                        .lanewise(VectorOperators.UMAX, LongVector.fromMemorySegment(L, b, bo + i, ORDER))
                         .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.UINT64, ReduceOp.MAX, a, ao, b, bo, d, dOff, i, bytes);
@@ -341,14 +384,15 @@ final class VectorKernels {
     }
 
     static final class Fp32 {
-        private Fp32() {
-        }
+        private Fp32() {}
 
         static void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             long bytes = n * Float.BYTES;
             long i = 0;
             for (long step = F.vectorByteSize(); i + step <= bytes; i += step) {
-                FloatVector.fromMemorySegment(F, a, ao + i, ORDER).add(FloatVector.fromMemorySegment(F, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                FloatVector.fromMemorySegment(F, a, ao + i, ORDER)
+                        .add(FloatVector.fromMemorySegment(F, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.FLOAT32, ReduceOp.SUM, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -357,7 +401,9 @@ final class VectorKernels {
             long bytes = n * Float.BYTES;
             long i = 0;
             for (long step = F.vectorByteSize(); i + step <= bytes; i += step) {
-                FloatVector.fromMemorySegment(F, a, ao + i, ORDER).mul(FloatVector.fromMemorySegment(F, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                FloatVector.fromMemorySegment(F, a, ao + i, ORDER)
+                        .mul(FloatVector.fromMemorySegment(F, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.FLOAT32, ReduceOp.PROD, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -366,7 +412,9 @@ final class VectorKernels {
             long bytes = n * Float.BYTES;
             long i = 0;
             for (long step = F.vectorByteSize(); i + step <= bytes; i += step) {
-                FloatVector.fromMemorySegment(F, a, ao + i, ORDER).min(FloatVector.fromMemorySegment(F, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                FloatVector.fromMemorySegment(F, a, ao + i, ORDER)
+                        .min(FloatVector.fromMemorySegment(F, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.FLOAT32, ReduceOp.MIN, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -375,21 +423,24 @@ final class VectorKernels {
             long bytes = n * Float.BYTES;
             long i = 0;
             for (long step = F.vectorByteSize(); i + step <= bytes; i += step) {
-                FloatVector.fromMemorySegment(F, a, ao + i, ORDER).max(FloatVector.fromMemorySegment(F, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                FloatVector.fromMemorySegment(F, a, ao + i, ORDER)
+                        .max(FloatVector.fromMemorySegment(F, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.FLOAT32, ReduceOp.MAX, a, ao, b, bo, d, dOff, i, bytes);
         }
     }
 
     static final class Fp64 {
-        private Fp64() {
-        }
+        private Fp64() {}
 
         static void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
             long bytes = n * Double.BYTES;
             long i = 0;
             for (long step = D.vectorByteSize(); i + step <= bytes; i += step) {
-                DoubleVector.fromMemorySegment(D, a, ao + i, ORDER).add(DoubleVector.fromMemorySegment(D, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                DoubleVector.fromMemorySegment(D, a, ao + i, ORDER)
+                        .add(DoubleVector.fromMemorySegment(D, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.FLOAT64, ReduceOp.SUM, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -398,7 +449,9 @@ final class VectorKernels {
             long bytes = n * Double.BYTES;
             long i = 0;
             for (long step = D.vectorByteSize(); i + step <= bytes; i += step) {
-                DoubleVector.fromMemorySegment(D, a, ao + i, ORDER).mul(DoubleVector.fromMemorySegment(D, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                DoubleVector.fromMemorySegment(D, a, ao + i, ORDER)
+                        .mul(DoubleVector.fromMemorySegment(D, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.FLOAT64, ReduceOp.PROD, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -407,7 +460,9 @@ final class VectorKernels {
             long bytes = n * Double.BYTES;
             long i = 0;
             for (long step = D.vectorByteSize(); i + step <= bytes; i += step) {
-                DoubleVector.fromMemorySegment(D, a, ao + i, ORDER).min(DoubleVector.fromMemorySegment(D, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                DoubleVector.fromMemorySegment(D, a, ao + i, ORDER)
+                        .min(DoubleVector.fromMemorySegment(D, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.FLOAT64, ReduceOp.MIN, a, ao, b, bo, d, dOff, i, bytes);
         }
@@ -416,23 +471,23 @@ final class VectorKernels {
             long bytes = n * Double.BYTES;
             long i = 0;
             for (long step = D.vectorByteSize(); i + step <= bytes; i += step) {
-                DoubleVector.fromMemorySegment(D, a, ao + i, ORDER).max(DoubleVector.fromMemorySegment(D, b, bo + i, ORDER)).intoMemorySegment(d, dOff + i, ORDER);
+                DoubleVector.fromMemorySegment(D, a, ao + i, ORDER)
+                        .max(DoubleVector.fromMemorySegment(D, b, bo + i, ORDER))
+                        .intoMemorySegment(d, dOff + i, ORDER);
             }
             tail(DataType.FLOAT64, ReduceOp.MAX, a, ao, b, bo, d, dOff, i, bytes);
         }
     }
 
     /**
-     * BFLOAT16 two elements at a time, each 32-bit lane holding a pair: the low half widens to a
-     * float by a shift, the high half by a mask (a bfloat16 is a float's upper half), each is
-     * computed as a float and rounded back, and the two halves are packed again. Element-wise, so
-     * which half is which element does not matter.
+     * BFLOAT16 two elements at a time, each 32-bit lane holding a pair: the low half widens to a float by a shift, the
+     * high half by a mask (a bfloat16 is a float's upper half), each is computed as a float and rounded back, and the
+     * two halves are packed again. Element-wise, so which half is which element does not matter.
      */
     static final class Bf16 {
         private static final int HIGH = 0xffff0000;
 
-        private Bf16() {
-        }
+        private Bf16() {}
 
         static FloatVector low(IntVector pairs) {
             return pairs.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
@@ -445,8 +500,11 @@ final class VectorKernels {
         /** {@link BFloat16#fromFloat} on every lane, the result in the upper half of the lane's bits. */
         private static IntVector rounded(FloatVector f) {
             IntVector bits = f.reinterpretAsInts();
-            IntVector nan = IntVector.broadcast(I, 0x7f80_0000).sub(bits.and(0x7fff_ffff)).lanewise(VectorOperators.ASHR, 31);
-            IntVector bias = bits.lanewise(VectorOperators.LSHR, 16).and(1).add(0x7fff).and(nan.not());
+            IntVector nan = IntVector.broadcast(I, 0x7f80_0000)
+                    .sub(bits.and(0x7fff_ffff))
+                    .lanewise(VectorOperators.ASHR, 31);
+            IntVector bias =
+                    bits.lanewise(VectorOperators.LSHR, 16).and(1).add(0x7fff).and(nan.not());
             return bits.add(bias).or(nan.and(0x0040_0000));
         }
 
@@ -500,26 +558,25 @@ final class VectorKernels {
     }
 
     /**
-     * FLOAT16 MIN and MAX on the bit patterns: flipping the magnitude bits of negative values
-     * makes the 16-bit patterns order as signed integers exactly as the values do (-0 below +0),
-     * so a compare and a blend pick the operand; a NaN operand wins and is made quiet.
+     * FLOAT16 MIN and MAX on the bit patterns: flipping the magnitude bits of negative values makes the 16-bit patterns
+     * order as signed integers exactly as the values do (-0 below +0), so a compare and a blend pick the operand; a NaN
+     * operand wins and is made quiet.
      *
-     * <p>SUM and PROD are not here. The Vector API has no binary16 conversions, and written out in
-     * integer lanes (F. Giesen's branch-free conversions, a dozen operations each way) they made a
-     * loop too big for C2 to inline the Vector API's methods into (NodeCountInliningCutoff): every
-     * vector was then boxed, and the loop ran at 0.1 GB/s. The scalar loops, which C2 vectorises
-     * with the CPU's own conversion instructions, run at 10.5 GB/s at 1 MiB.
+     * <p>SUM and PROD are not here. The Vector API has no binary16 conversions, and written out in integer lanes (F.
+     * Giesen's branch-free conversions, a dozen operations each way) they made a loop too big for C2 to inline the
+     * Vector API's methods into (NodeCountInliningCutoff): every vector was then boxed, and the loop ran at 0.1 GB/s.
+     * The scalar loops, which C2 vectorises with the CPU's own conversion instructions, run at 10.5 GB/s at 1 MiB.
      */
     static final class Fp16 {
         private static final short MAGNITUDE = 0x7fff;
         private static final short INFINITY = 0x7c00;
         private static final short QUIET = 0x0200;
 
-        private Fp16() {
-        }
+        private Fp16() {}
 
         private static ShortVector ordered(ShortVector bits) {
-            return bits.lanewise(VectorOperators.XOR, bits.lanewise(VectorOperators.ASHR, 15).and(MAGNITUDE));
+            return bits.lanewise(
+                    VectorOperators.XOR, bits.lanewise(VectorOperators.ASHR, 15).and(MAGNITUDE));
         }
 
         private static ShortVector withNaNs(ShortVector picked, ShortVector x, ShortVector y) {

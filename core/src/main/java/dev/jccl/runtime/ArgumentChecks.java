@@ -2,14 +2,12 @@ package dev.jccl.runtime;
 
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
-
 import java.lang.foreign.MemorySegment;
 
 /**
- * Checks a call's arguments before anything is sequenced or sent, so a bad call throws
- * {@link IllegalArgumentException} on the calling rank and leaves the communicator usable.
- * Public so that other kinds of buffer (the cuda module's device buffers) check the same way
- * in the same words.
+ * Checks a call's arguments before anything is sequenced or sent, so a bad call throws {@link IllegalArgumentException}
+ * on the calling rank and leaves the communicator usable. Public so that other kinds of buffer (the cuda module's
+ * device buffers) check the same way in the same words.
  */
 public class ArgumentChecks {
     private final String collective;
@@ -53,7 +51,8 @@ public class ArgumentChecks {
         if (seg == null) throw bad(name + " buffer is null");
         if (!seg.scope().isAlive()) throw bad(name + " buffer's arena is already closed");
         if (!seg.isAccessibleBy(Thread.currentThread())) {
-            throw bad(name + " buffer is confined to another thread; pass it from its owner thread or use Arena.ofShared()");
+            throw bad(name
+                    + " buffer is confined to another thread; pass it from its owner thread or use Arena.ofShared()");
         }
         if (seg.byteSize() < bytes) {
             throw bad(name + " buffer holds " + seg.byteSize() + " bytes but " + shape + " needs " + bytes);
@@ -68,21 +67,26 @@ public class ArgumentChecks {
     /** Send and receive may be the same memory (in place) or disjoint, nothing in between. */
     public void inPlaceOrDisjoint(MemorySegment send, MemorySegment recv, boolean inPlace) {
         if (!inPlace && Memory.overlap(send, recv)) {
-            throw bad("send and recv buffers overlap without being in place; use the same memory for in-place, or separate buffers");
+            throw bad("send and recv buffers overlap without being in place; use the same memory "
+                    + "for in-place, or separate buffers");
         }
     }
 
     /** For async calls: the progress thread must be able to touch the segment. */
     void accessibleFrom(MemorySegment seg, Thread worker, String name) {
         if (seg != null && !seg.isAccessibleBy(worker)) {
-            throw bad(name + " buffer is confined to thread '" + Thread.currentThread().getName() + "' but async operations run on "
-                    + "the communicator's progress thread. Allocate it from Arena.ofShared(), Arena.ofAuto() or Arena.global() "
+            throw bad(name + " buffer is confined to thread '"
+                    + Thread.currentThread().getName() + "' but async operations run on "
+                    + "the communicator's progress thread. Allocate it from Arena.ofShared(), "
+                    + "Arena.ofAuto() or Arena.global() "
                     + "(or use a heap array), or call the blocking form");
         }
     }
 
     public void notSelf(int peer) {
-        if (peer == rank) throw bad("peer " + peer + " is this rank; copy the data locally instead of sending it to yourself");
+        if (peer == rank) {
+            throw bad("peer " + peer + " is this rank; copy the data locally instead of sending it to yourself");
+        }
     }
 
     /** SendRecv with itself is a local copy, allowed both ways at once; one way only is a mistake. */

@@ -2,16 +2,14 @@ package dev.jccl.runtime;
 
 import dev.jccl.JcclException;
 import dev.jccl.plan.Tuner;
-
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The operation path after the checks: takes the operation's turn from the {@link Sequencer} and
- * hands it, when the turn comes, to the executor for its memory. Blocking calls run on the caller's
- * thread, so that they can use confined memory and pay no thread hand-off (Gloo's small-message
- * cost is mostly that hand-off); async calls run on the progress thread, except small LL ones that
- * find nothing before them ({@link HostExecutor#tryInline}).
+ * The operation path after the checks: takes the operation's turn from the {@link Sequencer} and hands it, when the
+ * turn comes, to the executor for its memory. Blocking calls run on the caller's thread, so that they can use confined
+ * memory and pay no thread hand-off (Gloo's small-message cost is mostly that hand-off); async calls run on the
+ * progress thread, except small LL ones that find nothing before them ({@link HostExecutor#tryInline}).
  */
 final class Dispatcher {
     private final int rank;
@@ -22,7 +20,8 @@ final class Dispatcher {
     private final HostPath hostPath;
     private volatile DeviceExecutor device;
 
-    Dispatcher(int rank, int size, Lifecycle lifecycle, Sequencer sequencer, OperationChecks checks, HostExecutor host) {
+    Dispatcher(
+            int rank, int size, Lifecycle lifecycle, Sequencer sequencer, OperationChecks checks, HostExecutor host) {
         this.rank = rank;
         this.lifecycle = lifecycle;
         this.sequencer = sequencer;
@@ -32,7 +31,10 @@ final class Dispatcher {
     }
 
     synchronized void attach(DeviceExecutor executor) {
-        if (device != null) throw new IllegalStateException("rank " + rank + ": a device executor is already attached (" + device.describe() + ")");
+        if (device != null) {
+            throw new IllegalStateException(
+                    "rank " + rank + ": a device executor is already attached (" + device.describe() + ")");
+        }
         lifecycle.checkUsable("attaching " + executor.describe());
         device = executor;
         checks.classifyWith(executor);
@@ -80,9 +82,9 @@ final class Dispatcher {
     }
 
     /**
-     * A device operation gives up the turn once its executor has started it (NCCL queues it on a
-     * stream, the staged path runs it to the end), and completes when the executor says its result
-     * is in place. Its failure fails the communicator, as a host operation's does.
+     * A device operation gives up the turn once its executor has started it (NCCL queues it on a stream, the staged
+     * path runs it to the end), and completes when the executor says its result is in place. Its failure fails the
+     * communicator, as a host operation's does.
      */
     private CompletableFuture<Void> issueOnDevice(Operation op, boolean async) {
         DeviceExecutor d = device;
@@ -94,10 +96,11 @@ final class Dispatcher {
                 sequencer.awaitTurn(turn, op);
                 OpContext ctx = sequencer.number(op);
                 lifecycle.checkUsable(op.collective().displayName());
-                d.start(op, op.collective().displayName() + " #" + ctx.sequence(), hostPath).whenComplete((v, e) -> {
-                    if (e == null) result.complete(null);
-                    else result.completeExceptionally(host.failedOnDevice(e));
-                });
+                d.start(op, op.collective().displayName() + " #" + ctx.sequence(), hostPath)
+                        .whenComplete((v, e) -> {
+                            if (e == null) result.complete(null);
+                            else result.completeExceptionally(host.failedOnDevice(e));
+                        });
             } catch (Throwable t) {
                 result.completeExceptionally(t instanceof JcclException ? host.failedOnDevice(t) : t);
             } finally {

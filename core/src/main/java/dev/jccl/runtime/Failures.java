@@ -7,7 +7,6 @@ import dev.jccl.bootstrap.PeerInfo;
 import dev.jccl.transport.FrameMismatchException;
 import dev.jccl.transport.OperationMismatchException;
 import dev.jccl.transport.PeerLostException;
-
 import java.io.IOException;
 import java.util.List;
 import java.util.Set;
@@ -23,28 +22,49 @@ final class Failures {
         this.peers = peers;
     }
 
-    JcclTimeoutException timeout(OpContext op, String where, Set<Integer> waitingFor, String doing, IntFunction<String> pendingWith) {
+    JcclTimeoutException timeout(
+            OpContext op, String where, Set<Integer> waitingFor, String doing, IntFunction<String> pendingWith) {
         StringBuilder who = new StringBuilder();
         for (int p : waitingFor) {
             if (!who.isEmpty()) who.append("; ");
-            who.append("rank ").append(p).append(" (").append(peers.get(p).where()).append("): ").append(pendingWith.apply(p));
+            who.append("rank ")
+                    .append(p)
+                    .append(" (")
+                    .append(peers.get(p).where())
+                    .append("): ")
+                    .append(pendingWith.apply(p));
         }
-        return new JcclTimeoutException(String.format("rank %d: %s timed out after %.1f s %s, %s %s. "
-                        + "Are those ranks alive and calling the same collectives in the same order? (bound set by JCCL_TIMEOUT)",
+        return new JcclTimeoutException(String.format(
+                "rank %d: %s timed out after %.1f s %s, %s %s. "
+                        + "Are those ranks alive and calling the same collectives in the same order? "
+                        + "(bound set by JCCL_TIMEOUT)",
                 rank, op.describe(), op.elapsedSeconds(), where, doing, who));
     }
 
     JcclException translate(OpContext op, IOException e, String where) {
         if (e instanceof PeerLostException lost) {
             PeerInfo p = peers.get(lost.peer());
-            return new PeerFailedException(lost.peer(), String.format("rank %d lost peer %d (%s) during %s after %.1f s: %s",
-                    rank, lost.peer(), p.where(), op.describe(), op.elapsedSeconds(), lost.getMessage()), e);
+            return new PeerFailedException(
+                    lost.peer(),
+                    String.format(
+                            "rank %d lost peer %d (%s) during %s after %.1f s: %s",
+                            rank, lost.peer(), p.where(), op.describe(), op.elapsedSeconds(), lost.getMessage()),
+                    e);
         }
         if (e instanceof FrameMismatchException m) {
-            return new JcclException(String.format("rank %d and rank %d called different operations: rank %d is in %s and expected "
-                            + "%s from rank %d, but rank %d sent %s. " + SAME_CALLS,
-                    rank, m.peer(), rank, op.describe(), OpContext.describe(m.expected()), m.peer(), m.peer(),
-                    OpContext.describe(m.actual())), e);
+            return new JcclException(
+                    String.format(
+                            "rank %d and rank %d called different operations: rank %d is in %s and expected "
+                                    + "%s from rank %d, but rank %d sent %s. " + SAME_CALLS,
+                            rank,
+                            m.peer(),
+                            rank,
+                            op.describe(),
+                            OpContext.describe(m.expected()),
+                            m.peer(),
+                            m.peer(),
+                            OpContext.describe(m.actual())),
+                    e);
         }
         if (e instanceof OperationMismatchException m) {
             return mismatch(op, m.peer(), OpContext.describe(m.sequence(), m.descriptor(), m.count()), e);
@@ -54,10 +74,19 @@ final class Failures {
 
     /** Rank {@code peer} is in {@code theirs} where this rank is in {@code op}. */
     JcclException mismatch(OpContext op, int peer, String theirs, Throwable cause) {
-        return new JcclException(String.format("rank %d and rank %d called different operations: rank %d is in %s, rank %d is in %s. "
-                + SAME_CALLS, rank, peer, rank, op.describe(), peer, theirs), cause);
+        return new JcclException(
+                String.format(
+                        "rank %d and rank %d called different operations: rank %d is in %s, rank %d is in %s. "
+                                + SAME_CALLS,
+                        rank,
+                        peer,
+                        rank,
+                        op.describe(),
+                        peer,
+                        theirs),
+                cause);
     }
 
-    private static final String SAME_CALLS = "Every rank must call the same collectives with the same count, type, op and root, "
-            + "in the same order.";
+    private static final String SAME_CALLS =
+            "Every rank must call the same collectives with the same count, type, op and root, " + "in the same order.";
 }

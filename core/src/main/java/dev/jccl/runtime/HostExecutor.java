@@ -11,29 +11,27 @@ import dev.jccl.plan.Tuner;
 import dev.jccl.transport.OperationBoard;
 import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.Transport;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Runs operations on host memory, once the {@link Sequencer} gives them the turn: the LL
- * protocol's one-shot collectives where every rank shares memory and the tuner picks them, else the
- * planned schedule on the transports. Announces each operation on the operation board to the
- * peers that share this rank's memory, and turns a failure into the communicator's failure.
+ * Runs operations on host memory, once the {@link Sequencer} gives them the turn: the LL protocol's one-shot
+ * collectives where every rank shares memory and the tuner picks them, else the planned schedule on the transports.
+ * Announces each operation on the operation board to the peers that share this rank's memory, and turns a failure into
+ * the communicator's failure.
  *
- * <p>Small async LL operations that find nothing before them may start on the caller's thread and,
- * if the peers are there too, finish there before the call returns ({@link #tryInline}), which
- * costs less than waking the progress thread.
+ * <p>Small async LL operations that find nothing before them may start on the caller's thread and, if the peers are
+ * there too, finish there before the call returns ({@link #tryInline}), which costs less than waking the progress
+ * thread.
  */
 final class HostExecutor {
     /** Per-rank bytes up to which an async LL operation may start on the caller's thread. */
     static final long INLINE_MAX_BYTES = 64 * 1024;
     /**
-     * How long the caller's thread waits for its peers before it hands an async operation it
-     * started to the progress thread: long enough for peers that run in step (a few round trips
-     * between cores), short enough that an async call still returns at once. Where ranks share
-     * CPUs the caller does not wait: its peers need the CPU.
+     * How long the caller's thread waits for its peers before it hands an async operation it started to the progress
+     * thread: long enough for peers that run in step (a few round trips between cores), short enough that an async call
+     * still returns at once. Where ranks share CPUs the caller does not wait: its peers need the CPU.
      */
     static final long INLINE_SPIN_NANOS = 20_000;
 
@@ -42,26 +40,44 @@ final class HostExecutor {
     private final Config config;
     private final Log log;
     private final Transport transport;
-    /** Where this rank posts its operations for the peers that can read it (those sharing its memory); null if none can. */
+    /**
+     * Where this rank posts its operations for the peers that can read it (those sharing its memory); null if none can.
+     */
     private final OperationBoard board;
+
     private final Failures failures;
     private final ScheduleExecutor schedules;
     /** Schedules planned lately, for the next calls of the same shape (most programs repeat a few shapes). */
     private final ScheduleCache plans;
+
     private final Tuner tuner;
     /** The LL protocol's one-shot collectives, when every rank shares memory; null otherwise. */
     private final LowLatencyCollectives lowLatency;
+
     private final WaitPolicy waiting;
     private final Sequencer sequencer;
     private final Lifecycle lifecycle;
     /** The tuner's last answer, for the next call of the same shape. */
     private volatile ChoiceFor lastChoice;
+
     private Arena scratchArena;
     private MemorySegment scratch = MemorySegment.NULL;
 
-    HostExecutor(int rank, int size, Config config, Log log, Transport transport, OperationBoard board, Failures failures,
-                 ScheduleExecutor schedules, ScheduleCache plans, Tuner tuner, LowLatencyCollectives lowLatency, WaitPolicy waiting,
-                 Sequencer sequencer, Lifecycle lifecycle) {
+    HostExecutor(
+            int rank,
+            int size,
+            Config config,
+            Log log,
+            Transport transport,
+            OperationBoard board,
+            Failures failures,
+            ScheduleExecutor schedules,
+            ScheduleCache plans,
+            Tuner tuner,
+            LowLatencyCollectives lowLatency,
+            WaitPolicy waiting,
+            Sequencer sequencer,
+            Lifecycle lifecycle) {
         this.rank = rank;
         this.size = size;
         this.config = config;
@@ -92,7 +108,9 @@ final class HostExecutor {
     Tuner.Choice choose(Operation op) {
         if (!op.isCollective()) return null;
         ChoiceFor last = lastChoice;
-        if (last != null && last.collective == op.collective() && last.count == op.count() && last.type == op.type()) return last.choice;
+        if (last != null && last.collective == op.collective() && last.count == op.count() && last.type == op.type()) {
+            return last.choice;
+        }
         Tuner.Choice choice = size == 1 ? null : tuner.choose(op.collective(), op.count(), op.type());
         lastChoice = new ChoiceFor(op.collective(), op.count(), op.type(), choice);
         return choice;
@@ -100,7 +118,10 @@ final class HostExecutor {
 
     private record ChoiceFor(Collective collective, long count, DataType type, Tuner.Choice choice) {}
 
-    /** How {@code collective} on {@code count} elements of {@code type} would run: {@code Ring/Simple}, {@code OneShot/LL}… */
+    /**
+     * How {@code collective} on {@code count} elements of {@code type} would run: {@code Ring/Simple},
+     * {@code OneShot/LL}…
+     */
     String algorithmFor(Collective collective, long count, DataType type) {
         if (collective == Collective.SEND || collective == Collective.RECV || collective == Collective.SEND_RECV) {
             return size == 1 ? "local" : "p2p";
@@ -116,9 +137,9 @@ final class HostExecutor {
     }
 
     /**
-     * Starts an LL operation on the caller's thread and finishes it there if the peers' parts
-     * arrive within {@link #INLINE_SPIN_NANOS}; otherwise the progress thread finishes it. Either
-     * way {@code done} completes when the result is in place.
+     * Starts an LL operation on the caller's thread and finishes it there if the peers' parts arrive within
+     * {@link #INLINE_SPIN_NANOS}; otherwise the progress thread finishes it. Either way {@code done} completes when the
+     * result is in place.
      */
     void tryInline(CompletableFuture<Void> done, Operation op, Tuner.Choice choice) {
         OpContext ctx;
@@ -165,17 +186,33 @@ final class HostExecutor {
         long deadline = ctx.startNanos() + config.timeout().toNanos();
         try {
             if (choice != null && choice.protocol() == Tuner.Protocol.LL && lowLatency != null) {
-                if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) log.trace(Log.Subsys.COLL, ctx.describe() + " OneShot/LL");
+                if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) {
+                    log.trace(Log.Subsys.COLL, ctx.describe() + " OneShot/LL");
+                }
                 lowLatency.run(ctx, op.send(), op.recv(), deadline);
             } else {
                 long chunk = Math.max(1, config.chunkBytes() / op.type().byteSize());
-                Schedule schedule = plans.plan(new OpRequest(op.collective(), rank, size, op.count(), op.op(), op.root(), op.recvPeer(),
-                        op.inPlace(), chunk, choice == null ? Tuner.Algorithm.RING : choice.algorithm()));
+                Schedule schedule = plans.plan(new OpRequest(
+                        op.collective(),
+                        rank,
+                        size,
+                        op.count(),
+                        op.op(),
+                        op.root(),
+                        op.recvPeer(),
+                        op.inPlace(),
+                        chunk,
+                        choice == null ? Tuner.Algorithm.RING : choice.algorithm()));
                 if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) {
-                    log.trace(Log.Subsys.COLL, ctx.describe() + " algorithm " + schedule.algorithm() + ", " + schedule.steps().size() + " steps");
+                    log.trace(
+                            Log.Subsys.COLL,
+                            ctx.describe() + " algorithm " + schedule.algorithm() + ", "
+                                    + schedule.steps().size() + " steps");
                 }
-                MemorySegment scratchSegment = scratch(schedule.scratchCount() * op.type().byteSize());
-                schedules.run(ctx, schedule, new ScheduleExecutor.Buffers(op.send(), op.recv(), scratchSegment), deadline);
+                MemorySegment scratchSegment =
+                        scratch(schedule.scratchCount() * op.type().byteSize());
+                schedules.run(
+                        ctx, schedule, new ScheduleExecutor.Buffers(op.send(), op.recv(), scratchSegment), deadline);
             }
             end(ctx);
         } catch (JcclException | IllegalStateException e) {
@@ -184,9 +221,9 @@ final class HostExecutor {
     }
 
     /**
-     * What every operation does before it moves data: takes its numbers, refuses to run on a failed
-     * or closed communicator, and tells local peers which operation this rank is in (checking first
-     * that none of those it needs has failed).
+     * What every operation does before it moves data: takes its numbers, refuses to run on a failed or closed
+     * communicator, and tells local peers which operation this rank is in (checking first that none of those it needs
+     * has failed).
      */
     private OpContext begin(Operation op) {
         OpContext ctx = sequencer.number(op);
@@ -207,7 +244,9 @@ final class HostExecutor {
     /** Tells local peers that this rank has finished the operation. */
     private void end(OpContext ctx) {
         if (board == null) return;
-        if (ctx.collective() != Collective.SEND && ctx.collective() != Collective.RECV && ctx.collective() != Collective.SEND_RECV) {
+        if (ctx.collective() != Collective.SEND
+                && ctx.collective() != Collective.RECV
+                && ctx.collective() != Collective.SEND_RECV) {
             board.finished(ctx.sequence() + 1);
         } else {
             board.finishedPointToPoint();
@@ -215,14 +254,16 @@ final class HostExecutor {
     }
 
     /**
-     * A failed operation fails the communicator: records why, tells local peers and closes the
-     * connections, so that peers waiting on this rank fail at once instead of at their deadline.
-     * Returns the exception to throw.
+     * A failed operation fails the communicator: records why, tells local peers and closes the connections, so that
+     * peers waiting on this rank fail at once instead of at their deadline. Returns the exception to throw.
      */
     private JcclException failed(OpContext ctx, RuntimeException e) {
         boolean aborted = lifecycle.aborted();
         JcclException reported = aborted || e instanceof IllegalStateException
-                ? new JcclException("rank " + rank + ": " + ctx.describe() + " stopped: communicator " + (aborted ? "aborted" : "closed"), e)
+                ? new JcclException(
+                        "rank " + rank + ": " + ctx.describe() + " stopped: communicator "
+                                + (aborted ? "aborted" : "closed"),
+                        e)
                 : (JcclException) e;
         lifecycle.fail(reported);
         log.warn(Log.Subsys.COLL, reported.getMessage());
@@ -232,12 +273,12 @@ final class HostExecutor {
     }
 
     /**
-     * A device operation failed: the communicator fails as it does for a host failure, and its
-     * connections close, so that peers waiting on this rank in host operations fail at once too.
-     * Returns the exception to report.
+     * A device operation failed: the communicator fails as it does for a host failure, and its connections close, so
+     * that peers waiting on this rank in host operations fail at once too. Returns the exception to report.
      */
     Throwable failedOnDevice(Throwable e) {
-        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        Throwable cause =
+                e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
         if (!(cause instanceof JcclException reported)) return cause;
         boolean first = !lifecycle.failed();
         lifecycle.fail(reported);

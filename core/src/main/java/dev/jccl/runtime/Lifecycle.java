@@ -3,9 +3,9 @@ package dev.jccl.runtime;
 import dev.jccl.JcclException;
 
 /**
- * Whether a communicator may still run operations: open, failed (the first failure is kept and
- * named in every later refusal), aborted or closed. Shared by the communicator and its executors,
- * so that a failure on any kind of memory fails the whole communicator.
+ * Whether a communicator may still run operations: open, failed (the first failure is kept and named in every later
+ * refusal), aborted or closed. Shared by the communicator and its executors, so that a failure on any kind of memory
+ * fails the whole communicator.
  */
 final class Lifecycle {
     private final int rank;
@@ -26,8 +26,10 @@ final class Lifecycle {
     }
 
     JcclException refusal(String what, JcclException f) {
-        return new JcclException("rank " + rank + ": " + what + " refused: this communicator failed earlier (" + f.getMessage()
-                + "). Close it and create a new one.", f);
+        return new JcclException(
+                "rank " + rank + ": " + what + " refused: this communicator failed earlier (" + f.getMessage()
+                        + "). Close it and create a new one.",
+                f);
     }
 
     /** Records the first failure; later ones are consequences of it. */

@@ -9,23 +9,22 @@ import dev.jccl.reduce.ReduceKernels;
 import dev.jccl.transport.OperationMismatchException;
 import dev.jccl.transport.Outbox;
 import dev.jccl.transport.PeerLostException;
-
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * The one-shot collectives of the LL protocol, for communicators whose ranks all share memory:
- * every rank publishes what the others need from it, in chunks, in its own {@link Outbox}, and
- * reads what it needs from the others' outboxes in place, computing its own result (reductions in
- * rank order, so every rank gets the same bits). One round of publishing instead of a ring's
- * 2(P-1) steps: a small operation is a copy, a flag, a wait on a flag and a reduce; a large one
- * streams, each rank reading chunks as their writers publish them.
+ * The one-shot collectives of the LL protocol, for communicators whose ranks all share memory: every rank publishes
+ * what the others need from it, in chunks, in its own {@link Outbox}, and reads what it needs from the others' outboxes
+ * in place, computing its own result (reductions in rank order, so every rank gets the same bits). One round of
+ * publishing instead of a ring's 2(P-1) steps: a small operation is a copy, a flag, a wait on a flag and a reduce; a
+ * large one streams, each rank reading chunks as their writers publish them.
  *
  * <pre>
  * collective     each rank publishes          each rank reads
- * AllReduce      its input                    every rank's chunk j, reduced in rank order (its own too, from its outbox)
+ * AllReduce      its input                    every rank's chunk j, reduced in rank order
+ *                                             (its own too, from its outbox)
  * Reduce         its input                    the root: as AllReduce; the others: nothing
  * ReduceScatter  its whole input              the chunks holding its own block, from every rank
  * AllGather      its input                    every other rank's input
@@ -33,16 +32,14 @@ import java.util.Set;
  * Broadcast      the root: its input          the root's input
  * </pre>
  *
- * <p>Why one round matters most where ranks outnumber cores: a ring step needs its two ends
- * running at once, so with four ranks on two cores every step waits for a time slice; here a
- * rank does all it can whenever it runs.
+ * <p>Why one round matters most where ranks outnumber cores: a ring step needs its two ends running at once, so with
+ * four ranks on two cores every step waits for a time slice; here a rank does all it can whenever it runs.
  *
- * <p>An operation is an {@link Operation}: {@link Operation#doWork()} does what can be done now
- * and never waits, so the same operation can be started on the caller's thread and finished on
- * the progress thread (see {@link #tryInline}). Waiting follows the communicator's
- * {@link WaitPolicy}; once a waiter blocks it checks now and then that the peers it waits for
- * are alive and in the same operation, until the deadline. Operations of one communicator never
- * overlap, so one {@code Operation} object serves them all, and starting one allocates nothing.
+ * <p>An operation is an {@link Operation}: {@link Operation#doWork()} does what can be done now and never waits, so the
+ * same operation can be started on the caller's thread and finished on the progress thread (see {@link #tryInline}).
+ * Waiting follows the communicator's {@link WaitPolicy}; once a waiter blocks it checks now and then that the peers it
+ * waits for are alive and in the same operation, until the deadline. Operations of one communicator never overlap, so
+ * one {@code Operation} object serves them all, and starting one allocates nothing.
  */
 final class LowLatencyCollectives {
     private static final long MAX_SLEEP_NANOS = 5_000_000;
@@ -54,6 +51,7 @@ final class LowLatencyCollectives {
     private final Failures failures;
     /** Each rank's next outbox chunk number, as every rank counts them. */
     private final long[] nextChunk;
+
     private final Operation operation;
     /** The waiter of the thread that finishes operations; reused, since operations never overlap. */
     private final Waiter waiter;
@@ -74,8 +72,8 @@ final class LowLatencyCollectives {
     }
 
     /**
-     * Starts an operation; the previous one must have finished. Nothing is published yet: the
-     * first {@link Operation#doWork} does that.
+     * Starts an operation; the previous one must have finished. Nothing is published yet: the first
+     * {@link Operation#doWork} does that.
      */
     Operation start(OpContext ctx, MemorySegment send, MemorySegment recv) {
         operation.start(ctx, send, recv);
@@ -83,9 +81,8 @@ final class LowLatencyCollectives {
     }
 
     /**
-     * Advances {@code op} on the caller's thread without blocking, spinning at most
-     * {@code spinNanos} while it waits for peers; true if it finished (its result is in place).
-     * What is left is for {@link #finish} on any thread.
+     * Advances {@code op} on the caller's thread without blocking, spinning at most {@code spinNanos} while it waits
+     * for peers; true if it finished (its result is in place). What is left is for {@link #finish} on any thread.
      */
     boolean tryInline(Operation op, long spinNanos) {
         try {
@@ -132,7 +129,8 @@ final class LowLatencyCollectives {
 
     /** The outboxes were unmapped under us: the communicator was aborted or closed. */
     private JcclException closedUnderUs(OpContext ctx, IllegalStateException e) {
-        return new JcclException("rank " + rank + ": " + ctx.describe() + " stopped: the communicator was closed or aborted", e);
+        return new JcclException(
+                "rank " + rank + ": " + ctx.describe() + " stopped: the communicator was closed or aborted", e);
     }
 
     /** One operation as this rank sees it: what each rank publishes, what this rank reads, and how far it got. */
@@ -157,9 +155,14 @@ final class LowLatencyCollectives {
         private final long[] read = new long[size];
         /** Peers to wake at the end of a round: readers of chunks just published, writers of chunks just consumed. */
         private final boolean[] toWake = new boolean[size];
+
         private long mine;
-        /** The writer whose chunk {@link #doWork} found missing first, and that chunk; -1 if it waits only for room in its outbox. */
+        /**
+         * The writer whose chunk {@link #doWork} found missing first, and that chunk; -1 if it waits only for room in
+         * its outbox.
+         */
         private int awaitedWriter;
+
         private long awaitedChunk;
         private long published;
         /** Reduce mode: chunks of every stream done. */
@@ -179,7 +182,8 @@ final class LowLatencyCollectives {
             this.kernel = ctx.op() == null ? null : ReduceKernels.forOperationBytes(ctx.type(), ctx.op(), stream);
             this.send = send;
             this.recv = recv;
-            this.reduceMode = collective == Collective.ALL_REDUCE || collective == Collective.REDUCE_SCATTER
+            this.reduceMode = collective == Collective.ALL_REDUCE
+                    || collective == Collective.REDUCE_SCATTER
                     || collective == Collective.REDUCE && rank == root;
             this.sequence = ctx.sequence();
             this.descriptor = ctx.descriptor();
@@ -211,7 +215,10 @@ final class LowLatencyCollectives {
             };
         }
 
-        /** True if chunk {@code j} of a stream holds bytes this rank needs (ReduceScatter and AllToAll need one block of it). */
+        /**
+         * True if chunk {@code j} of a stream holds bytes this rank needs (ReduceScatter and AllToAll need one block of
+         * it).
+         */
         private boolean needs(long j) {
             if (collective != Collective.REDUCE_SCATTER && collective != Collective.ALL_TO_ALL) return true;
             long from = j * slot;
@@ -235,15 +242,17 @@ final class LowLatencyCollectives {
         }
 
         /**
-         * Publishes what the outbox has room for, reads and reduces what the peers have
-         * published, and wakes the peers this made work for; never waits. Returns how many
-         * chunks it published or finished reading (0: nothing could move).
+         * Publishes what the outbox has room for, reads and reduces what the peers have published, and wakes the peers
+         * this made work for; never waits. Returns how many chunks it published or finished reading (0: nothing could
+         * move).
          */
         int doWork() {
             int work = 0;
             awaitedWriter = -1;
             // Publish as far as the readers (and, reducing, this rank itself, which reads its own chunks) allow.
-            while (published < mine && (!reduceMode || published - reduced < box.slots()) && box.canWrite(base[rank] + published)) {
+            while (published < mine
+                    && (!reduceMode || published - reduced < box.slots())
+                    && box.canWrite(base[rank] + published)) {
                 long g = base[rank] + published;
                 box.write(g, send, published * slot, length(published));
                 box.publish(g, sequence, descriptor, count);
@@ -308,7 +317,7 @@ final class LowLatencyCollectives {
                 case BROADCAST -> {
                     if (rank == root && !Memory.same(send, recv)) MemorySegment.copy(send, 0, recv, 0, block);
                 }
-                default -> { }
+                default -> {}
             }
         }
 
@@ -327,19 +336,28 @@ final class LowLatencyCollectives {
         }
 
         /**
-         * After a {@link #doWork} that moved nothing: true once something it waits for has
-         * changed, looking first at the flag it found missing, so that a waiter spins on one word.
-         * Every other way forward is looked at too: the other writers' next chunks and room in
-         * this rank's outbox. Watching only one would deadlock a multi-chunk operation, where
-         * the awaited writer waits for room that this rank gives only by reading another writer
-         * or publishing its own next chunk.
+         * After a {@link #doWork} that moved nothing: true once something it waits for has changed, looking first at
+         * the flag it found missing, so that a waiter spins on one word. Every other way forward is looked at too: the
+         * other writers' next chunks and room in this rank's outbox. Watching only one would deadlock a multi-chunk
+         * operation, where the awaited writer waits for room that this rank gives only by reading another writer or
+         * publishing its own next chunk.
          */
         boolean mayMove() {
             if (awaitedWriter >= 0 && box.published(awaitedWriter, awaitedChunk)) return true;
-            if (published < mine && (!reduceMode || published - reduced < box.slots()) && box.canWrite(base[rank] + published)) return true;
+            if (published < mine
+                    && (!reduceMode || published - reduced < box.slots())
+                    && box.canWrite(base[rank] + published)) {
+                return true;
+            }
             if (reduceMode) return false;
             for (int w = 0; w < size; w++) {
-                if (w != rank && w != awaitedWriter && reads(w) && read[w] < chunksOf(w) && box.published(w, base[w] + read[w])) return true;
+                if (w != rank
+                        && w != awaitedWriter
+                        && reads(w)
+                        && read[w] < chunksOf(w)
+                        && box.published(w, base[w] + read[w])) {
+                    return true;
+                }
             }
             return false;
         }
@@ -361,10 +379,23 @@ final class LowLatencyCollectives {
             for (int w = 0; w < size; w++) check(w, base[w] + j);
             long bytes = to - from;
             long skip = lo - from;
-            kernel.apply(box.page(0), box.dataOffset(0, base[0] + j, bytes) + skip, box.page(1), box.dataOffset(1, base[1] + j, bytes) + skip,
-                    recv, recvOffset, elements);
+            kernel.apply(
+                    box.page(0),
+                    box.dataOffset(0, base[0] + j, bytes) + skip,
+                    box.page(1),
+                    box.dataOffset(1, base[1] + j, bytes) + skip,
+                    recv,
+                    recvOffset,
+                    elements);
             for (int w = 2; w < size; w++) {
-                kernel.apply(recv, recvOffset, box.page(w), box.dataOffset(w, base[w] + j, bytes) + skip, recv, recvOffset, elements);
+                kernel.apply(
+                        recv,
+                        recvOffset,
+                        box.page(w),
+                        box.dataOffset(w, base[w] + j, bytes) + skip,
+                        recv,
+                        recvOffset,
+                        elements);
             }
         }
 
@@ -399,17 +430,19 @@ final class LowLatencyCollectives {
             }
         }
 
-        /** The rank whose chunk this one waits for, for timeout messages; -1 if it waits only for room in its outbox. */
+        /**
+         * The rank whose chunk this one waits for, for timeout messages; -1 if it waits only for room in its outbox.
+         */
         int awaited() {
             return awaitedWriter;
         }
     }
 
     /**
-     * Spins and yields as the policy says, then sleeps on this rank's doorbell until a peer that
-     * publishes or consumes a chunk rings it, checking the awaited peers now and then, until the
-     * operation's deadline. Before sleeping it says it may sleep and has the loop look for work
-     * once more, so that a peer that published meanwhile either is seen or sees the flag and rings.
+     * Spins and yields as the policy says, then sleeps on this rank's doorbell until a peer that publishes or consumes
+     * a chunk rings it, checking the awaited peers now and then, until the operation's deadline. Before sleeping it
+     * says it may sleep and has the loop look for work once more, so that a peer that published meanwhile either is
+     * seen or sees the flag and rings.
      */
     private final class Waiter {
         OpContext op;
@@ -444,10 +477,14 @@ final class LowLatencyCollectives {
             }
         }
 
-        /** One idle round while {@code operation} waits for a peer (or for room in this rank's outbox, that is for every peer). */
+        /**
+         * One idle round while {@code operation} waits for a peer (or for room in this rank's outbox, that is for every
+         * peer).
+         */
         void idle(Operation operation) {
             if (box.closed()) {
-                throw new JcclException("rank " + rank + ": " + op.describe() + " stopped: the communicator was closed or aborted");
+                throw new JcclException(
+                        "rank " + rank + ": " + op.describe() + " stopped: the communicator was closed or aborted");
             }
             if (idle.idle()) return;
             int peer = operation.awaited();
@@ -460,9 +497,17 @@ final class LowLatencyCollectives {
                 disarm();
                 Set<Integer> waitingFor = new LinkedHashSet<>();
                 if (peer >= 0) waitingFor.add(peer);
-                else for (int r = 0; r < size; r++) if (r != rank) waitingFor.add(r);
-                throw failures.timeout(op, "in the one-shot exchange", waitingFor,
-                        peer >= 0 ? "waiting for a chunk from" : "waiting for room in its outbox, which", p -> "has not published or consumed it");
+                else {
+                    for (int r = 0; r < size; r++) {
+                        if (r != rank) waitingFor.add(r);
+                    }
+                }
+                throw failures.timeout(
+                        op,
+                        "in the one-shot exchange",
+                        waitingFor,
+                        peer >= 0 ? "waiting for a chunk from" : "waiting for room in its outbox, which",
+                        p -> "has not published or consumed it");
             }
             if (!armed) {
                 doorbell = box.doorbell();
@@ -475,10 +520,9 @@ final class LowLatencyCollectives {
         }
 
         /**
-         * Fails if a peer the operation waits for has stopped or is in another operation. A peer
-         * may have published what this rank waits for and then finished and closed its
-         * communicator since this rank last looked (its state is written after its chunks): the
-         * operation then moves on, and that is no error.
+         * Fails if a peer the operation waits for has stopped or is in another operation. A peer may have published
+         * what this rank waits for and then finished and closed its communicator since this rank last looked (its state
+         * is written after its chunks): the operation then moves on, and that is no error.
          */
         private void check(Operation operation, int peer) {
             for (int r = 0; r < size; r++) {

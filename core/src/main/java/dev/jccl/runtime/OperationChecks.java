@@ -3,18 +3,16 @@ package dev.jccl.runtime;
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.plan.Collective;
-
 import java.lang.foreign.MemorySegment;
 
 /**
- * Builds an {@link Operation} from a call's arguments and checks them, in one place for host and
- * device memory alike (NCCL's argcheck): a bad call throws {@link IllegalArgumentException} on the
- * calling rank before anything is numbered or sent, and the communicator stays usable.
+ * Builds an {@link Operation} from a call's arguments and checks them, in one place for host and device memory alike
+ * (NCCL's argcheck): a bad call throws {@link IllegalArgumentException} on the calling rank before anything is numbered
+ * or sent, and the communicator stays usable.
  *
- * <p>Broadcast reads {@code send} only at the root and Reduce writes {@code recv} only at the
- * root, but a buffer that is passed is checked on every rank: the same bad call then fails the
- * same way everywhere instead of on the root alone, which would leave its peers waiting. A rank
- * with no use for the buffer may pass null.
+ * <p>Broadcast reads {@code send} only at the root and Reduce writes {@code recv} only at the root, but a buffer that
+ * is passed is checked on every rank: the same bad call then fails the same way everywhere instead of on the root
+ * alone, which would leave its peers waiting. A rank with no use for the buffer may pass null.
  */
 public final class OperationChecks {
     /** Says which kind of memory a segment is; throws (through {@code check}) for memory no executor here can use. */
@@ -67,7 +65,8 @@ public final class OperationChecks {
             s = send.asSlice(0, bytes);
             check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
         }
-        return new Operation(Collective.BROADCAST, rank == root ? s : r, r, count, type, null, root, -1, kindOf(check, s, r));
+        return new Operation(
+                Collective.BROADCAST, rank == root ? s : r, r, count, type, null, root, -1, kindOf(check, s, r));
     }
 
     public Operation reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
@@ -85,7 +84,8 @@ public final class OperationChecks {
             r = recv.asSlice(0, bytes);
             check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
         }
-        return new Operation(Collective.REDUCE, s, rank == root ? r : s, count, type, op, root, -1, kindOf(check, s, r));
+        return new Operation(
+                Collective.REDUCE, s, rank == root ? r : s, count, type, op, root, -1, kindOf(check, s, r));
     }
 
     public Operation allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
@@ -149,14 +149,16 @@ public final class OperationChecks {
         if (kind == Collective.SEND) check.readable(buf, bytes, name, count + " × " + type);
         else check.writable(buf, bytes, name, count + " × " + type);
         MemorySegment b = buf.asSlice(0, bytes);
-        return new Operation(kind, b, b, count, type, null, peer, -1, bytes == 0 ? MemoryKind.HOST : kinds.kindOf(b, check, name));
+        return new Operation(
+                kind, b, b, count, type, null, peer, -1, bytes == 0 ? MemoryKind.HOST : kinds.kindOf(b, check, name));
     }
 
     /**
-     * Both peers may be this rank (a local copy, as MPI allows), or neither; one but not the other
-     * is almost certainly a mistake in the caller's peer arithmetic, so it is refused.
+     * Both peers may be this rank (a local copy, as MPI allows), or neither; one but not the other is almost certainly
+     * a mistake in the caller's peer arithmetic, so it is refused.
      */
-    public Operation sendRecv(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type) {
+    public Operation sendRecv(
+            MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type) {
         ArgumentChecks check = new ArgumentChecks("SendRecv", rank);
         check.count(count, "count");
         check.type(type);
@@ -180,9 +182,9 @@ public final class OperationChecks {
     }
 
     /**
-     * Both buffers' kind, which must be the same: an operation runs on one executor. An operation of
-     * no bytes runs on the host path whatever its buffers, so that every rank (whose counts agree)
-     * takes the same path even where some pass an empty device buffer and others a null address.
+     * Both buffers' kind, which must be the same: an operation runs on one executor. An operation of no bytes runs on
+     * the host path whatever its buffers, so that every rank (whose counts agree) takes the same path even where some
+     * pass an empty device buffer and others a null address.
      */
     private MemoryKind kindOf(ArgumentChecks check, MemorySegment send, MemorySegment recv) {
         MemoryKinds k = kinds;

@@ -1,20 +1,18 @@
 package dev.jccl.runtime;
 
 import dev.jccl.concurrent.IdleStrategy;
-
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The thread that runs a communicator's asynchronous operations, one at a time, in the order
- * they were issued. Started on the first async call.
+ * The thread that runs a communicator's asynchronous operations, one at a time, in the order they were issued. Started
+ * on the first async call.
  *
- * <p>Why not an executor: chaining each operation onto the previous one's future hands every
- * operation to the pool's queue and back, and wakes the pool thread through a lock each time.
- * This thread instead polls a lock-free queue, keeps spinning for a while after the queue runs
- * dry, since a program that issues one async operation usually issues the next within
- * microseconds, and only then parks; a caller unparks it only when it is parked.
+ * <p>Why not an executor: chaining each operation onto the previous one's future hands every operation to the pool's
+ * queue and back, and wakes the pool thread through a lock each time. This thread instead polls a lock-free queue,
+ * keeps spinning for a while after the queue runs dry, since a program that issues one async operation usually issues
+ * the next within microseconds, and only then parks; a caller unparks it only when it is parked.
  */
 final class ProgressThread implements AutoCloseable {
     private static final long PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -61,9 +59,9 @@ final class ProgressThread implements AutoCloseable {
     }
 
     /**
-     * Stops the thread once the task it runs (if any) returns, waiting up to five seconds for
-     * that, then runs what is still queued on the caller's thread: on a closed communicator each
-     * such task fails at once, so no caller is left waiting on a future that never completes.
+     * Stops the thread once the task it runs (if any) returns, waiting up to five seconds for that, then runs what is
+     * still queued on the caller's thread: on a closed communicator each such task fails at once, so no caller is left
+     * waiting on a future that never completes.
      */
     @Override
     public void close() {

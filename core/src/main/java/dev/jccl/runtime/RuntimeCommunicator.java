@@ -9,7 +9,6 @@ import dev.jccl.bootstrap.PeerInfo;
 import dev.jccl.debug.Log;
 import dev.jccl.plan.Collective;
 import dev.jccl.transport.Transport;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
@@ -18,11 +17,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The communicator. Every call takes one path: {@link OperationChecks} builds and checks an
- * {@link Operation}, the {@link Dispatcher} takes its turn from the {@link Sequencer} and hands it
- * to the executor for its memory: {@link HostExecutor} for host memory, the attached
- * {@link DeviceExecutor} for device memory. {@link CommunicatorInit} makes communicators and
- * splits them; {@link Lifecycle} says whether operations may still run.
+ * The communicator. Every call takes one path: {@link OperationChecks} builds and checks an {@link Operation}, the
+ * {@link Dispatcher} takes its turn from the {@link Sequencer} and hands it to the executor for its memory:
+ * {@link HostExecutor} for host memory, the attached {@link DeviceExecutor} for device memory. {@link CommunicatorInit}
+ * makes communicators and splits them; {@link Lifecycle} says whether operations may still run.
  */
 public final class RuntimeCommunicator implements Communicator {
     private final CommunicatorInit.Setup setup;
@@ -37,10 +35,10 @@ public final class RuntimeCommunicator implements Communicator {
     private int splitCount;
 
     /**
-     * The byte a barrier reduces. Native, like the buffers of the operations around it: a heap
-     * array here would show the JIT a second kind of segment in every method a barrier shares with
-     * them, and make it recompile those (measured: a burst of deoptimisations at the first timed
-     * loop of a benchmark). Operations never run at the same time, so one token serves them all.
+     * The byte a barrier reduces. Native, like the buffers of the operations around it: a heap array here would show
+     * the JIT a second kind of segment in every method a barrier shares with them, and make it recompile those
+     * (measured: a burst of deoptimisations at the first timed loop of a benchmark). Operations never run at the same
+     * time, so one token serves them all.
      */
     private final MemorySegment barrierToken = Arena.ofAuto().allocate(1);
 
@@ -53,11 +51,24 @@ public final class RuntimeCommunicator implements Communicator {
         this.sequencer = new Sequencer(rank, s.size(), s.config().timeout());
         this.checks = new OperationChecks(rank, s.size());
         Failures failures = new Failures(rank, s.peers());
-        LowLatencyCollectives lowLatency = s.wiring().outbox() == null ? null
+        LowLatencyCollectives lowLatency = s.wiring().outbox() == null
+                ? null
                 : new LowLatencyCollectives(s.wiring().outbox(), rank, s.size(), failures, s.waiting());
-        this.host = new HostExecutor(rank, s.size(), s.config(), log, transport, s.wiring().board(), failures,
-                new ScheduleExecutor(transport, rank, s.size(), s.peers(), s.waiting()), new ScheduleCache(CommunicatorInit.hostsOf(s.peers())),
-                s.tuner(), lowLatency, s.waiting(), sequencer, lifecycle);
+        this.host = new HostExecutor(
+                rank,
+                s.size(),
+                s.config(),
+                log,
+                transport,
+                s.wiring().board(),
+                failures,
+                new ScheduleExecutor(transport, rank, s.size(), s.peers(), s.waiting()),
+                new ScheduleCache(CommunicatorInit.hostsOf(s.peers())),
+                s.tuner(),
+                lowLatency,
+                s.waiting(),
+                sequencer,
+                lifecycle);
         this.operations = new Dispatcher(rank, s.size(), lifecycle, sequencer, checks, host);
     }
 
@@ -66,8 +77,8 @@ public final class RuntimeCommunicator implements Communicator {
     }
 
     /**
-     * From now on this communicator also runs operations on the memory {@code executor} claims, in
-     * the same order as its host operations. Once per communicator; the executor is closed with it.
+     * From now on this communicator also runs operations on the memory {@code executor} claims, in the same order as
+     * its host operations. Once per communicator; the executor is closed with it.
      */
     public void attach(DeviceExecutor executor) {
         operations.attach(executor);
@@ -106,7 +117,8 @@ public final class RuntimeCommunicator implements Communicator {
     }
 
     @Override
-    public CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
+    public CompletableFuture<Void> allReduceAsync(
+            MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
         return operations.runAsync(checks.allReduce(send, recv, count, type, op), send, recv);
     }
 
@@ -116,7 +128,8 @@ public final class RuntimeCommunicator implements Communicator {
     }
 
     @Override
-    public CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
+    public CompletableFuture<Void> broadcastAsync(
+            MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
         return operations.runAsync(checks.broadcast(send, recv, count, type, root), send, recv);
     }
 
@@ -126,7 +139,8 @@ public final class RuntimeCommunicator implements Communicator {
     }
 
     @Override
-    public CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
+    public CompletableFuture<Void> reduceAsync(
+            MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
         return operations.runAsync(checks.reduce(send, recv, count, type, op, root), send, recv);
     }
 
@@ -136,7 +150,8 @@ public final class RuntimeCommunicator implements Communicator {
     }
 
     @Override
-    public CompletableFuture<Void> allGatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
+    public CompletableFuture<Void> allGatherAsync(
+            MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
         return operations.runAsync(checks.allGather(send, recv, sendCount, type), send, recv);
     }
 
@@ -146,7 +161,8 @@ public final class RuntimeCommunicator implements Communicator {
     }
 
     @Override
-    public CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op) {
+    public CompletableFuture<Void> reduceScatterAsync(
+            MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op) {
         return operations.runAsync(checks.reduceScatter(send, recv, recvCount, type, op), send, recv);
     }
 
@@ -156,7 +172,8 @@ public final class RuntimeCommunicator implements Communicator {
     }
 
     @Override
-    public CompletableFuture<Void> allToAllAsync(MemorySegment send, MemorySegment recv, long countPerPeer, DataType type) {
+    public CompletableFuture<Void> allToAllAsync(
+            MemorySegment send, MemorySegment recv, long countPerPeer, DataType type) {
         return operations.runAsync(checks.allToAll(send, recv, countPerPeer, type), send, recv);
     }
 
@@ -181,13 +198,14 @@ public final class RuntimeCommunicator implements Communicator {
     }
 
     @Override
-    public void sendRecv(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type) {
+    public void sendRecv(
+            MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type) {
         operations.run(checks.sendRecv(send, sendPeer, recv, recvPeer, count, type));
     }
 
     @Override
-    public CompletableFuture<Void> sendRecvAsync(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count,
-                                                 DataType type) {
+    public CompletableFuture<Void> sendRecvAsync(
+            MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type) {
         return operations.runAsync(checks.sendRecv(send, sendPeer, recv, recvPeer, count, type), send, recv);
     }
 
@@ -211,12 +229,18 @@ public final class RuntimeCommunicator implements Communicator {
         return CommunicatorInit.split(this, setup, splitIndex, color, key);
     }
 
-    /** How this communicator would run {@code collective} on {@code count} elements of {@code type}: {@code Ring/Simple}, {@code OneShot/LL}… */
+    /**
+     * How this communicator would run {@code collective} on {@code count} elements of {@code type}:
+     * {@code Ring/Simple}, {@code OneShot/LL}…
+     */
     public String algorithmFor(Collective collective, long count, DataType type) {
         return host.algorithmFor(collective, count, type);
     }
 
-    /** The transports between this communicator's ranks, for tools and reports: {@code shm}, {@code tcp}, {@code shm+tcp}, or {@code local}. */
+    /**
+     * The transports between this communicator's ranks, for tools and reports: {@code shm}, {@code tcp},
+     * {@code shm+tcp}, or {@code local}.
+     */
     public String transportSummary() {
         return setup.wiring().summary();
     }
@@ -256,6 +280,8 @@ public final class RuntimeCommunicator implements Communicator {
         transport.close();
         sequencer.close();
         host.freeScratch();
-        log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d - Destroy COMPLETE", setup.commId(), rank, setup.size()));
+        log.info(
+                Log.Subsys.INIT,
+                String.format("comm 0x%016x rank %d nRanks %d - Destroy COMPLETE", setup.commId(), rank, setup.size()));
     }
 }

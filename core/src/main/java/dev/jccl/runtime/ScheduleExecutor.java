@@ -12,7 +12,6 @@ import dev.jccl.reduce.ReduceKernels;
 import dev.jccl.transport.RecvSink;
 import dev.jccl.transport.TransferHandle;
 import dev.jccl.transport.Transport;
-
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -23,20 +22,19 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Runs one rank's {@link Schedule} against real memory and a {@link Transport}: local actions,
- * then the step's transfers, progressed until done or the deadline. Transport failures become
- * the errors users see through {@link Failures}.
+ * Runs one rank's {@link Schedule} against real memory and a {@link Transport}: local actions, then the step's
+ * transfers, progressed until done or the deadline. Transport failures become the errors users see through
+ * {@link Failures}.
  *
- * <p>Forwarding: when a receive of step k writes exactly the region that step k+1 sends on (the
- * ring's reduce-then-pass-on, the chain's receive-then-forward), the send is posted as soon as the
- * receive is, and each piece leaves as soon as it has been reduced, while it is still in cache,
- * instead of after the whole step: NCCL's recvReduceSend. Only where step k+1 has no local
- * actions (which could change the region, like AVG's division) and the send is the first to its
- * peer in that step (so frames stay in order).
+ * <p>Forwarding: when a receive of step k writes exactly the region that step k+1 sends on (the ring's
+ * reduce-then-pass-on, the chain's receive-then-forward), the send is posted as soon as the receive is, and each piece
+ * leaves as soon as it has been reduced, while it is still in cache, instead of after the whole step: NCCL's
+ * recvReduceSend. Only where step k+1 has no local actions (which could change the region, like AVG's division) and the
+ * send is the first to its peer in that step (so frames stay in order).
  *
- * <p>Waiting follows the communicator's {@link WaitPolicy} through an {@link IdleStrategy}: spin
- * on {@link Transport#progress()}, then poll and yield, then wait in {@link Transport#awaitIo}, so
- * oversubscribed ranks (more ranks than cores) do not burn the time slices their peers need.
+ * <p>Waiting follows the communicator's {@link WaitPolicy} through an {@link IdleStrategy}: spin on
+ * {@link Transport#progress()}, then poll and yield, then wait in {@link Transport#awaitIo}, so oversubscribed ranks
+ * (more ranks than cores) do not burn the time slices their peers need.
  */
 final class ScheduleExecutor {
     private static final long MAX_BLOCK_NANOS = 10_000_000;
@@ -89,7 +87,8 @@ final class ScheduleExecutor {
 
         StepFailure(Exception e, Where where) {
             super(null, null, false, false);
-            // ClosedSelectorException / CancelledKeyException / a closed arena (IllegalStateExceptions): closed under us (abort).
+            // ClosedSelectorException / CancelledKeyException / a closed arena (IllegalStateExceptions): closed under
+            // us (abort).
             this.io = e instanceof IOException io ? io : new IOException("transport closed: " + e, e);
             this.where = where;
         }
@@ -129,7 +128,9 @@ final class ScheduleExecutor {
                     if (!(a instanceof Action.Receive r)) continue;
                     Action.Send onward = forward ? forwardOf(r, next) : null;
                     TransferHandle early = null;
-                    if (onward != null && !postingEarly.containsKey(onward) && transport.tryConnect(List.of(onward.peer()))) {
+                    if (onward != null
+                            && !postingEarly.containsKey(onward)
+                            && transport.tryConnect(List.of(onward.peer()))) {
                         MemorySegment from = slice(buffers, onward.from(), elem);
                         early = transport.postSend(onward.peer(), op.sendHeader(k + 1, from.byteSize()), from, 0);
                         postingEarly.put(onward, early);
@@ -147,34 +148,49 @@ final class ScheduleExecutor {
     }
 
     /**
-     * Posts, during step {@code step - 1}, the sends of {@code step} whose data is the caller's
-     * SEND buffer, which nothing in the operation writes when it is out of place: the next slice
-     * of a ring then leaves while this step's data is still arriving, and a socket never waits
-     * for the step to end before it has something to carry. Only the first send to each peer, so
-     * that frames to a peer stay in the order of the schedule.
+     * Posts, during step {@code step - 1}, the sends of {@code step} whose data is the caller's SEND buffer, which
+     * nothing in the operation writes when it is out of place: the next slice of a ring then leaves while this step's
+     * data is still arriving, and a socket never waits for the step to end before it has something to carry. Only the
+     * first send to each peer, so that frames to a peer stay in the order of the schedule.
      */
-    private void postReadySendsEarly(OpContext op, int step, Step next, Buffers buffers, int elem,
-                                     Map<Action.Send, TransferHandle> postingEarly) throws IOException {
+    private void postReadySendsEarly(
+            OpContext op, int step, Step next, Buffers buffers, int elem, Map<Action.Send, TransferHandle> postingEarly)
+            throws IOException {
         Set<Integer> firstToPeer = new java.util.HashSet<>();
         for (Action a : next.actions()) {
             if (!(a instanceof Action.Send s) || !firstToPeer.add(s.peer())) continue;
-            if (postingEarly.containsKey(s) || s.from().buffer() != BufferRole.SEND || !transport.tryConnect(List.of(s.peer()))) continue;
+            if (postingEarly.containsKey(s)
+                    || s.from().buffer() != BufferRole.SEND
+                    || !transport.tryConnect(List.of(s.peer()))) {
+                continue;
+            }
             postingEarly.put(s, postSend(op, step, s, buffers, elem));
         }
     }
 
-    /** The reduce kernel for the operation, chosen by how much memory it touches (see {@link ReduceKernels#forOperationBytes}). */
+    /**
+     * The reduce kernel for the operation, chosen by how much memory it touches (see
+     * {@link ReduceKernels#forOperationBytes}).
+     */
     private static ReduceKernel kernelFor(OpContext op, Buffers buffers) {
         if (op.op() == null) return null;
-        return ReduceKernels.forOperationBytes(op.type(), op.op(), Math.max(buffers.send().byteSize(), buffers.recv().byteSize()));
+        return ReduceKernels.forOperationBytes(
+                op.type(),
+                op.op(),
+                Math.max(buffers.send().byteSize(), buffers.recv().byteSize()));
     }
 
     private static boolean hasNoLocals(Step step) {
-        for (Action a : step.actions()) if (!(a instanceof Action.Send) && !(a instanceof Action.Receive)) return false;
+        for (Action a : step.actions()) {
+            if (!(a instanceof Action.Send) && !(a instanceof Action.Receive)) return false;
+        }
         return true;
     }
 
-    /** The Send of {@code next} that passes on exactly what {@code r} receives, if it is the first Send to its peer there. */
+    /**
+     * The Send of {@code next} that passes on exactly what {@code r} receives, if it is the first Send to its peer
+     * there.
+     */
     private static Action.Send forwardOf(Action.Receive r, Step next) {
         Set<Integer> seen = new java.util.HashSet<>();
         for (Action a : next.actions()) {
@@ -187,12 +203,13 @@ final class ScheduleExecutor {
     }
 
     /**
-     * {@link Schedule.Pacing#PER_DIRECTION}: the sends and the receives each walk the steps on
-     * their own, and a step's local actions wait for both to have finished the step before. One
-     * step's transfers per direction are in flight at a time, so memory stays bounded as in
-     * lockstep; what changes is that neither direction waits for the other direction's peer.
+     * {@link Schedule.Pacing#PER_DIRECTION}: the sends and the receives each walk the steps on their own, and a step's
+     * local actions wait for both to have finished the step before. One step's transfers per direction are in flight at
+     * a time, so memory stays bounded as in lockstep; what changes is that neither direction waits for the other
+     * direction's peer.
      */
-    private void runPerDirection(OpContext op, Schedule schedule, Buffers buffers, long deadlineNanos) throws StepFailure {
+    private void runPerDirection(OpContext op, Schedule schedule, Buffers buffers, long deadlineNanos)
+            throws StepFailure {
         int elem = op.type().byteSize();
         ReduceKernel kernel = kernelFor(op, buffers);
         List<Step> steps = schedule.steps();
@@ -203,32 +220,42 @@ final class ScheduleExecutor {
         for (int k = 0; k < n; k++) hasLocals[k] = !hasNoLocals(steps.get(k));
         int localsRun = 0;
         IdleStrategy idle = waiting.newIdleStrategy();
-        Where where = () -> "with the sends of " + sends.done + " and the receives of " + receives.done + " of " + n + " steps done";
+        Where where = () -> "with the sends of " + sends.done + " and the receives of " + receives.done + " of " + n
+                + " steps done";
         try {
             while (true) {
                 sends.settle();
                 receives.settle();
                 boolean moved = false;
                 // A step without local actions holds nothing up; one with them waits for both directions.
-                while (localsRun < n && (!hasLocals[localsRun] || sends.done >= localsRun && receives.done >= localsRun)) {
+                while (localsRun < n
+                        && (!hasLocals[localsRun] || sends.done >= localsRun && receives.done >= localsRun)) {
                     for (Action a : steps.get(localsRun).actions()) {
-                        if (!(a instanceof Action.Send) && !(a instanceof Action.Receive)) runLocal(op, a, buffers, elem, kernel);
+                        if (!(a instanceof Action.Send) && !(a instanceof Action.Receive)) {
+                            runLocal(op, a, buffers, elem, kernel);
+                        }
                     }
                     localsRun++;
                     moved = true;
                 }
-                if (sends.posted < n && sends.done == sends.posted && connected(steps.get(sends.posted), Action.Send.class)) {
+                if (sends.posted < n
+                        && sends.done == sends.posted
+                        && connected(steps.get(sends.posted), Action.Send.class)) {
                     int k = sends.posted++;
                     for (Action a : steps.get(k).actions()) {
                         if (a instanceof Action.Send s) sends.handles.add(postSend(op, k, s, buffers, elem));
                     }
                     moved = true;
                 }
-                if (receives.posted < n && receives.done == receives.posted && localsRun > receives.posted
+                if (receives.posted < n
+                        && receives.done == receives.posted
+                        && localsRun > receives.posted
                         && connected(steps.get(receives.posted), Action.Receive.class)) {
                     int k = receives.posted++;
                     for (Action a : steps.get(k).actions()) {
-                        if (a instanceof Action.Receive r) receives.handles.add(postReceive(op, k, r, buffers, elem, kernel, null));
+                        if (a instanceof Action.Receive r) {
+                            receives.handles.add(postReceive(op, k, r, buffers, elem, kernel, null));
+                        }
                     }
                     moved = true;
                 }
@@ -265,28 +292,47 @@ final class ScheduleExecutor {
         /** Counts the posted step as done once all its transfers are. */
         void settle() {
             if (done == posted) return;
-            for (TransferHandle h : handles) if (!h.isDone()) return;
+            for (TransferHandle h : handles) {
+                if (!h.isDone()) return;
+            }
             handles.clear();
             done = posted;
         }
 
         void addPendingPeers(Set<Integer> peers) {
-            for (TransferHandle h : handles) if (!h.isDone()) peers.add(h.peer());
+            for (TransferHandle h : handles) {
+                if (!h.isDone()) peers.add(h.peer());
+            }
         }
     }
 
     private void runLocal(OpContext op, Action a, Buffers buffers, int elem, ReduceKernel kernel) {
         switch (a) {
             case Action.LocalCopy c -> copy(buffers, c, elem);
-            case Action.LocalReduce x -> kernel.apply(buffers.of(x.a().buffer()), x.a().offset() * elem, buffers.of(x.b().buffer()),
-                    x.b().offset() * elem, buffers.of(x.into().buffer()), x.into().offset() * elem, x.into().count());
-            case Action.DivideBySize d -> ReduceKernels.divideBySize(buffers.of(d.region().buffer()),
-                    d.region().offset() * elem, d.region().count(), op.type(), size);
+            case Action.LocalReduce x ->
+                kernel.apply(
+                        buffers.of(x.a().buffer()),
+                        x.a().offset() * elem,
+                        buffers.of(x.b().buffer()),
+                        x.b().offset() * elem,
+                        buffers.of(x.into().buffer()),
+                        x.into().offset() * elem,
+                        x.into().count());
+            case Action.DivideBySize d ->
+                ReduceKernels.divideBySize(
+                        buffers.of(d.region().buffer()),
+                        d.region().offset() * elem,
+                        d.region().count(),
+                        op.type(),
+                        size);
             default -> throw new IllegalArgumentException("not a local action: " + a);
         }
     }
 
-    /** True once this rank is connected to every peer of {@code step}'s transfers of one kind; makes progress on connecting. */
+    /**
+     * True once this rank is connected to every peer of {@code step}'s transfers of one kind; makes progress on
+     * connecting.
+     */
     private boolean connected(Step step, Class<? extends Action> kind) throws IOException {
         Set<Integer> peers = new LinkedHashSet<>();
         peersOf(step, kind, peers);
@@ -305,8 +351,14 @@ final class ScheduleExecutor {
     }
 
     /** Posts a receive; with {@code onward}, each piece it delivers is released to that early-posted send. */
-    private TransferHandle postReceive(OpContext op, int step, Action.Receive r, Buffers buffers, int elem, ReduceKernel kernel,
-                                       TransferHandle onward) {
+    private TransferHandle postReceive(
+            OpContext op,
+            int step,
+            Action.Receive r,
+            Buffers buffers,
+            int elem,
+            ReduceKernel kernel,
+            TransferHandle onward) {
         MemorySegment into = slice(buffers, r.into(), elem);
         RecvSink sink;
         if (r.combineWith() == null) {
@@ -376,13 +428,16 @@ final class ScheduleExecutor {
             }
             if (idle.idle()) continue;
             Set<Integer> waiting = new LinkedHashSet<>();
-            for (TransferHandle h : handles) if (!h.isDone()) waiting.add(h.peer());
+            for (TransferHandle h : handles) {
+                if (!h.isDone()) waiting.add(h.peer());
+            }
             block(op, where, deadlineNanos, waiting, "waiting for");
         }
     }
 
     /** A wait past the spin and yield phases: the transport's own, bounded by the deadline. */
-    private void block(OpContext op, Where where, long deadlineNanos, Set<Integer> waitingFor, String doing) throws IOException {
+    private void block(OpContext op, Where where, long deadlineNanos, Set<Integer> waitingFor, String doing)
+            throws IOException {
         long left = deadlineNanos - System.nanoTime();
         if (left <= 0) throw failures.timeout(op, where.describe(), waitingFor, doing, transport::describePending);
         transport.awaitIo(Math.min(left, MAX_BLOCK_NANOS));

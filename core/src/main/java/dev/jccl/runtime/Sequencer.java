@@ -3,7 +3,6 @@ package dev.jccl.runtime;
 import dev.jccl.JcclException;
 import dev.jccl.JcclTimeoutException;
 import dev.jccl.plan.Collective;
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -11,16 +10,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Puts a communicator's operations in one order, whichever thread calls them and whatever memory
- * they are on. Each call takes a {@link Turn} when it is made: the previous call's turn, which it
- * waits for, and its own, which it releases when the next operation may start. The operation that
- * holds the turn numbers itself ({@link #number}): collectives among collectives, a Send or Recv
- * among the messages of its ordered pair of ranks; ranks that call the same operations in the same
- * order therefore give them the same numbers, which frame headers and the operation board compare.
+ * Puts a communicator's operations in one order, whichever thread calls them and whatever memory they are on. Each call
+ * takes a {@link Turn} when it is made: the previous call's turn, which it waits for, and its own, which it releases
+ * when the next operation may start. The operation that holds the turn numbers itself ({@link #number}): collectives
+ * among collectives, a Send or Recv among the messages of its ordered pair of ranks; ranks that call the same
+ * operations in the same order therefore give them the same numbers, which frame headers and the operation board
+ * compare.
  *
- * <p>Numbers are taken when an operation starts rather than when it is called, so that an
- * operation holding the turn may run host operations of its own (the staged device path's chunks,
- * see {@link HostPath}) and number them before anything called after it.
+ * <p>Numbers are taken when an operation starts rather than when it is called, so that an operation holding the turn
+ * may run host operations of its own (the staged device path's chunks, see {@link HostPath}) and number them before
+ * anything called after it.
  */
 final class Sequencer implements AutoCloseable {
     /** A call's place in the order: wait for {@code previous}, complete {@code mine} to let the next call start. */
@@ -69,8 +68,9 @@ final class Sequencer implements AutoCloseable {
         } catch (ExecutionException e) {
             // The earlier operation's caller sees its error; ours is decided when it starts.
         } catch (TimeoutException e) {
-            throw new JcclTimeoutException("rank " + rank + ": " + op.collective().displayName() + " waited " + timeout.toSeconds()
-                    + " s for earlier async operations of this communicator to finish (JCCL_TIMEOUT)");
+            throw new JcclTimeoutException(
+                    "rank " + rank + ": " + op.collective().displayName() + " waited " + timeout.toSeconds()
+                            + " s for earlier async operations of this communicator to finish (JCCL_TIMEOUT)");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new JcclException("rank " + rank + ": interrupted while waiting for earlier operations");
@@ -78,9 +78,9 @@ final class Sequencer implements AutoCloseable {
     }
 
     /**
-     * The numbers of the operation starting now, which holds the turn. Point-to-point numbers count
-     * messages per ordered pair, so that each half of a SendRecv takes the number a plain Send or
-     * Recv to that peer would have taken.
+     * The numbers of the operation starting now, which holds the turn. Point-to-point numbers count messages per
+     * ordered pair, so that each half of a SendRecv takes the number a plain Send or Recv to that peer would have
+     * taken.
      */
     OpContext number(Operation op) {
         long sequence = switch (op.collective()) {
@@ -89,7 +89,15 @@ final class Sequencer implements AutoCloseable {
             default -> collectiveSequence++;
         };
         long recvSequenceNumber = op.collective() == Collective.SEND_RECV ? recvSequence[op.recvPeer()]++ : -1;
-        return new OpContext(op.collective(), op.count(), op.type(), op.op(), op.root(), op.recvPeer(), sequence, recvSequenceNumber,
+        return new OpContext(
+                op.collective(),
+                op.count(),
+                op.type(),
+                op.op(),
+                op.root(),
+                op.recvPeer(),
+                sequence,
+                recvSequenceNumber,
                 System.nanoTime());
     }
 

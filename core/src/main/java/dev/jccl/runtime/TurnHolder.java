@@ -33,7 +33,9 @@ final class TurnHolder implements HostPath {
 
     @Override
     public CompletableFuture<Void> run(Operation op) {
-        if (op.kind() != MemoryKind.HOST) throw new IllegalArgumentException("the host path runs operations on host memory only, got " + op.kind());
+        if (op.kind() != MemoryKind.HOST) {
+            throw new IllegalArgumentException("the host path runs operations on host memory only, got " + op.kind());
+        }
         CompletableFuture<Void> done = new CompletableFuture<>();
         host.runInto(done, op, host.choose(op));
         return done;

@@ -2,20 +2,18 @@ package dev.jccl.topology;
 
 import dev.jccl.Config;
 import dev.jccl.bootstrap.PeerInfo;
-
 import java.util.List;
 
 /**
- * Whether the ranks of a host share its CPUs ("oversubscribed"): more of them than CPUs, as MPI
- * launchers count it. It decides how a waiting rank waits (yield rather than spin) and which
- * algorithms the tuner prefers, so it is decided from the peer table, which every rank has, and
- * not from what one process sees: ranks on different hosts (or with different CPU quotas) must
- * still plan every operation the same way.
+ * Whether the ranks of a host share its CPUs ("oversubscribed"): more of them than CPUs, as MPI launchers count it. It
+ * decides how a waiting rank waits (yield rather than spin) and which algorithms the tuner prefers, so it is decided
+ * from the peer table, which every rank has, and not from what one process sees: ranks on different hosts (or with
+ * different CPU quotas) must still plan every operation the same way.
  *
- * <p>For a host: if any of its ranks has {@code JCCL_OVERSUBSCRIBED=1} its ranks share CPUs; else
- * if any has {@code 0} they do not; else they do when they outnumber the CPUs the least-endowed of
- * them may use. What a process may use is the JVM's {@code availableProcessors()}: its affinity
- * mask, and a container's CPU quota (cgroup {@code cpu.max}) rounded up.
+ * <p>For a host: if any of its ranks has {@code JCCL_OVERSUBSCRIBED=1} its ranks share CPUs; else if any has {@code 0}
+ * they do not; else they do when they outnumber the CPUs the least-endowed of them may use. What a process may use is
+ * the JVM's {@code availableProcessors()}: its affinity mask, and a container's CPU quota (cgroup {@code cpu.max})
+ * rounded up.
  */
 public final class CpuSharing {
     private CpuSharing() {}
@@ -40,7 +38,9 @@ public final class CpuSharing {
 
     /** True if the ranks of some host share CPUs: what the tuner assumes, the same on every rank. */
     public static boolean anyHost(List<PeerInfo> peers) {
-        for (PeerInfo p : peers) if (oversubscribed(peers, p.hostId())) return true;
+        for (PeerInfo p : peers) {
+            if (oversubscribed(peers, p.hostId())) return true;
+        }
         return false;
     }
 
@@ -54,11 +54,13 @@ public final class CpuSharing {
             ranks++;
             cpus = Math.min(cpus, p.cpus());
             if (p.oversubscription() != Config.Oversubscription.AUTO && forced == null) {
-                forced = "JCCL_OVERSUBSCRIBED=" + (p.oversubscription() == Config.Oversubscription.YES ? "1" : "0") + " on rank " + p.rank();
+                forced = "JCCL_OVERSUBSCRIBED=" + (p.oversubscription() == Config.Oversubscription.YES ? "1" : "0")
+                        + " on rank " + p.rank();
             }
         }
         String why = forced != null ? forced : ranks + " rank(s) of this host, " + cpus + " CPU(s)";
-        return oversubscribed(peers, hostId) ? "ranks share CPUs (" + why + "): waiting ranks yield"
+        return oversubscribed(peers, hostId)
+                ? "ranks share CPUs (" + why + "): waiting ranks yield"
                 : "a CPU per rank (" + why + "): waiting ranks spin";
     }
 }

@@ -4,14 +4,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * NCCL_IB_HCA's grammar: {@code [^][=]<hca>[:<port>[:<rail>[:<plane>]]],…}. Names are prefixes
- * unless the list starts with {@code =}; {@code ^} selects every port that no entry names. So
- * {@code mlx5_1} also selects mlx5_10…mlx5_19, and {@code =mlx5_1} only mlx5_1. The doctor
- * checks a filter against the ports there are; the UCX plugin turns it into UCX_NET_DEVICES.
+ * NCCL_IB_HCA's grammar: {@code [^][=]<hca>[:<port>[:<rail>[:<plane>]]],…}. Names are prefixes unless the list starts
+ * with {@code =}; {@code ^} selects every port that no entry names. So {@code mlx5_1} also selects mlx5_10…mlx5_19, and
+ * {@code =mlx5_1} only mlx5_1. The doctor checks a filter against the ports there are; the UCX plugin turns it into
+ * UCX_NET_DEVICES.
  *
- * @param text    the variable's value, for messages
+ * @param text the variable's value, for messages
  * @param exclude the list started with {@code ^}
- * @param exact   the list (after any {@code ^}) started with {@code =}
+ * @param exact the list (after any {@code ^}) started with {@code =}
  */
 public record IbHcaFilter(String text, boolean exclude, boolean exact, List<Entry> entries) {
 
@@ -67,7 +67,9 @@ public record IbHcaFilter(String text, boolean exclude, boolean exact, List<Entr
     /** Devices among {@code devices} whose name an entry matches (ports aside). */
     public List<String> devicesMatching(Entry entry, List<String> devices) {
         List<String> out = new ArrayList<>();
-        for (String d : devices) if (exact ? d.equals(entry.name()) : d.startsWith(entry.name())) out.add(d);
+        for (String d : devices) {
+            if (exact ? d.equals(entry.name()) : d.startsWith(entry.name())) out.add(d);
+        }
         return out;
     }
 }

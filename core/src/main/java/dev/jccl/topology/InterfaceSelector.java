@@ -12,11 +12,10 @@ import java.util.List;
 /**
  * Chooses the network interface (and address) a rank listens on, the way NCCL does.
  *
- * <p>With a filter ({@code JCCL_SOCKET_IFNAME}/{@code NCCL_SOCKET_IFNAME}): comma-separated name
- * prefixes; {@code ^} in front excludes instead; {@code =} in front makes the names exact.
- * Without one: {@code ib*} first, then anything that is not {@code lo}, {@code docker*} or
- * {@code virbr*}, then {@code docker*}, then {@code lo}. Only interfaces that are up count.
- * IPv4 addresses are preferred over IPv6; IPv6 link-local addresses are never used.
+ * <p>With a filter ({@code JCCL_SOCKET_IFNAME}/{@code NCCL_SOCKET_IFNAME}): comma-separated name prefixes; {@code ^} in
+ * front excludes instead; {@code =} in front makes the names exact. Without one: {@code ib*} first, then anything that
+ * is not {@code lo}, {@code docker*} or {@code virbr*}, then {@code docker*}, then {@code lo}. Only interfaces that are
+ * up count. IPv4 addresses are preferred over IPv6; IPv6 link-local addresses are never used.
  */
 public final class InterfaceSelector {
 
@@ -38,7 +37,9 @@ public final class InterfaceSelector {
                 if (!nif.isUp()) continue;
                 InetAddress best = null;
                 for (InetAddress a : Collections.list(nif.getInetAddresses())) {
-                    if (a instanceof Inet6Address && (a.isLinkLocalAddress() || ((Inet6Address) a).getScopeId() != 0)) continue;
+                    if (a instanceof Inet6Address && (a.isLinkLocalAddress() || ((Inet6Address) a).getScopeId() != 0)) {
+                        continue;
+                    }
                     if (best == null || (a instanceof Inet4Address && !(best instanceof Inet4Address))) best = a;
                 }
                 if (best != null) out.add(new Candidate(nif.getName(), best));
@@ -60,18 +61,23 @@ public final class InterfaceSelector {
             for (Candidate c : candidates) {
                 if (matches(filter, c.name())) return c;
             }
-            throw new IllegalArgumentException("SOCKET_IFNAME='" + filter + "' matches no usable interface; interfaces here: "
+            throw new IllegalArgumentException("SOCKET_IFNAME='" + filter
+                    + "' matches no usable interface; interfaces here: "
                     + (candidates.isEmpty() ? "(none)" : candidates)
-                    + ". Set JCCL_SOCKET_IFNAME to one of them (a prefix, ^prefix to exclude, =name for exact).");
+                    + ". Set JCCL_SOCKET_IFNAME to one of them (a prefix, ^prefix to exclude, " + "=name for exact).");
         }
         String[][] preference = {{"ib"}, null, {"docker"}, {"lo"}};
         for (String[] prefixes : preference) {
             for (Candidate c : candidates) {
-                boolean special = c.name().startsWith("lo") || c.name().startsWith("docker") || c.name().startsWith("virbr");
+                boolean special = c.name().startsWith("lo")
+                        || c.name().startsWith("docker")
+                        || c.name().startsWith("virbr");
                 if (prefixes == null ? !special : c.name().startsWith(prefixes[0])) return c;
             }
         }
-        for (Candidate c : candidates) if (c.name().startsWith("virbr")) return c;
+        for (Candidate c : candidates) {
+            if (c.name().startsWith("virbr")) return c;
+        }
         throw new IllegalStateException("no network interface is up with an address; Jccl needs at least loopback");
     }
 

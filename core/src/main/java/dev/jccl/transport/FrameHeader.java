@@ -5,9 +5,9 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 
 /**
- * The header in front of every chunk a transport carries. It lets the receiver check that the
- * chunk is the one it expects, so ranks that call different collectives (or counts, types, ops,
- * roots) get an error that describes both sides instead of corrupt data or a hang.
+ * The header in front of every chunk a transport carries. It lets the receiver check that the chunk is the one it
+ * expects, so ranks that call different collectives (or counts, types, ops, roots) get an error that describes both
+ * sides instead of corrupt data or a hang.
  *
  * <pre>
  *   0       4    5    6    7    8        12       16                24                32                40
@@ -16,20 +16,22 @@ import java.nio.ByteBuffer;
  *   | JCDF  | u8 | u8 | u8 |    |  i32   |  i32   |       i64       |       i64       |       i64       |
  *   +-------+----+----+----+----+--------+--------+-----------------+-----------------+-----------------+
  * </pre>
- * Little-endian. {@code op} is 0xFF where nothing is reduced; {@code sequence} counts collectives
- * on the communicator, or point-to-point messages per peer pair; {@code length} is this chunk's,
- * {@code count} the whole operation's (as the API takes it), so that a receiver that finds a
- * mismatch can describe the sender's call in full.
+ *
+ * Little-endian. {@code op} is 0xFF where nothing is reduced; {@code sequence} counts collectives on the communicator,
+ * or point-to-point messages per peer pair; {@code length} is this chunk's, {@code count} the whole operation's (as the
+ * API takes it), so that a receiver that finds a mismatch can describe the sender's call in full.
  */
-public record FrameHeader(int collective, int dataType, int op, int step, int root, long sequence, long length, long count) {
+public record FrameHeader(
+        int collective, int dataType, int op, int step, int root, long sequence, long length, long count) {
     public static final int BYTES = 40;
     public static final int MAGIC = 0x4644434A; // "JCDF" read little-endian
     public static final int NO_OP = 0xFF;
     /**
-     * Collective code of the frame a failing rank sends each peer before it closes the connection:
-     * its payload is the reason, UTF-8, at most {@link #MAX_REASON_BYTES}.
+     * Collective code of the frame a failing rank sends each peer before it closes the connection: its payload is the
+     * reason, UTF-8, at most {@link #MAX_REASON_BYTES}.
      */
     public static final int ABANDON = 0xFE;
+
     public static final int MAX_REASON_BYTES = 2048;
 
     /** The header of an abandon frame carrying {@code reasonBytes} bytes. */
@@ -55,8 +57,10 @@ public record FrameHeader(int collective, int dataType, int op, int step, int ro
         out.putLong(count);
     }
 
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
     /** Writes the same 32 bytes as {@link #encode(ByteBuffer)} at {@code offset} of {@code out}. */
     public void encode(MemorySegment out, long offset) {
@@ -75,9 +79,14 @@ public record FrameHeader(int collective, int dataType, int op, int step, int ro
     /** Decodes 32 bytes at {@code offset} of {@code in}; null for a wrong magic. */
     public static FrameHeader decode(MemorySegment in, long offset) {
         if (in.get(INT, offset) != MAGIC) return null;
-        return new FrameHeader(Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 4)),
-                Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 5)), Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 6)),
-                in.get(INT, offset + 8), in.get(INT, offset + 12), in.get(LONG, offset + 16), in.get(LONG, offset + 24),
+        return new FrameHeader(
+                Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 4)),
+                Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 5)),
+                Byte.toUnsignedInt(in.get(ValueLayout.JAVA_BYTE, offset + 6)),
+                in.get(INT, offset + 8),
+                in.get(INT, offset + 12),
+                in.get(LONG, offset + 16),
+                in.get(LONG, offset + 24),
                 in.get(LONG, offset + 32));
     }
 

@@ -1,7 +1,6 @@
 package dev.jccl.transport;
 
 import dev.jccl.JcclException;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -9,9 +8,9 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 
 /**
- * Which network transport {@code JCCL_NET} asks for: {@code Socket} (or unset) is the core's own;
- * any other name must be a {@link NetPlugin} on the class path. NCCL's {@code IB} (verbs) is
- * served by the UCX plugin, which is how Jccl reaches InfiniBand and RoCE.
+ * Which network transport {@code JCCL_NET} asks for: {@code Socket} (or unset) is the core's own; any other name must
+ * be a {@link NetPlugin} on the class path. NCCL's {@code IB} (verbs) is served by the UCX plugin, which is how Jccl
+ * reaches InfiniBand and RoCE.
  */
 public final class NetPlugins {
     public static final String SOCKET = "Socket";
@@ -27,7 +26,9 @@ public final class NetPlugins {
 
     /** The plugin named {@code name}, if it is on the class path. */
     public static Optional<NetPlugin> named(String name) {
-        for (NetPlugin p : all()) if (p.name().equalsIgnoreCase(name)) return Optional.of(p);
+        for (NetPlugin p : all()) {
+            if (p.name().equalsIgnoreCase(name)) return Optional.of(p);
+        }
         return Optional.empty();
     }
 
@@ -40,9 +41,10 @@ public final class NetPlugins {
         List<String> names = new ArrayList<>(List.of(SOCKET));
         for (NetPlugin q : all()) names.add(q.name());
         String hint = wanted.toUpperCase(Locale.ROOT).equals("UCX")
-                ? " The UCX transport is the jccl-ucx module: put its jar (and JUCX) on the class path, as the jccl tool does."
+                ? " The UCX transport is the jccl-ucx module: put its jar (and JUCX) on the "
+                        + "class path, as the jccl tool does."
                 : "";
-        throw new JcclException("JCCL_NET=" + net.trim() + " names no network transport here; available: " + String.join(", ", names)
-                + "." + hint);
+        throw new JcclException("JCCL_NET=" + net.trim() + " names no network transport here; available: "
+                + String.join(", ", names) + "." + hint);
     }
 }

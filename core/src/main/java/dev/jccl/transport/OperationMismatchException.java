@@ -3,9 +3,9 @@ package dev.jccl.transport;
 import java.io.IOException;
 
 /**
- * A peer announced that it is in a different operation at the sequence number this rank is
- * waiting on (shared memory publishes what each rank is doing, so a waiter can tell). The
- * runtime describes both sides from {@code descriptor} (see {@code OpContext.descriptor()}).
+ * A peer announced that it is in a different operation at the sequence number this rank is waiting on (shared memory
+ * publishes what each rank is doing, so a waiter can tell). The runtime describes both sides from {@code descriptor}
+ * (see {@code OpContext.descriptor()}).
  */
 public final class OperationMismatchException extends IOException {
     private final int peer;

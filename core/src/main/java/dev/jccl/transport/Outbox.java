@@ -3,14 +3,13 @@ package dev.jccl.transport;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The low-latency (LL) protocol's medium, offered by a transport whose ranks can read each other's
- * memory (shared memory on one host): each rank publishes numbered, flagged chunks in its own
- * outbox, and every other rank reads the chunks it needs in place. The runtime's one-shot
- * collectives run on this interface and know nothing of the memory behind it.
+ * The low-latency (LL) protocol's medium, offered by a transport whose ranks can read each other's memory (shared
+ * memory on one host): each rank publishes numbered, flagged chunks in its own outbox, and every other rank reads the
+ * chunks it needs in place. The runtime's one-shot collectives run on this interface and know nothing of the memory
+ * behind it.
  *
- * <p>Chunk numbers count over the communicator's life per writer. A writer reuses a slot only once
- * every reader has said it is done with the chunk the slot held ({@link #consumed}). Single-threaded
- * per rank, like transports.
+ * <p>Chunk numbers count over the communicator's life per writer. A writer reuses a slot only once every reader has
+ * said it is done with the chunk the slot held ({@link #consumed}). Single-threaded per rank, like transports.
  */
 public interface Outbox {
 
@@ -25,7 +24,10 @@ public interface Outbox {
     /** True once every peer has finished with the chunk that slot {@code chunk % slots} held. */
     boolean canWrite(long chunk);
 
-    /** Copies {@code bytes} from {@code src} at {@code srcOffset} into this rank's chunk {@code chunk} ({@link #canWrite} first). */
+    /**
+     * Copies {@code bytes} from {@code src} at {@code srcOffset} into this rank's chunk {@code chunk}
+     * ({@link #canWrite} first).
+     */
     void write(long chunk, MemorySegment src, long srcOffset, long bytes);
 
     /** Publishes chunk {@code chunk}, whose data is written, as part of collective {@code sequence}. */
@@ -36,7 +38,9 @@ public interface Outbox {
     /** True once {@code writer} has published its chunk {@code chunk}. */
     boolean published(int writer, long chunk);
 
-    /** The memory holding {@code writer}'s outbox; a chunk's data lies in it at {@link #dataOffset(int, long, long)}. */
+    /**
+     * The memory holding {@code writer}'s outbox; a chunk's data lies in it at {@link #dataOffset(int, long, long)}.
+     */
     MemorySegment page(int writer);
 
     /** Where the {@code bytes} of {@code writer}'s published chunk {@code chunk} lie in {@link #page(int) its page}. */
@@ -56,7 +60,9 @@ public interface Outbox {
 
     // ---------------------------------------------------------------- waiting
 
-    /** Wakes the ranks marked in {@code which} (those with new chunks to read or room to write), and clears the marks. */
+    /**
+     * Wakes the ranks marked in {@code which} (those with new chunks to read or room to write), and clears the marks.
+     */
     void wake(boolean[] which);
 
     /** The doorbell before the last look for work; see {@link #sleep}. */
@@ -65,7 +71,10 @@ public interface Outbox {
     /** Raises or lowers this rank's "may be asleep" flag; raised before the last look for work. */
     void sleeping(boolean asleep);
 
-    /** Sleeps until the doorbell no longer reads {@code doorbell}, or {@code maxNanos}, or the transport's cap on sleeps. */
+    /**
+     * Sleeps until the doorbell no longer reads {@code doorbell}, or {@code maxNanos}, or the transport's cap on
+     * sleeps.
+     */
     void sleep(int doorbell, long maxNanos);
 
     // ---------------------------------------------------------------- the peers
@@ -73,7 +82,10 @@ public interface Outbox {
     /** A {@link PeerLostException} if {@code r} failed, aborted, closed or died. */
     void checkPeer(int r) throws PeerLostException;
 
-    /** An {@link OperationMismatchException} if rank {@code r} says it is in collective {@code sequence} with another signature. */
+    /**
+     * An {@link OperationMismatchException} if rank {@code r} says it is in collective {@code sequence} with another
+     * signature.
+     */
     void checkSameOperation(int r, long sequence, long descriptor, long count) throws OperationMismatchException;
 
     /** True once the transport was closed (abort): the caller must stop touching the outboxes. */

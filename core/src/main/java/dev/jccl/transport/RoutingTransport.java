@@ -7,9 +7,8 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * One transport per peer, behind the single {@link Transport} a schedule runs on: shared memory
- * to the ranks of this host, the network to the others. Schedules and the runtime never know
- * which carries what.
+ * One transport per peer, behind the single {@link Transport} a schedule runs on: shared memory to the ranks of this
+ * host, the network to the others. Schedules and the runtime never know which carries what.
  */
 public final class RoutingTransport implements Transport {
     private final Transport[] byPeer;
@@ -20,8 +19,8 @@ public final class RoutingTransport implements Transport {
     private final List<Integer> scratch = new ArrayList<>();
 
     /**
-     * @param byPeer  the transport to each peer (this rank's own entry is ignored)
-     * @param polled  a member that cannot wake a waiter (shared memory), or null
+     * @param byPeer the transport to each peer (this rank's own entry is ignored)
+     * @param polled a member that cannot wake a waiter (shared memory), or null
      * @param blocking a member that can block in the kernel until I/O (sockets)
      */
     public RoutingTransport(Transport[] byPeer, Transport polled, Transport blocking) {
@@ -44,10 +43,16 @@ public final class RoutingTransport implements Transport {
         if (all) return true;
         for (Transport m : members) {
             scratch.clear();
-            for (int p : peers) if (!connected[p] && byPeer[p] == m) scratch.add(p);
-            if (!scratch.isEmpty() && m.tryConnect(scratch)) for (int p : scratch) connected[p] = true;
+            for (int p : peers) {
+                if (!connected[p] && byPeer[p] == m) scratch.add(p);
+            }
+            if (!scratch.isEmpty() && m.tryConnect(scratch)) {
+                for (int p : scratch) connected[p] = true;
+            }
         }
-        for (int p : peers) if (!connected[p]) return false;
+        for (int p : peers) {
+            if (!connected[p]) return false;
+        }
         return true;
     }
 
@@ -69,8 +74,8 @@ public final class RoutingTransport implements Transport {
     }
 
     /**
-     * Blocks in the socket selector, unless shared memory has work pending: then it parks as
-     * briefly as shared memory does, since nothing would wake the selector for it.
+     * Blocks in the socket selector, unless shared memory has work pending: then it parks as briefly as shared memory
+     * does, since nothing would wake the selector for it.
      */
     @Override
     public void awaitIo(long maxNanos) throws IOException {

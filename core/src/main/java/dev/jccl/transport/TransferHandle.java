@@ -1,14 +1,13 @@
 package dev.jccl.transport;
 
 /**
- * A posted send or receive; done once its last byte has been handed over (to the kernel, or to
- * the shared-memory ring) or delivered.
+ * A posted send or receive; done once its last byte has been handed over (to the kernel, or to the shared-memory ring)
+ * or delivered.
  *
- * <p>A send may be posted before all of its data exists (the runtime does this to forward what a
- * receive is still reducing, see {@code ScheduleExecutor}): the transport reads only the first
- * {@link #readyBytes()} bytes, and the runtime raises that mark with {@link #ready(long)} as the
- * data is produced. A send posted with all its data ready never needs the mark. Single-threaded,
- * like the transport that owns it.
+ * <p>A send may be posted before all of its data exists (the runtime does this to forward what a receive is still
+ * reducing, see {@code ScheduleExecutor}): the transport reads only the first {@link #readyBytes()} bytes, and the
+ * runtime raises that mark with {@link #ready(long)} as the data is produced. A send posted with all its data ready
+ * never needs the mark. Single-threaded, like the transport that owns it.
  */
 public final class TransferHandle {
     private final int peer;

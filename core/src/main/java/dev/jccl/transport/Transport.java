@@ -5,10 +5,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.Collection;
 
 /**
- * Moves chunks between this rank and its peers; knows nothing of collectives. The runtime posts
- * sends and receives, then calls {@link #progress()} until their handles are done, falling back
- * to {@link #awaitIo} when nothing moved. Single-threaded: one thread drives it at a time (the
- * runtime serialises operations); only {@link #wakeup()} and {@link #close()} may come from another.
+ * Moves chunks between this rank and its peers; knows nothing of collectives. The runtime posts sends and receives,
+ * then calls {@link #progress()} until their handles are done, falling back to {@link #awaitIo} when nothing moved.
+ * Single-threaded: one thread drives it at a time (the runtime serialises operations); only {@link #wakeup()} and
+ * {@link #close()} may come from another.
  *
  * <p>Per peer, sends are delivered in posting order and receives are matched in posting order.
  */
@@ -18,8 +18,8 @@ public interface Transport extends AutoCloseable {
     String name();
 
     /**
-     * Makes progress on connecting to {@code peers}; true once all are connected. Never blocks for
-     * long: the caller loops with its deadline. A peer that refuses is a {@link PeerLostException}.
+     * Makes progress on connecting to {@code peers}; true once all are connected. Never blocks for long: the caller
+     * loops with its deadline. A peer that refuses is a {@link PeerLostException}.
      */
     boolean tryConnect(Collection<Integer> peers) throws IOException;
 
@@ -29,16 +29,16 @@ public interface Transport extends AutoCloseable {
     }
 
     /**
-     * Queues a send of which only the first {@code readyBytes} bytes exist yet; the caller raises
-     * the mark with {@link TransferHandle#ready(long)} as it produces the rest, in whole elements.
-     * The header goes out at once, so the peer learns early what is coming; the payload follows
-     * as far as the mark allows. Sends to one peer still leave in posting order.
+     * Queues a send of which only the first {@code readyBytes} bytes exist yet; the caller raises the mark with
+     * {@link TransferHandle#ready(long)} as it produces the rest, in whole elements. The header goes out at once, so
+     * the peer learns early what is coming; the payload follows as far as the mark allows. Sends to one peer still
+     * leave in posting order.
      */
     TransferHandle postSend(int peer, FrameHeader header, MemorySegment data, long readyBytes);
 
     /**
-     * Expects a frame with header {@code expected} from {@code peer}; its payload goes to {@code sink}
-     * in pieces that are multiples of {@code elementBytes}. A different header is a {@link FrameMismatchException}.
+     * Expects a frame with header {@code expected} from {@code peer}; its payload goes to {@code sink} in pieces that
+     * are multiples of {@code elementBytes}. A different header is a {@link FrameMismatchException}.
      */
     TransferHandle postRecv(int peer, FrameHeader expected, int elementBytes, RecvSink sink);
 
@@ -58,13 +58,11 @@ public interface Transport extends AutoCloseable {
     void wakeup();
 
     /**
-     * Tells the peers why this rank is stopping, as far as it can without blocking: the socket
-     * transport sends each connection an abandon frame, shared memory marks this rank failed
-     * with the reason. Call before {@link #close()}; peers that wait on this rank then report the
-     * reason instead of a lost connection.
+     * Tells the peers why this rank is stopping, as far as it can without blocking: the socket transport sends each
+     * connection an abandon frame, shared memory marks this rank failed with the reason. Call before {@link #close()};
+     * peers that wait on this rank then report the reason instead of a lost connection.
      */
-    default void abandon(String reason) {
-    }
+    default void abandon(String reason) {}
 
     /** Closes every connection; safe from any thread, idempotent. */
     @Override

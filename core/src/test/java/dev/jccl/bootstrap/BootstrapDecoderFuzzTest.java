@@ -1,9 +1,8 @@
 package dev.jccl.bootstrap;
 
-import dev.jccl.Fuzz;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.junit.jupiter.api.Assertions.*;
 
+import dev.jccl.Fuzz;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -12,13 +11,17 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
-import static org.junit.jupiter.api.Assertions.*;
-
-/** The rendezvous decoders against mutated and random bytes: a frame or an IOException, never anything else, never a big allocation. */
+/**
+ * The rendezvous decoders against mutated and random bytes: a frame or an IOException, never anything else, never a big
+ * allocation.
+ */
 @Timeout(60)
 class BootstrapDecoderFuzzTest {
-    private static final PeerInfo ALICE = new PeerInfo(0, "host-a", "alice.example", 4242, "10.0.0.1", 40123, "jccl-1-4242-ab", "ALGO=Ring");
+    private static final PeerInfo ALICE =
+            new PeerInfo(0, "host-a", "alice.example", 4242, "10.0.0.1", 40123, "jccl-1-4242-ab", "ALGO=Ring");
     private static final PeerInfo BOB = new PeerInfo(1, "host-b", "bob", 77, "fe80::1", 5, "", "");
 
     @Test
@@ -39,12 +42,15 @@ class BootstrapDecoderFuzzTest {
         table.write(ALICE.encode());
         table.write(BOB.encode());
         seeds.add(frame(BootstrapFrames.TABLE, table.toByteArray()));
-        seeds.add(frame(BootstrapFrames.ERROR, "root refused this connection: wrong secret".getBytes(StandardCharsets.UTF_8)));
+        seeds.add(frame(
+                BootstrapFrames.ERROR, "root refused this connection: wrong secret".getBytes(StandardCharsets.UTF_8)));
 
         Fuzz.Report report = Fuzz.run("BootstrapFrames.read", seeds, 256 << 10, input -> {
             try {
                 BootstrapFrames.Frame f = BootstrapFrames.read(new DataInputStream(new ByteArrayInputStream(input)));
-                assertTrue(f.payload().length <= BootstrapFrames.maxPayload(f.type()), "a frame over its type's bound was accepted");
+                assertTrue(
+                        f.payload().length <= BootstrapFrames.maxPayload(f.type()),
+                        "a frame over its type's bound was accepted");
                 return true;
             } catch (IOException refused) {
                 return false;

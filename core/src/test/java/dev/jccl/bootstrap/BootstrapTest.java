@@ -1,5 +1,7 @@
 package dev.jccl.bootstrap;
 
+import static org.junit.jupiter.api.Assertions.*;
+
 import dev.jccl.BootstrapException;
 import dev.jccl.Communicator;
 import dev.jccl.Config;
@@ -7,9 +9,6 @@ import dev.jccl.Jccl;
 import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
 import dev.jccl.UniqueId;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.io.DataOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -20,14 +19,15 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(120)
 class BootstrapTest {
     private static final Config FAST = TestRanks.loopback(Duration.ofSeconds(3));
     /** Every simulated rank gets a thread of its own (the common pool may have only one). */
-    private static final java.util.concurrent.Executor OWN_THREAD = r -> Thread.ofPlatform().daemon().start(r);
+    private static final java.util.concurrent.Executor OWN_THREAD =
+            r -> Thread.ofPlatform().daemon().start(r);
 
     @Test
     void missingRanksAreNamedOnEveryWaitingRank() throws Exception {
@@ -60,9 +60,11 @@ class BootstrapTest {
         byte[] otherSecret = id.secret();
         otherSecret[0] ^= 1;
         UniqueId impostor = UniqueId.of(id.rootAddress(), otherSecret);
-        CompletableFuture<Throwable> intruder = CompletableFuture.supplyAsync(() -> initFailure(1, 2, impostor, config), OWN_THREAD);
+        CompletableFuture<Throwable> intruder =
+                CompletableFuture.supplyAsync(() -> initFailure(1, 2, impostor, config), OWN_THREAD);
         Thread.sleep(200);
-        CompletableFuture<Object> rank0 = CompletableFuture.supplyAsync(() -> runAllReduce(0, 2, id, config), OWN_THREAD);
+        CompletableFuture<Object> rank0 =
+                CompletableFuture.supplyAsync(() -> runAllReduce(0, 2, id, config), OWN_THREAD);
         Throwable refused = intruder.get(30, TimeUnit.SECONDS);
         assertInstanceOf(BootstrapException.class, refused);
         assertTrue(refused.getMessage().contains("wrong secret"), refused.getMessage());
@@ -87,25 +89,37 @@ class BootstrapTest {
         hostile.add(send(id, new byte[0]));
         java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
         java.io.PrintStream original = System.out;
-        System.setOut(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8)); // the root's Log prints here
+        System.setOut(new java.io.PrintStream(
+                captured, true, java.nio.charset.StandardCharsets.UTF_8)); // the root's Log prints here
         try {
-            CompletableFuture<Object> rank0 = CompletableFuture.supplyAsync(() -> runAllReduce(0, 2, id, config), OWN_THREAD);
+            CompletableFuture<Object> rank0 =
+                    CompletableFuture.supplyAsync(() -> runAllReduce(0, 2, id, config), OWN_THREAD);
             assertEquals(3.0f, runAllReduce(1, 2, id, config));
             assertEquals(3.0f, rank0.get(30, TimeUnit.SECONDS));
             // Each garbage connection was answered (challenge, maybe an error) and closed, not left hanging.
-            for (Socket s : hostile.subList(0, 4)) assertTrue(drainsToEof(s), "the root must close a refused connection");
+            for (Socket s : hostile.subList(0, 4)) {
+                assertTrue(drainsToEof(s), "the root must close a refused connection");
+            }
         } finally {
             System.setOut(original);
             for (Socket s : hostile) s.close();
         }
         String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
         System.out.print(log);
-        List<String> refusals = log.lines().filter(l -> l.contains("refused connection from")).toList();
-        // One line for each of the four that sent something; the silent one is dropped when the root is done, also with a line.
+        List<String> refusals =
+                log.lines().filter(l -> l.contains("refused connection from")).toList();
+        // One line for each of the four that sent something; the silent one is dropped when the root is done, also with
+        // a line.
         assertEquals(5, refusals.size(), log);
-        for (String reason : List.of("not a Jccl bootstrap frame", "frame length 2147483648 exceeds", "version 7",
-                "connection closed mid-frame", "still silent when every rank had joined")) {
-            assertTrue(refusals.stream().anyMatch(l -> l.contains(reason)), "expected a refusal for '" + reason + "':\n" + log);
+        for (String reason : List.of(
+                "not a Jccl bootstrap frame",
+                "frame length 2147483648 exceeds",
+                "version 7",
+                "connection closed mid-frame",
+                "still silent when every rank had joined")) {
+            assertTrue(
+                    refusals.stream().anyMatch(l -> l.contains(reason)),
+                    "expected a refusal for '" + reason + "':\n" + log);
         }
     }
 

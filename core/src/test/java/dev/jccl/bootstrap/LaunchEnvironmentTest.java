@@ -1,14 +1,14 @@
 package dev.jccl.bootstrap;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.jccl.Config;
 import dev.jccl.UniqueId;
 import dev.jccl.bootstrap.LaunchEnvironment.Launch;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.net.InetAddress;
@@ -22,12 +22,11 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 @Timeout(20)
 class LaunchEnvironmentTest {
@@ -44,7 +43,9 @@ class LaunchEnvironmentTest {
 
     private static InetAddress fakeDns(String host) throws UnknownHostException {
         String ip = HOSTS.get(host);
-        if (ip != null) return InetAddress.getByAddress(host, InetAddress.getByName(ip).getAddress());
+        if (ip != null) {
+            return InetAddress.getByAddress(host, InetAddress.getByName(ip).getAddress());
+        }
         if (host.contains(":") || host.matches("[0-9.]+")) return InetAddress.getByName(host); // literal, no lookup
         throw new UnknownHostException(host + ": Name or service not known");
     }
@@ -73,7 +74,9 @@ class LaunchEnvironmentTest {
 
     private static IllegalArgumentException fails(Map<String, String> env, String... mustMention) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> detect(env));
-        for (String s : mustMention) assertTrue(e.getMessage().contains(s), "message lacks '" + s + "': " + e.getMessage());
+        for (String s : mustMention) {
+            assertTrue(e.getMessage().contains(s), "message lacks '" + s + "': " + e.getMessage());
+        }
         return e;
     }
 
@@ -86,8 +89,17 @@ class LaunchEnvironmentTest {
 
     @Nested
     class JcclRun {
-        final Map<String, String> base = env("JCCL_RANK", "1", "JCCL_WORLD_SIZE", "4", "JCCL_ID", ID,
-                "JCCL_LOCAL_RANK", "1", "JCCL_LOCAL_SIZE", "4");
+        final Map<String, String> base = env(
+                "JCCL_RANK",
+                "1",
+                "JCCL_WORLD_SIZE",
+                "4",
+                "JCCL_ID",
+                ID,
+                "JCCL_LOCAL_RANK",
+                "1",
+                "JCCL_LOCAL_SIZE",
+                "4");
 
         @Test
         void readsEverything() {
@@ -128,7 +140,8 @@ class LaunchEnvironmentTest {
 
         @Test
         void malformedId() {
-            IllegalArgumentException e = fails(with(base, "JCCL_ID", "jccl1:127.0.0.1:40123:zz"), "JCCL_ID is malformed", "jccl id");
+            IllegalArgumentException e =
+                    fails(with(base, "JCCL_ID", "jccl1:127.0.0.1:40123:zz"), "JCCL_ID is malformed", "jccl id");
             assertTrue(e.getMessage().contains("32 hex digits"), e.getMessage());
             fails(with(base, "JCCL_ID", "127.0.0.1:40123"), "JCCL_ID is malformed");
         }
@@ -142,7 +155,8 @@ class LaunchEnvironmentTest {
         @Test
         void rootAndSecretInsteadOfId() throws UnknownHostException {
             Launch l = detect(with(without(base, "JCCL_ID"), "JCCL_ROOT", "node01:5000", "JCCL_SECRET", SECRET));
-            assertEquals(new InetSocketAddress(InetAddress.getByAddress("node01", new byte[] {10, 0, 0, 1}), 5000), root(l));
+            assertEquals(
+                    new InetSocketAddress(InetAddress.getByAddress("node01", new byte[] {10, 0, 0, 1}), 5000), root(l));
             assertArrayEquals(HexFormat.of().parseHex(SECRET), l.id().secret());
         }
 
@@ -189,9 +203,19 @@ class LaunchEnvironmentTest {
 
     @Nested
     class OpenMpi {
-        final Map<String, String> base = env("OMPI_COMM_WORLD_RANK", "3", "OMPI_COMM_WORLD_SIZE", "8",
-                "OMPI_COMM_WORLD_LOCAL_RANK", "1", "OMPI_COMM_WORLD_LOCAL_SIZE", "2",
-                "PMIX_NAMESPACE", "prterun-host-4711@1", "OMPI_MCA_ess_base_jobid", "2146500609");
+        final Map<String, String> base = env(
+                "OMPI_COMM_WORLD_RANK",
+                "3",
+                "OMPI_COMM_WORLD_SIZE",
+                "8",
+                "OMPI_COMM_WORLD_LOCAL_RANK",
+                "1",
+                "OMPI_COMM_WORLD_LOCAL_SIZE",
+                "2",
+                "PMIX_NAMESPACE",
+                "prterun-host-4711@1",
+                "OMPI_MCA_ess_base_jobid",
+                "2146500609");
 
         @Test
         void withId() {
@@ -214,35 +238,51 @@ class LaunchEnvironmentTest {
         void otherJobOtherSecret() {
             Map<String, String> job1 = with(base, "JCCL_ROOT", "node01:29700");
             Map<String, String> job2 = with(job1, "PMIX_NAMESPACE", "prterun-host-4712@1");
-            assertFalse(Arrays.equals(detect(job1).id().secret(), detect(job2).id().secret()));
+            assertFalse(
+                    Arrays.equals(detect(job1).id().secret(), detect(job2).id().secret()));
         }
 
         @Test
         void olderOpenMpiJobIdWithoutPmix() {
             Map<String, String> job1 = with(without(base, "PMIX_NAMESPACE"), "JCCL_ROOT", "node01:29700");
             Map<String, String> job2 = with(job1, "OMPI_MCA_ess_base_jobid", "2146500610");
-            assertFalse(Arrays.equals(detect(job1).id().secret(), detect(job2).id().secret()));
+            assertFalse(
+                    Arrays.equals(detect(job1).id().secret(), detect(job2).id().secret()));
         }
 
         @Test
         void noRoot() {
-            fails(base, "OMPI_COMM_WORLD_RANK=3", "Open MPI", "no root address", "-x JCCL_ID=$(jccl id)", "-x JCCL_ROOT=host:port");
+            fails(
+                    base,
+                    "OMPI_COMM_WORLD_RANK=3",
+                    "Open MPI",
+                    "no root address",
+                    "-x JCCL_ID=$(jccl id)",
+                    "-x JCCL_ROOT=host:port");
         }
 
         @Test
         void noSize() {
-            fails(with(without(base, "OMPI_COMM_WORLD_SIZE"), "JCCL_ID", ID), "OMPI_COMM_WORLD_RANK=3", "OMPI_COMM_WORLD_SIZE is not set");
+            fails(
+                    with(without(base, "OMPI_COMM_WORLD_SIZE"), "JCCL_ID", ID),
+                    "OMPI_COMM_WORLD_RANK=3",
+                    "OMPI_COMM_WORLD_SIZE is not set");
         }
 
         @Test
         void rankOutsideSize() {
-            fails(with(base, "JCCL_ID", ID, "OMPI_COMM_WORLD_RANK", "8"), "OMPI_COMM_WORLD_RANK=8", "outside 0..7",
+            fails(
+                    with(base, "JCCL_ID", ID, "OMPI_COMM_WORLD_RANK", "8"),
+                    "OMPI_COMM_WORLD_RANK=8",
+                    "outside 0..7",
                     "OMPI_COMM_WORLD_SIZE=8");
         }
 
         @Test
         void localRankOutsideLocalSize() {
-            fails(with(base, "JCCL_ID", ID, "OMPI_COMM_WORLD_LOCAL_RANK", "2"), "OMPI_COMM_WORLD_LOCAL_RANK=2",
+            fails(
+                    with(base, "JCCL_ID", ID, "OMPI_COMM_WORLD_LOCAL_RANK", "2"),
+                    "OMPI_COMM_WORLD_LOCAL_RANK=2",
                     "OMPI_COMM_WORLD_LOCAL_SIZE=2");
         }
 
@@ -253,7 +293,8 @@ class LaunchEnvironmentTest {
 
         @Test
         void localVariablesAreOptional() {
-            Launch l = detect(with(without(base, "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"), "JCCL_ID", ID));
+            Launch l = detect(
+                    with(without(base, "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"), "JCCL_ID", ID));
             assertEquals(-1, l.localRank());
             assertEquals(-1, l.localSize());
         }
@@ -261,8 +302,18 @@ class LaunchEnvironmentTest {
         @Test
         void mpirunInsideASlurmAllocationIsOpenMpi() {
             // mpirun starts its daemons with srun, so its ranks inherit a per-node SLURM_PROCID.
-            Launch l = detect(with(base, "JCCL_ID", ID, "SLURM_PROCID", "1", "SLURM_NTASKS", "2", "SLURM_STEP_ID", "0",
-                    "SLURM_JOB_NODELIST", "node[01-02]"));
+            Launch l = detect(with(
+                    base,
+                    "JCCL_ID",
+                    ID,
+                    "SLURM_PROCID",
+                    "1",
+                    "SLURM_NTASKS",
+                    "2",
+                    "SLURM_STEP_ID",
+                    "0",
+                    "SLURM_JOB_NODELIST",
+                    "node[01-02]"));
             assertEquals("openmpi", l.launcher());
             assertEquals(3, l.rank());
             assertEquals(8, l.size());
@@ -271,10 +322,31 @@ class LaunchEnvironmentTest {
 
     @Nested
     class Slurm {
-        final Map<String, String> base = env("SLURM_PROCID", "5", "SLURM_NTASKS", "8", "SLURM_STEP_NUM_TASKS", "8",
-                "SLURM_LOCALID", "1", "SLURM_NODEID", "2", "SLURM_STEP_TASKS_PER_NODE", "2(x4)",
-                "SLURM_JOB_NODELIST", "node[01-04]", "SLURM_STEP_NODELIST", "node[01-04]", "SLURM_NODELIST", "node[01-04]",
-                "SLURM_JOB_ID", "1234", "SLURM_STEP_ID", "0", "SLURM_STEPID", "0");
+        final Map<String, String> base = env(
+                "SLURM_PROCID",
+                "5",
+                "SLURM_NTASKS",
+                "8",
+                "SLURM_STEP_NUM_TASKS",
+                "8",
+                "SLURM_LOCALID",
+                "1",
+                "SLURM_NODEID",
+                "2",
+                "SLURM_STEP_TASKS_PER_NODE",
+                "2(x4)",
+                "SLURM_JOB_NODELIST",
+                "node[01-04]",
+                "SLURM_STEP_NODELIST",
+                "node[01-04]",
+                "SLURM_NODELIST",
+                "node[01-04]",
+                "SLURM_JOB_ID",
+                "1234",
+                "SLURM_STEP_ID",
+                "0",
+                "SLURM_STEPID",
+                "0");
 
         @Test
         void rootIsTheFirstNodeOnADefaultPortOfTheJob() {
@@ -290,9 +362,16 @@ class LaunchEnvironmentTest {
 
         @Test
         void portFollowsJobAndStep() {
-            assertEquals(LaunchEnvironment.DEFAULT_PORT + 235, root(detect(with(base, "SLURM_JOB_ID", "1235"))).getPort());
-            assertEquals(LaunchEnvironment.DEFAULT_PORT + 236, root(detect(with(base, "SLURM_STEP_ID", "2"))).getPort());
-            assertEquals(LaunchEnvironment.DEFAULT_PORT + 1, root(detect(with(base, "SLURM_JOB_ID", "999", "SLURM_STEP_ID", "2"))).getPort());
+            assertEquals(
+                    LaunchEnvironment.DEFAULT_PORT + 235,
+                    root(detect(with(base, "SLURM_JOB_ID", "1235"))).getPort());
+            assertEquals(
+                    LaunchEnvironment.DEFAULT_PORT + 236,
+                    root(detect(with(base, "SLURM_STEP_ID", "2"))).getPort());
+            assertEquals(
+                    LaunchEnvironment.DEFAULT_PORT + 1,
+                    root(detect(with(base, "SLURM_JOB_ID", "999", "SLURM_STEP_ID", "2")))
+                            .getPort());
         }
 
         @Test
@@ -310,7 +389,8 @@ class LaunchEnvironmentTest {
         @Test
         void stepNodelistBeforeJobNodelist() {
             // srun -N2 -r2 inside a four-node allocation: task 0 runs on the step's first node.
-            Launch l = detect(with(base, "SLURM_STEP_NODELIST", "node[03-04]", "SLURM_PROCID", "1", "SLURM_STEP_NUM_TASKS", "2"));
+            Launch l = detect(
+                    with(base, "SLURM_STEP_NODELIST", "node[03-04]", "SLURM_PROCID", "1", "SLURM_STEP_NUM_TASKS", "2"));
             assertEquals("10.0.0.3", root(l).getAddress().getHostAddress());
             assertEquals(2, l.size());
         }
@@ -318,9 +398,17 @@ class LaunchEnvironmentTest {
         @Test
         void jobNodelistThenNodelist() {
             Map<String, String> noStepList = without(base, "SLURM_STEP_NODELIST");
-            assertEquals("10.0.0.1", root(detect(with(noStepList, "SLURM_NODELIST", "login1"))).getAddress().getHostAddress());
+            assertEquals(
+                    "10.0.0.1",
+                    root(detect(with(noStepList, "SLURM_NODELIST", "login1")))
+                            .getAddress()
+                            .getHostAddress());
             Map<String, String> onlyOld = without(noStepList, "SLURM_JOB_NODELIST");
-            assertEquals("10.0.9.9", root(detect(with(onlyOld, "SLURM_NODELIST", "login1,node01"))).getAddress().getHostAddress());
+            assertEquals(
+                    "10.0.9.9",
+                    root(detect(with(onlyOld, "SLURM_NODELIST", "login1,node01")))
+                            .getAddress()
+                            .getHostAddress());
         }
 
         @Test
@@ -333,13 +421,23 @@ class LaunchEnvironmentTest {
         @Test
         void stepTaskCountBeforeJobTaskCount() {
             assertEquals(8, detect(with(base, "SLURM_NTASKS", "16")).size());
-            assertEquals(16, detect(with(without(base, "SLURM_STEP_NUM_TASKS"), "SLURM_NTASKS", "16")).size());
-            assertEquals(6, detect(with(without(base, "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"), "SLURM_NPROCS", "6")).size());
+            assertEquals(
+                    16,
+                    detect(with(without(base, "SLURM_STEP_NUM_TASKS"), "SLURM_NTASKS", "16"))
+                            .size());
+            assertEquals(
+                    6,
+                    detect(with(without(base, "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"), "SLURM_NPROCS", "6"))
+                            .size());
         }
 
         @Test
         void noTaskCount() {
-            fails(without(base, "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"), "SLURM_PROCID=5", "SLURM_NTASKS", "JCCL_WORLD_SIZE");
+            fails(
+                    without(base, "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"),
+                    "SLURM_PROCID=5",
+                    "SLURM_NTASKS",
+                    "JCCL_WORLD_SIZE");
         }
 
         @Test
@@ -371,13 +469,23 @@ class LaunchEnvironmentTest {
 
         @Test
         void explicitSecretWins() {
-            assertArrayEquals(HexFormat.of().parseHex(SECRET), detect(with(base, "JCCL_SECRET", SECRET)).id().secret());
+            assertArrayEquals(
+                    HexFormat.of().parseHex(SECRET),
+                    detect(with(base, "JCCL_SECRET", SECRET)).id().secret());
         }
 
         @Test
         void jobIdVariableReplacesTheLaunchersJobId() {
             Launch a = detect(with(base, "JCCL_JOB_ID", "train-42"));
-            Launch b = detect(with(base, "JCCL_JOB_ID", "train-42", "SLURM_STEP_ID", "7", "SLURM_STEPID", "7", "JCCL_PORT",
+            Launch b = detect(with(
+                    base,
+                    "JCCL_JOB_ID",
+                    "train-42",
+                    "SLURM_STEP_ID",
+                    "7",
+                    "SLURM_STEPID",
+                    "7",
+                    "JCCL_PORT",
                     String.valueOf(root(a).getPort())));
             assertArrayEquals(a.id().secret(), b.id().secret());
             assertFalse(Arrays.equals(a.id().secret(), detect(base).id().secret()));
@@ -396,7 +504,8 @@ class LaunchEnvironmentTest {
         @Test
         void taskLayoutIsOnlyAHint() {
             assertEquals(-1, detect(without(base, "SLURM_STEP_TASKS_PER_NODE")).localSize());
-            assertEquals(-1, detect(with(base, "SLURM_STEP_TASKS_PER_NODE", "two")).localSize());
+            assertEquals(
+                    -1, detect(with(base, "SLURM_STEP_TASKS_PER_NODE", "two")).localSize());
             // Inconsistent with SLURM_LOCALID: dropped, not fatal.
             Launch l = detect(with(base, "SLURM_STEP_TASKS_PER_NODE", "1(x8)", "SLURM_LOCALID", "1"));
             assertEquals(1, l.localRank());
@@ -405,16 +514,28 @@ class LaunchEnvironmentTest {
 
         @Test
         void slurmTasksOnThisNode() {
-            assertEquals(4, LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_STEP_TASKS_PER_NODE", "4", "SLURM_NODEID", "0")));
-            assertEquals(-1, LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_STEP_TASKS_PER_NODE", "4", "SLURM_NODEID", "1")));
-            assertEquals(-1, LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_STEP_TASKS_PER_NODE", "2(x0)", "SLURM_NODEID", "0")));
+            assertEquals(
+                    4,
+                    LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_STEP_TASKS_PER_NODE", "4", "SLURM_NODEID", "0")));
+            assertEquals(
+                    -1,
+                    LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_STEP_TASKS_PER_NODE", "4", "SLURM_NODEID", "1")));
+            assertEquals(
+                    -1,
+                    LaunchEnvironment.slurmTasksOnThisNode(
+                            env("SLURM_STEP_TASKS_PER_NODE", "2(x0)", "SLURM_NODEID", "0")));
             assertEquals(-1, LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_NODEID", "0")));
         }
 
         @Test
         void batchScriptIsNotASrunTask() {
-            Map<String, String> batch = without(base, "SLURM_STEP_ID", "SLURM_STEPID", "SLURM_STEP_NODELIST",
-                    "SLURM_STEP_NUM_TASKS", "SLURM_STEP_TASKS_PER_NODE");
+            Map<String, String> batch = without(
+                    base,
+                    "SLURM_STEP_ID",
+                    "SLURM_STEPID",
+                    "SLURM_STEP_NODELIST",
+                    "SLURM_STEP_NUM_TASKS",
+                    "SLURM_STEP_TASKS_PER_NODE");
             batch.put("SLURM_PROCID", "0");
             fails(batch, "SLURM_PROCID=0", "SLURM_NTASKS=8", "no SLURM_STEP_ID", "batch script", "srun");
             fails(with(batch, "SLURM_STEP_ID", "4294967294"), "SLURM_STEP_ID=4294967294", "srun");
@@ -422,8 +543,13 @@ class LaunchEnvironmentTest {
 
         @Test
         void batchScriptOfAOneTaskJobRunsAlone() {
-            Map<String, String> batch = without(base, "SLURM_STEP_ID", "SLURM_STEPID", "SLURM_STEP_NODELIST",
-                    "SLURM_STEP_NUM_TASKS", "SLURM_STEP_TASKS_PER_NODE");
+            Map<String, String> batch = without(
+                    base,
+                    "SLURM_STEP_ID",
+                    "SLURM_STEPID",
+                    "SLURM_STEP_NODELIST",
+                    "SLURM_STEP_NUM_TASKS",
+                    "SLURM_STEP_TASKS_PER_NODE");
             Launch l = detect(with(batch, "SLURM_PROCID", "0", "SLURM_NTASKS", "1", "SLURM_LOCALID", "0"));
             assertEquals(1, l.size());
             assertEquals("10.0.0.1", root(l).getAddress().getHostAddress());
@@ -436,23 +562,33 @@ class LaunchEnvironmentTest {
 
         @Test
         void noNodelistNoRoot() {
-            fails(without(base, "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_NODELIST"), "SLURM_PROCID=5", "no root address",
-                    "SLURM_JOB_NODELIST", "JCCL_ROOT");
+            fails(
+                    without(base, "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_NODELIST"),
+                    "SLURM_PROCID=5",
+                    "no root address",
+                    "SLURM_JOB_NODELIST",
+                    "JCCL_ROOT");
         }
 
         @Test
         void malformedNodelist() {
-            fails(with(base, "SLURM_STEP_NODELIST", "node[04-01]"), "SLURM_STEP_NODELIST", "runs backwards", "JCCL_ROOT");
+            fails(
+                    with(base, "SLURM_STEP_NODELIST", "node[04-01]"),
+                    "SLURM_STEP_NODELIST",
+                    "runs backwards",
+                    "JCCL_ROOT");
         }
 
         @Test
         void nodeNameThatDoesNotResolve() {
             AtomicInteger tries = new AtomicInteger();
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LaunchEnvironment.detect(
-                    with(base, "SLURM_STEP_NODELIST", "ghost[1-2]", "JCCL_TIMEOUT", "300ms"), host -> {
-                        tries.incrementAndGet();
-                        throw new UnknownHostException(host);
-                    }));
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> LaunchEnvironment.detect(
+                            with(base, "SLURM_STEP_NODELIST", "ghost[1-2]", "JCCL_TIMEOUT", "300ms"), host -> {
+                                tries.incrementAndGet();
+                                throw new UnknownHostException(host);
+                            }));
             assertTrue(e.getMessage().contains("'ghost1'"), e.getMessage());
             assertTrue(e.getMessage().contains("SLURM_STEP_NODELIST"), e.getMessage());
             assertTrue(e.getMessage().contains("JCCL_TIMEOUT"), e.getMessage());
@@ -477,9 +613,25 @@ class LaunchEnvironmentTest {
 
     @Nested
     class Torchrun {
-        final Map<String, String> base = env("RANK", "3", "WORLD_SIZE", "8", "LOCAL_RANK", "3", "LOCAL_WORLD_SIZE", "4",
-                "GROUP_RANK", "0", "MASTER_ADDR", "master-0", "MASTER_PORT", "29500",
-                "TORCHELASTIC_RUN_ID", "none", "TORCHELASTIC_USE_AGENT_STORE", "True");
+        final Map<String, String> base = env(
+                "RANK",
+                "3",
+                "WORLD_SIZE",
+                "8",
+                "LOCAL_RANK",
+                "3",
+                "LOCAL_WORLD_SIZE",
+                "4",
+                "GROUP_RANK",
+                "0",
+                "MASTER_ADDR",
+                "master-0",
+                "MASTER_PORT",
+                "29500",
+                "TORCHELASTIC_RUN_ID",
+                "none",
+                "TORCHELASTIC_USE_AGENT_STORE",
+                "True");
 
         @Test
         void agentHoldsMasterPortSoTheRootTakesTheNext() {
@@ -495,26 +647,43 @@ class LaunchEnvironmentTest {
 
         @Test
         void withoutTheAgentStoreMasterPortItself() {
-            assertEquals(29500, root(detect(with(base, "TORCHELASTIC_USE_AGENT_STORE", "False"))).getPort());
+            assertEquals(
+                    29500,
+                    root(detect(with(base, "TORCHELASTIC_USE_AGENT_STORE", "False")))
+                            .getPort());
         }
 
         @Test
         void kubeflowPyTorchJobWithoutTorchrun() throws UnknownHostException {
-            Launch l = detect(env("RANK", "2", "WORLD_SIZE", "3", "MASTER_ADDR", "pytorchjob-master-0", "MASTER_PORT", "23456",
-                    "PET_NNODES", "3"));
+            Launch l = detect(env(
+                    "RANK",
+                    "2",
+                    "WORLD_SIZE",
+                    "3",
+                    "MASTER_ADDR",
+                    "pytorchjob-master-0",
+                    "MASTER_PORT",
+                    "23456",
+                    "PET_NNODES",
+                    "3"));
             assertEquals("torchrun", l.launcher());
             assertEquals(2, l.rank());
             assertEquals(3, l.size());
             assertEquals(-1, l.localRank());
             assertEquals(-1, l.localSize());
-            assertEquals(new InetSocketAddress(InetAddress.getByAddress("pytorchjob-master-0", new byte[] {10, 1, 0, 2}), 23456),
+            assertEquals(
+                    new InetSocketAddress(
+                            InetAddress.getByAddress("pytorchjob-master-0", new byte[] {10, 1, 0, 2}), 23456),
                     root(l));
         }
 
         @Test
         void jcclPortOverridesMasterPort() {
             assertEquals(41000, root(detect(with(base, "JCCL_PORT", "41000"))).getPort());
-            assertEquals(41000, root(detect(with(without(base, "MASTER_PORT"), "JCCL_PORT", "41000"))).getPort());
+            assertEquals(
+                    41000,
+                    root(detect(with(without(base, "MASTER_PORT"), "JCCL_PORT", "41000")))
+                            .getPort());
         }
 
         @Test
@@ -526,8 +695,14 @@ class LaunchEnvironmentTest {
 
         @Test
         void ipv6MasterAddr() {
-            assertEquals("0:0:0:0:0:0:0:1", root(detect(with(base, "MASTER_ADDR", "::1"))).getAddress().getHostAddress());
-            assertEquals("0:0:0:0:0:0:0:1", root(detect(with(base, "MASTER_ADDR", "[::1]"))).getAddress().getHostAddress());
+            assertEquals(
+                    "0:0:0:0:0:0:0:1",
+                    root(detect(with(base, "MASTER_ADDR", "::1"))).getAddress().getHostAddress());
+            assertEquals(
+                    "0:0:0:0:0:0:0:1",
+                    root(detect(with(base, "MASTER_ADDR", "[::1]")))
+                            .getAddress()
+                            .getHostAddress());
         }
 
         @Test
@@ -553,7 +728,10 @@ class LaunchEnvironmentTest {
         void badMasterPort() {
             fails(with(base, "MASTER_PORT", "abc"), "MASTER_PORT='abc'", "not a port");
             fails(with(base, "MASTER_PORT", "65535"), "MASTER_PORT='65535'", "MASTER_PORT + 1");
-            assertEquals(65535, root(detect(with(base, "MASTER_PORT", "65535", "TORCHELASTIC_USE_AGENT_STORE", "False"))).getPort());
+            assertEquals(
+                    65535,
+                    root(detect(with(base, "MASTER_PORT", "65535", "TORCHELASTIC_USE_AGENT_STORE", "False")))
+                            .getPort());
         }
 
         @Test
@@ -574,8 +752,18 @@ class LaunchEnvironmentTest {
         @Test
         void torchrunUnderSrunIsTorchrun() {
             // srun --ntasks-per-node=1 torchrun --nproc-per-node=4 ...: SLURM_PROCID numbers nodes, RANK numbers ranks.
-            Launch l = detect(with(base, "SLURM_PROCID", "0", "SLURM_NTASKS", "2", "SLURM_STEP_ID", "0",
-                    "SLURM_JOB_NODELIST", "node[01-02]", "SLURM_JOB_ID", "77"));
+            Launch l = detect(with(
+                    base,
+                    "SLURM_PROCID",
+                    "0",
+                    "SLURM_NTASKS",
+                    "2",
+                    "SLURM_STEP_ID",
+                    "0",
+                    "SLURM_JOB_NODELIST",
+                    "node[01-02]",
+                    "SLURM_JOB_ID",
+                    "77"));
             assertEquals("torchrun", l.launcher());
             assertEquals(3, l.rank());
             assertEquals(8, l.size());
@@ -583,8 +771,23 @@ class LaunchEnvironmentTest {
 
         @Test
         void rankWithoutTorchrunUnderSrunIsSlurm() {
-            Launch l = detect(env("RANK", "0", "WORLD_SIZE", "1", "MASTER_ADDR", "master-0", "MASTER_PORT", "29500",
-                    "SLURM_PROCID", "1", "SLURM_NTASKS", "2", "SLURM_STEP_ID", "0", "SLURM_STEP_NODELIST", "node[01-02]"));
+            Launch l = detect(env(
+                    "RANK",
+                    "0",
+                    "WORLD_SIZE",
+                    "1",
+                    "MASTER_ADDR",
+                    "master-0",
+                    "MASTER_PORT",
+                    "29500",
+                    "SLURM_PROCID",
+                    "1",
+                    "SLURM_NTASKS",
+                    "2",
+                    "SLURM_STEP_ID",
+                    "0",
+                    "SLURM_STEP_NODELIST",
+                    "node[01-02]"));
             assertEquals("slurm", l.launcher());
             assertEquals(1, l.rank());
             assertEquals(2, l.size());
@@ -593,8 +796,15 @@ class LaunchEnvironmentTest {
 
     @Nested
     class Kubernetes {
-        final Map<String, String> base = env("JOB_COMPLETION_INDEX", "2", "JCCL_WORLD_SIZE", "4",
-                "JCCL_ROOT", "myjob-0.myjob-svc:29600", "HOSTNAME", "myjob-2");
+        final Map<String, String> base = env(
+                "JOB_COMPLETION_INDEX",
+                "2",
+                "JCCL_WORLD_SIZE",
+                "4",
+                "JCCL_ROOT",
+                "myjob-0.myjob-svc:29600",
+                "HOSTNAME",
+                "myjob-2");
 
         @Test
         void indexedJob() {
@@ -613,7 +823,10 @@ class LaunchEnvironmentTest {
             Launch l = detect(with(base, "JCCL_ROOT", "rank0-service"));
             assertEquals("10.2.0.2", root(l).getAddress().getHostAddress());
             assertEquals(LaunchEnvironment.DEFAULT_PORT, root(l).getPort());
-            assertEquals(31111, root(detect(with(base, "JCCL_ROOT", "rank0-service", "JCCL_PORT", "31111"))).getPort());
+            assertEquals(
+                    31111,
+                    root(detect(with(base, "JCCL_ROOT", "rank0-service", "JCCL_PORT", "31111")))
+                            .getPort());
         }
 
         @Test
@@ -635,9 +848,15 @@ class LaunchEnvironmentTest {
         @Test
         void jobNameFromHostname() {
             assertEquals("k8s job=myjob", LaunchEnvironment.jobIdentity(base, "k8s"));
-            assertEquals("k8s job=my-job-1", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX", "12", "HOSTNAME", "my-job-1-12"), "k8s"));
-            assertEquals("k8s job=myjob", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX", "2", "HOSTNAME", "myjob-2-abcde"), "k8s"));
-            assertEquals("", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX", "2", "HOSTNAME", "worker"), "k8s"));
+            assertEquals(
+                    "k8s job=my-job-1",
+                    LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX", "12", "HOSTNAME", "my-job-1-12"), "k8s"));
+            assertEquals(
+                    "k8s job=myjob",
+                    LaunchEnvironment.jobIdentity(
+                            env("JOB_COMPLETION_INDEX", "2", "HOSTNAME", "myjob-2-abcde"), "k8s"));
+            assertEquals(
+                    "", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX", "2", "HOSTNAME", "worker"), "k8s"));
             assertEquals("", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX", "2", "HOSTNAME", "-2"), "k8s"));
             assertEquals("", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX", "2"), "k8s"));
             assertEquals("JCCL_JOB_ID=j", LaunchEnvironment.jobIdentity(with(base, "JCCL_JOB_ID", "j"), "k8s"));
@@ -658,8 +877,9 @@ class LaunchEnvironmentTest {
         void rootNeverAppears() {
             AtomicInteger tries = new AtomicInteger();
             long start = System.nanoTime();
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LaunchEnvironment.detect(
-                    with(base, "JCCL_TIMEOUT", "0.4"), host -> {
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> LaunchEnvironment.detect(with(base, "JCCL_TIMEOUT", "0.4"), host -> {
                         tries.incrementAndGet();
                         throw new UnknownHostException(host + ": Name or service not known");
                     }));
@@ -677,7 +897,12 @@ class LaunchEnvironmentTest {
 
         @Test
         void noWorldSize() {
-            fails(without(base, "JCCL_WORLD_SIZE"), "JOB_COMPLETION_INDEX=2", "Kubernetes", "JCCL_WORLD_SIZE is not set", "completions");
+            fails(
+                    without(base, "JCCL_WORLD_SIZE"),
+                    "JOB_COMPLETION_INDEX=2",
+                    "Kubernetes",
+                    "JCCL_WORLD_SIZE is not set",
+                    "completions");
         }
 
         @Test
@@ -687,7 +912,8 @@ class LaunchEnvironmentTest {
 
         @Test
         void indexOutsideSize() {
-            IllegalArgumentException e = fails(with(base, "JOB_COMPLETION_INDEX", "4"), "JOB_COMPLETION_INDEX=4", "JCCL_WORLD_SIZE=4");
+            IllegalArgumentException e =
+                    fails(with(base, "JOB_COMPLETION_INDEX", "4"), "JOB_COMPLETION_INDEX=4", "JCCL_WORLD_SIZE=4");
             assertFalse(e.getMessage().contains("overrides"), e.getMessage());
         }
 
@@ -699,8 +925,18 @@ class LaunchEnvironmentTest {
         @Test
         void torchrunInAJobSetIsTorchrun() {
             // JCCL_WORLD_SIZE would override torchrun's WORLD_SIZE, so a torchrun pod template leaves it out.
-            Launch l = detect(with(without(base, "JCCL_WORLD_SIZE"), "RANK", "5", "WORLD_SIZE", "8", "MASTER_ADDR", "master-0",
-                    "MASTER_PORT", "29500", "TORCHELASTIC_RUN_ID", "r"));
+            Launch l = detect(with(
+                    without(base, "JCCL_WORLD_SIZE"),
+                    "RANK",
+                    "5",
+                    "WORLD_SIZE",
+                    "8",
+                    "MASTER_ADDR",
+                    "master-0",
+                    "MASTER_PORT",
+                    "29500",
+                    "TORCHELASTIC_RUN_ID",
+                    "r"));
             assertEquals("torchrun", l.launcher());
             assertEquals(5, l.rank());
             assertEquals(8, l.size());
@@ -724,7 +960,10 @@ class LaunchEnvironmentTest {
             Launch l = LaunchEnvironment.detect(with(base, "JCCL_ROOT", "[::1]:4242"));
             assertEquals("0:0:0:0:0:0:0:1", root(l).getAddress().getHostAddress());
             assertEquals(4242, root(l).getPort());
-            assertEquals(LaunchEnvironment.DEFAULT_PORT, root(LaunchEnvironment.detect(with(base, "JCCL_ROOT", "[::1]"))).getPort());
+            assertEquals(
+                    LaunchEnvironment.DEFAULT_PORT,
+                    root(LaunchEnvironment.detect(with(base, "JCCL_ROOT", "[::1]")))
+                            .getPort());
         }
 
         @Test
@@ -737,8 +976,9 @@ class LaunchEnvironmentTest {
         @Test
         void ipv6LiteralThatIsNotAnAddressFailsAtOnce() {
             AtomicInteger tries = new AtomicInteger();
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LaunchEnvironment.detect(
-                    with(base, "JCCL_ROOT", "[::zz]:1"), host -> {
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> LaunchEnvironment.detect(with(base, "JCCL_ROOT", "[::zz]:1"), host -> {
                         tries.incrementAndGet();
                         throw new UnknownHostException(host);
                     }));
@@ -747,19 +987,22 @@ class LaunchEnvironmentTest {
         }
 
         @ParameterizedTest(name = "[{index}] ''{0}''")
-        @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-            "host:abc        | port 'abc'",
-            "host:0          | port '0'",
-            "host:65536      | port '65536'",
-            "host:           | port ''",
-            ":4242           | no host",
-            "[]:4242         | no host",
-            "::1:4242        | IPv6 address without brackets",
-            "fe80::1         | IPv6 address without brackets",
-            "[::1            | never closes",
-            "[::1]4242       | after ']'",
-            "tcp://host:4242 | scheme",
-        })
+        @CsvSource(
+                delimiter = '|',
+                quoteCharacter = '"',
+                value = {
+                    "host:abc        | port 'abc'",
+                    "host:0          | port '0'",
+                    "host:65536      | port '65536'",
+                    "host:           | port ''",
+                    ":4242           | no host",
+                    "[]:4242         | no host",
+                    "::1:4242        | IPv6 address without brackets",
+                    "fe80::1         | IPv6 address without brackets",
+                    "[::1            | never closes",
+                    "[::1]4242       | after ']'",
+                    "tcp://host:4242 | scheme",
+                })
         void malformed(String value, String fault) {
             IllegalArgumentException e = fails(with(base, "JCCL_ROOT", value), "JCCL_ROOT='" + value + "'", fault);
             assertTrue(e.getMessage().contains("[ipv6]:port"), e.getMessage());
@@ -772,13 +1015,18 @@ class LaunchEnvironmentTest {
 
         @Test
         void explicit() {
-            assertArrayEquals(HexFormat.of().parseHex(SECRET), detect(with(base, "JCCL_SECRET", SECRET)).id().secret());
-            assertArrayEquals(HexFormat.of().parseHex(SECRET), detect(with(base, "JCCL_SECRET", SECRET.toUpperCase())).id().secret());
+            assertArrayEquals(
+                    HexFormat.of().parseHex(SECRET),
+                    detect(with(base, "JCCL_SECRET", SECRET)).id().secret());
+            assertArrayEquals(
+                    HexFormat.of().parseHex(SECRET),
+                    detect(with(base, "JCCL_SECRET", SECRET.toUpperCase())).id().secret());
         }
 
         @Test
         void wrongLengthIsNamedButNotEchoed() {
-            IllegalArgumentException e = fails(with(base, "JCCL_SECRET", "abcdef0123"), "JCCL_SECRET", "32 hex digits", "got 10");
+            IllegalArgumentException e =
+                    fails(with(base, "JCCL_SECRET", "abcdef0123"), "JCCL_SECRET", "32 hex digits", "got 10");
             assertFalse(e.getMessage().contains("abcdef0123"), e.getMessage());
         }
 
@@ -798,7 +1046,11 @@ class LaunchEnvironmentTest {
             assertFalse(Arrays.equals(plain.id().secret(), job.id().secret()));
             assertFalse(Arrays.equals(job.id().secret(), otherJob.id().secret()));
             assertFalse(Arrays.equals(plain.id().secret(), otherRoot.id().secret()));
-            assertArrayEquals(job.id().secret(), detect(with(base, "JCCL_JOB_ID", "a", "JCCL_RANK", "1")).id().secret());
+            assertArrayEquals(
+                    job.id().secret(),
+                    detect(with(base, "JCCL_JOB_ID", "a", "JCCL_RANK", "1"))
+                            .id()
+                            .secret());
         }
     }
 
@@ -806,11 +1058,36 @@ class LaunchEnvironmentTest {
     class Precedence {
         /** Every launcher at once, each with its own rank. */
         final Map<String, String> all = env(
-                "JCCL_RANK", "0", "JCCL_WORLD_SIZE", "10", "JCCL_ID", ID,
-                "OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "10",
-                "RANK", "2", "WORLD_SIZE", "10", "MASTER_ADDR", "master-0", "MASTER_PORT", "29500", "TORCHELASTIC_RUN_ID", "x",
-                "SLURM_PROCID", "3", "SLURM_NTASKS", "10", "SLURM_STEP_ID", "0", "SLURM_STEP_NODELIST", "node01",
-                "JOB_COMPLETION_INDEX", "4");
+                "JCCL_RANK",
+                "0",
+                "JCCL_WORLD_SIZE",
+                "10",
+                "JCCL_ID",
+                ID,
+                "OMPI_COMM_WORLD_RANK",
+                "1",
+                "OMPI_COMM_WORLD_SIZE",
+                "10",
+                "RANK",
+                "2",
+                "WORLD_SIZE",
+                "10",
+                "MASTER_ADDR",
+                "master-0",
+                "MASTER_PORT",
+                "29500",
+                "TORCHELASTIC_RUN_ID",
+                "x",
+                "SLURM_PROCID",
+                "3",
+                "SLURM_NTASKS",
+                "10",
+                "SLURM_STEP_ID",
+                "0",
+                "SLURM_STEP_NODELIST",
+                "node01",
+                "JOB_COMPLETION_INDEX",
+                "4");
 
         @Test
         void inOrder() {
@@ -836,8 +1113,17 @@ class LaunchEnvironmentTest {
 
         @Test
         void jcclVariablesOverrideTheLauncher() {
-            Map<String, String> mpi = env("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "4", "OMPI_COMM_WORLD_LOCAL_RANK", "1",
-                    "OMPI_COMM_WORLD_LOCAL_SIZE", "2", "JCCL_ID", ID);
+            Map<String, String> mpi = env(
+                    "OMPI_COMM_WORLD_RANK",
+                    "1",
+                    "OMPI_COMM_WORLD_SIZE",
+                    "4",
+                    "OMPI_COMM_WORLD_LOCAL_RANK",
+                    "1",
+                    "OMPI_COMM_WORLD_LOCAL_SIZE",
+                    "2",
+                    "JCCL_ID",
+                    ID);
             Launch l = detect(with(mpi, "JCCL_WORLD_SIZE", "8", "JCCL_LOCAL_RANK", "0", "JCCL_LOCAL_SIZE", "1"));
             assertEquals("openmpi", l.launcher());
             assertEquals(1, l.rank());
@@ -857,20 +1143,36 @@ class LaunchEnvironmentTest {
     class NoLauncher {
         @Test
         void emptyEnvironmentListsWhatEachLauncherSets() {
-            IllegalArgumentException e = fails(Map.of(), "no launcher found", "JCCL_RANK", "JCCL_WORLD_SIZE", "JCCL_ID",
-                    "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "SLURM_NTASKS", "RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT",
-                    "JOB_COMPLETION_INDEX", "JCCL_ROOT", "Jccl.init");
+            IllegalArgumentException e = fails(
+                    Map.of(),
+                    "no launcher found",
+                    "JCCL_RANK",
+                    "JCCL_WORLD_SIZE",
+                    "JCCL_ID",
+                    "OMPI_COMM_WORLD_RANK",
+                    "SLURM_PROCID",
+                    "SLURM_NTASKS",
+                    "RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT",
+                    "JOB_COMPLETION_INDEX",
+                    "JCCL_ROOT",
+                    "Jccl.init");
             assertFalse(e.getMessage().contains("srun."), e.getMessage());
         }
 
         @Test
         void namesWhatItFoundWithoutARank() {
-            fails(env("JCCL_WORLD_SIZE", "4", "JCCL_ROOT", "x:1"), "found JCCL_WORLD_SIZE, JCCL_ROOT", "nothing that gives this process's rank");
+            fails(
+                    env("JCCL_WORLD_SIZE", "4", "JCCL_ROOT", "x:1"),
+                    "found JCCL_WORLD_SIZE, JCCL_ROOT",
+                    "nothing that gives this process's rank");
         }
 
         @Test
         void insideASlurmAllocationSuggestsSrun() {
-            fails(env("SLURM_JOB_ID", "12", "SLURM_NTASKS", "4"), "found SLURM_JOB_ID, SLURM_NTASKS", "start the ranks with srun");
+            fails(
+                    env("SLURM_JOB_ID", "12", "SLURM_NTASKS", "4"),
+                    "found SLURM_JOB_ID, SLURM_NTASKS",
+                    "start the ranks with srun");
         }
     }
 
@@ -879,7 +1181,8 @@ class LaunchEnvironmentTest {
         Launch l = detect(env("JCCL_RANK", "1", "JCCL_WORLD_SIZE", "4", "JCCL_ID", ID));
         String s = l.toString();
         assertFalse(s.contains("00112233445566778899aabbccddeeff"), s);
-        assertTrue(s.contains("rank=1") && s.contains("size=4") && s.contains("127.0.0.1:40123") && s.contains("jccl"), s);
+        assertTrue(
+                s.contains("rank=1") && s.contains("size=4") && s.contains("127.0.0.1:40123") && s.contains("jccl"), s);
     }
 
     @Test

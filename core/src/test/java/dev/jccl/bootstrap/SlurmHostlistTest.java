@@ -1,15 +1,14 @@
 package dev.jccl.bootstrap;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
-import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @Timeout(10)
 class SlurmHostlistTest {
@@ -56,14 +55,16 @@ class SlurmHostlistTest {
 
     @Test
     void commasInsideAndOutsideBrackets() {
-        assertEquals(List.of("node01", "node02", "node03", "node07", "gpu-a1", "gpu-a2"),
+        assertEquals(
+                List.of("node01", "node02", "node03", "node07", "gpu-a1", "gpu-a2"),
                 SlurmHostlist.expand("node[01-03,07],gpu-a[1-2]"));
         assertEquals("node01", SlurmHostlist.first("node[01-03,07],gpu-a[1-2]"));
     }
 
     @Test
     void severalGroupsInOneNameMultiplyLeftmostSlowest() {
-        assertEquals(List.of("rack1-node01", "rack1-node02", "rack2-node01", "rack2-node02"),
+        assertEquals(
+                List.of("rack1-node01", "rack1-node02", "rack2-node01", "rack2-node02"),
                 SlurmHostlist.expand("rack[1-2]-node[01-02]"));
         assertEquals("rack1-node01", SlurmHostlist.first("rack[1-2]-node[01-02]"));
     }
@@ -100,7 +101,9 @@ class SlurmHostlistTest {
     @Test
     void mixedRealisticList() {
         List<String> hosts = SlurmHostlist.expand("gpu-[001-003],cpu-a[1-2]b[7,9],login");
-        assertEquals(List.of("gpu-001", "gpu-002", "gpu-003", "cpu-a1b7", "cpu-a1b9", "cpu-a2b7", "cpu-a2b9", "login"), hosts);
+        assertEquals(
+                List.of("gpu-001", "gpu-002", "gpu-003", "cpu-a1b7", "cpu-a1b9", "cpu-a2b7", "cpu-a2b9", "login"),
+                hosts);
     }
 
     @Test
@@ -114,35 +117,38 @@ class SlurmHostlistTest {
     @Test
     void firstDoesNotExpandAHugeList() {
         assertEquals("n0", SlurmHostlist.first("n[0-999999999999]"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> SlurmHostlist.expand("n[0-999999999999]"));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> SlurmHostlist.expand("n[0-999999999999]"));
         assertTrue(e.getMessage().contains("more than"), e.getMessage());
     }
 
     @ParameterizedTest(name = "[{index}] ''{0}''")
-    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-        "node[1-3        | is never closed",
-        "node1-3]        | without a '['",
-        "node[[1-2]]     | inside brackets",
-        "node[1-[2]]     | inside brackets",
-        "node[]          | empty brackets",
-        "node[1,]        | empty range",
-        "node[,1]        | empty range",
-        "node[1,,2]      | empty range",
-        "node[3-1]       | runs backwards",
-        "node[10-09]     | runs backwards",
-        "node[a-b]       | not a number",
-        "node[1-]        | not a number",
-        "node[-3]        | not a number",
-        "node[1-2-3]     | not a number",
-        "node[1 - 2]     | not a number",
-        "node[0x1]       | not a number",
-        "node[1234567890123456789] | too many digits",
-        "a,,b            | empty host name",
-        ",a              | empty host name",
-        "a,              | no host name after",
-        "a, ,b           | empty host name",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "node[1-3        | is never closed",
+                "node1-3]        | without a '['",
+                "node[[1-2]]     | inside brackets",
+                "node[1-[2]]     | inside brackets",
+                "node[]          | empty brackets",
+                "node[1,]        | empty range",
+                "node[,1]        | empty range",
+                "node[1,,2]      | empty range",
+                "node[3-1]       | runs backwards",
+                "node[10-09]     | runs backwards",
+                "node[a-b]       | not a number",
+                "node[1-]        | not a number",
+                "node[-3]        | not a number",
+                "node[1-2-3]     | not a number",
+                "node[1 - 2]     | not a number",
+                "node[0x1]       | not a number",
+                "node[1234567890123456789] | too many digits",
+                "a,,b            | empty host name",
+                ",a              | empty host name",
+                "a,              | no host name after",
+                "a, ,b           | empty host name",
+            })
     void malformed(String expr, String fault) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SlurmHostlist.expand(expr));
         assertTrue(e.getMessage().contains(fault), e.getMessage());
@@ -153,7 +159,8 @@ class SlurmHostlistTest {
 
     @Test
     void malformedReportsThePosition() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SlurmHostlist.expand("ok[1-2],bad[9-3]"));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> SlurmHostlist.expand("ok[1-2],bad[9-3]"));
         assertTrue(e.getMessage().contains("position 12"), e.getMessage());
     }
 

@@ -5,7 +5,6 @@ import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.conformance.GuardedBuffers.Mem;
 import dev.jccl.conformance.TestData.Dist;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -24,31 +23,35 @@ import java.util.function.LongUnaryOperator;
 import java.util.function.Supplier;
 
 /**
- * The collective conformance battery, run by every rank of one communicator through the public
- * API only. Every rank makes the same calls in the same order (the case list depends on the
- * communicator's size alone), checks its own results against {@link Reference}, and returns what
- * went wrong; an empty list is a pass.
+ * The collective conformance battery, run by every rank of one communicator through the public API only. Every rank
+ * makes the same calls in the same order (the case list depends on the communicator's size alone), checks its own
+ * results against {@link Reference}, and returns what went wrong; an empty list is a pass.
  *
  * <h2>What each case checks</h2>
+ *
  * <ul>
- *   <li>the counted region of every written buffer, element by element, bit-exact (tolerance only
- *       for the gaussian SUM cases);</li>
- *   <li>that buffers a rank must not write (a non-root's Reduce recv) still hold the sentinel,
- *       and that send buffers still hold their input;</li>
- *   <li>that the {@link GuardedBuffers#GUARD} bytes after every buffer are untouched.</li>
+ *   <li>the counted region of every written buffer, element by element, bit-exact (tolerance only for the gaussian SUM
+ *       cases);
+ *   <li>that buffers a rank must not write (a non-root's Reduce recv) still hold the sentinel, and that send buffers
+ *       still hold their input;
+ *   <li>that the {@link GuardedBuffers#GUARD} bytes after every buffer are untouched.
  * </ul>
- * A call that throws ends the battery: this rank records it and aborts the communicator, so that
- * peers fail at once instead of waiting on it; later cases could not stay in step anyway.
+ *
+ * A call that throws ends the battery: this rank records it and aborts the communicator, so that peers fail at once
+ * instead of waiting on it; later cases could not stay in step anyway.
  *
  * <h2>Matrix ({@link Plan#FULL}): about 3,500 calls per rank</h2>
+ *
  * <pre>
  * collective     types × ops                           counts                        place    memory       roots
  * allReduce      10 × 5                                0 1 2 7 13 97 1021            oop+in   heap+native
  *                10 × SUM; FLOAT32, INT8 × the other 4 65537 and 3 MiB + 3 (odd)     both     alternating
  *                FLOAT16 BFLOAT16 FLOAT32 FLOAT64 SUM  gaussian, 1021 and 65537      both     both
- * reduce         as allReduce                          as allReduce                  both     alternating  every root per type × op
+ * reduce         as allReduce                          as allReduce                  both     alternating  every root
+ *                                                                                                    per type × op
  * reduceScatter  as allReduce                          per-rank block; big ≈ 3 MiB / size
- * broadcast      10 types (random bit patterns)        small counts                  both     alternating  every root × type
+ * broadcast      10 types (random bit patterns)        small counts                  both     alternating  every root
+ *                                                                                                           × type
  *                10                                    65537, 3 MiB + 3              both     alternating  rotating
  * allGather      10                                    small, 65537, ≈ 3 MiB / size  both     alternating
  * allToAll       10                                    small, 65537, ≈ 3 MiB / size  oop only (in place is refused)
@@ -67,8 +70,9 @@ import java.util.function.Supplier;
  * split          (rank % 2, size - rank): size, rank order, allReduce, allGather; SPLIT_NOCOLOR; parent after
  * barrier        3 rounds: every rank's exit is after every rank's entry
  * </pre>
- * {@link Plan#PROCESS} (ranks in separate JVMs) keeps every dimension with fewer small counts and
- * the several-MiB count for SUM only: about 2,350 calls per rank.
+ *
+ * {@link Plan#PROCESS} (ranks in separate JVMs) keeps every dimension with fewer small counts and the several-MiB count
+ * for SUM only: about 2,350 calls per rank.
  */
 public final class ConformanceBody {
 
@@ -77,10 +81,10 @@ public final class ConformanceBody {
         /** The conformance suite proper. */
         public static final Plan FULL = new Plan(new long[] {0, 1, 2, 7, 13, 97, 1021}, 65537, 3L << 20, true, 32);
         /**
-         * For ranks in separate JVMs, where every rank warms up its own JIT and regenerates every
-         * other rank's input on its own core: the same dimensions, four of the seven small counts
-         * (0, 1, 13, 1021), and the several-MiB count with SUM only (the other ops at 65537).
-         * Threads-as-ranks run {@link #FULL}; the transport between ranks is the same.
+         * For ranks in separate JVMs, where every rank warms up its own JIT and regenerates every other rank's input on
+         * its own core: the same dimensions, four of the seven small counts (0, 1, 13, 1021), and the several-MiB count
+         * with SUM only (the other ops at 65537). Threads-as-ranks run {@link #FULL}; the transport between ranks is
+         * the same.
          */
         public static final Plan PROCESS = new Plan(new long[] {0, 1, 13, 1021}, 65537, 3L << 20, false, 32);
         /** The same dimensions with fewer and smaller cases: for the suite's own self-test. */
@@ -159,8 +163,8 @@ public final class ConformanceBody {
     }
 
     /**
-     * Only the sendRecv sections of the battery (the call patterns, and sendRecv against plain
-     * send/recv), for running them under other settings, such as small chunks.
+     * Only the sendRecv sections of the battery (the call patterns, and sendRecv against plain send/recv), for running
+     * them under other settings, such as small chunks.
      */
     public static List<String> runSendRecv(Communicator comm, Plan plan, Consumer<String> progress) {
         ConformanceBody body = new ConformanceBody(comm, plan);
@@ -179,14 +183,28 @@ public final class ConformanceBody {
         long firstCase = caseNo;
         int failedBefore = failures.size() + unrecorded;
         cases.run();
-        progress.accept(String.format("rank %d/%d: %-14s %5d cases %6.1f s%s", rank, size, name, caseNo - firstCase,
-                (System.nanoTime() - start) / 1e9, failures.size() + unrecorded > failedBefore ? "  FAILURES" : ""));
+        progress.accept(String.format(
+                "rank %d/%d: %-14s %5d cases %6.1f s%s",
+                rank,
+                size,
+                name,
+                caseNo - firstCase,
+                (System.nanoTime() - start) / 1e9,
+                failures.size() + unrecorded > failedBefore ? "  FAILURES" : ""));
     }
 
     // ------------------------------------------------------------------ cases and failures
 
     /** One call's parameters; its text is the failure's prefix. */
-    record Case(String collective, DataType type, ReduceOp op, long count, int root, boolean inPlace, String mem, long seed) {
+    record Case(
+            String collective,
+            DataType type,
+            ReduceOp op,
+            long count,
+            int root,
+            boolean inPlace,
+            String mem,
+            long seed) {
         @Override
         public String toString() {
             return collective + " " + type + (op == null ? "" : " " + op) + " count=" + count
@@ -238,7 +256,9 @@ public final class ConformanceBody {
     private static String describe(Throwable t) {
         StringBuilder sb = new StringBuilder(t.toString());
         StackTraceElement[] st = t.getStackTrace();
-        for (int i = 0; i < Math.min(6, st.length); i++) sb.append("\n        at ").append(st[i]);
+        for (int i = 0; i < Math.min(6, st.length); i++) {
+            sb.append("\n        at ").append(st[i]);
+        }
         Throwable cause = t.getCause();
         if (cause != null && cause != t) sb.append("\n    caused by ").append(describe(cause));
         return sb.toString();
@@ -279,7 +299,8 @@ public final class ConformanceBody {
 
     // ------------------------------------------------------------------ checks
 
-    private void expectBits(Case c, String what, MemorySegment seg, DataType t, long count, LongUnaryOperator expected) {
+    private void expectBits(
+            Case c, String what, MemorySegment seg, DataType t, long count, LongUnaryOperator expected) {
         long wrong = 0;
         long first = -1;
         long firstExpected = 0;
@@ -297,9 +318,12 @@ public final class ConformanceBody {
             }
         }
         if (wrong > 0) {
-            fail(c, what + ": " + wrong + " of " + count + " elements wrong, first at index " + first
-                    + ": expected " + Elements.describe(t, firstExpected) + ", actual " + Elements.describe(t, firstActual)
-                    + (firstActual == sentinelBits(t) ? " (the sentinel: never written)" : ""));
+            fail(
+                    c,
+                    what + ": " + wrong + " of " + count + " elements wrong, first at index " + first
+                            + ": expected " + Elements.describe(t, firstExpected) + ", actual "
+                            + Elements.describe(t, firstActual)
+                            + (firstActual == sentinelBits(t) ? " (the sentinel: never written)" : ""));
         }
     }
 
@@ -308,7 +332,8 @@ public final class ConformanceBody {
     }
 
     /** Rank {@code src}'s input elements {@code first..first+count-1} are in {@code seg} at 0... */
-    private void expectInput(Case c, String what, MemorySegment seg, DataType t, long count, long seed, int src, long first, Dist d) {
+    private void expectInput(
+            Case c, String what, MemorySegment seg, DataType t, long count, long seed, int src, long first, Dist d) {
         long base = TestData.base(seed, src);
         expectBits(c, what, seg, t, count, i -> TestData.bitsFromBase(base, first + i, t, d));
     }
@@ -321,13 +346,18 @@ public final class ConformanceBody {
     private void expectSentinel(Case c, String what, MemorySegment seg, long from, long to) {
         long bad = GuardedBuffers.firstNonSentinel(seg, from, to);
         if (bad >= 0) {
-            fail(c, what + ": byte " + bad + " was written (0x" + Integer.toHexString(Byte.toUnsignedInt(seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, bad)))
-                    + ", sentinel 0xa5); the region " + from + ".." + to + " must stay untouched");
+            fail(
+                    c,
+                    what + ": byte " + bad + " was written (0x"
+                            + Integer.toHexString(
+                                    Byte.toUnsignedInt(seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, bad)))
+                            + ", sentinel 0xa5); the region " + from + ".." + to + " must stay untouched");
         }
     }
 
     /** Exact or gaussian reduction result of element {@code offset + i} in {@code seg} at {@code i}. */
-    private void expectReduced(Case c, String what, MemorySegment seg, long count, Reference.Reduction red, long offset, Dist d) {
+    private void expectReduced(
+            Case c, String what, MemorySegment seg, long count, Reference.Reduction red, long offset, Dist d) {
         DataType t = c.type();
         if (d != Dist.GAUSSIAN) {
             expectBits(c, what, seg, t, count, i -> red.expected(offset + i));
@@ -342,12 +372,15 @@ public final class ConformanceBody {
             double a = Elements.floatValue(t, bits);
             if (!(Math.abs(a - exact) <= tol)) {
                 if (firstBad == null) {
-                    firstBad = "first at index " + i + ": expected " + exact + " ± " + tol + ", actual " + Elements.describe(t, bits);
+                    firstBad = "first at index " + i + ": expected " + exact + " ± " + tol + ", actual "
+                            + Elements.describe(t, bits);
                 }
                 wrong++;
             }
         }
-        if (wrong > 0) fail(c, what + ": " + wrong + " of " + count + " elements outside the rounding tolerance, " + firstBad);
+        if (wrong > 0) {
+            fail(c, what + ": " + wrong + " of " + count + " elements outside the rounding tolerance, " + firstBad);
+        }
     }
 
     // ------------------------------------------------------------------ AllReduce
@@ -374,7 +407,15 @@ public final class ConformanceBody {
                 if (op == ReduceOp.SUM) continue;
                 allReduce(t, op, plan.mediumCount(), false, Mem.NATIVE, TestData.exactFor(t, op));
                 allReduce(t, op, plan.mediumCount(), true, Mem.HEAP, TestData.exactFor(t, op));
-                if (plan.bigForEveryOp()) allReduce(t, op, bigCount(t), op.ordinal() % 2 == 0, alternate(op.ordinal()), TestData.exactFor(t, op));
+                if (plan.bigForEveryOp()) {
+                    allReduce(
+                            t,
+                            op,
+                            bigCount(t),
+                            op.ordinal() % 2 == 0,
+                            alternate(op.ordinal()),
+                            TestData.exactFor(t, op));
+                }
             }
         }
         for (DataType t : floatTypes()) {
@@ -389,7 +430,8 @@ public final class ConformanceBody {
 
     private void allReduce(DataType t, ReduceOp op, long count, boolean inPlace, Mem mem, Dist d) {
         long seed = nextSeed();
-        Case c = new Case("allReduce", t, op, count, -1, inPlace, mem.label + (d == Dist.GAUSSIAN ? " gaussian" : ""), seed);
+        Case c = new Case(
+                "allReduce", t, op, count, -1, inPlace, mem.label + (d == Dist.GAUSSIAN ? " gaussian" : ""), seed);
         long bytes = count * t.byteSize();
         Reference.Reduction red = new Reference.Reduction(seed, size, t, op, d);
         withArena(mem, arena -> {
@@ -420,23 +462,67 @@ public final class ConformanceBody {
                 int k = 0;
                 for (long count : plan.smallCounts()) {
                     // k walks every root for every type × op (there are more counts × places than ranks)
-                    reduce(t, op, count, (k + t.ordinal() + op.ordinal()) % size, false, alternate(k / 2), TestData.exactFor(t, op));
+                    reduce(
+                            t,
+                            op,
+                            count,
+                            (k + t.ordinal() + op.ordinal()) % size,
+                            false,
+                            alternate(k / 2),
+                            TestData.exactFor(t, op));
                     k++;
-                    reduce(t, op, count, (k + t.ordinal() + op.ordinal()) % size, true, alternate(k / 2 + 1), TestData.exactFor(t, op));
+                    reduce(
+                            t,
+                            op,
+                            count,
+                            (k + t.ordinal() + op.ordinal()) % size,
+                            true,
+                            alternate(k / 2 + 1),
+                            TestData.exactFor(t, op));
                     k++;
                 }
             }
         }
         int r = 0;
         for (DataType t : TYPES) {
-            reduce(t, ReduceOp.SUM, plan.mediumCount(), r++ % size, t.ordinal() % 2 == 0, alternate(t.ordinal()), TestData.exactFor(t, ReduceOp.SUM));
-            reduce(t, ReduceOp.SUM, bigCount(t), r++ % size, false, alternate(t.ordinal() + 1), TestData.exactFor(t, ReduceOp.SUM));
+            reduce(
+                    t,
+                    ReduceOp.SUM,
+                    plan.mediumCount(),
+                    r++ % size,
+                    t.ordinal() % 2 == 0,
+                    alternate(t.ordinal()),
+                    TestData.exactFor(t, ReduceOp.SUM));
+            reduce(
+                    t,
+                    ReduceOp.SUM,
+                    bigCount(t),
+                    r++ % size,
+                    false,
+                    alternate(t.ordinal() + 1),
+                    TestData.exactFor(t, ReduceOp.SUM));
         }
         for (DataType t : new DataType[] {DataType.FLOAT32, DataType.INT8}) {
             for (ReduceOp op : OPS) {
                 if (op == ReduceOp.SUM) continue;
-                reduce(t, op, plan.mediumCount(), r++ % size, op.ordinal() % 2 == 1, alternate(op.ordinal()), TestData.exactFor(t, op));
-                if (plan.bigForEveryOp()) reduce(t, op, bigCount(t), r++ % size, op.ordinal() % 2 == 0, alternate(op.ordinal() + 1), TestData.exactFor(t, op));
+                reduce(
+                        t,
+                        op,
+                        plan.mediumCount(),
+                        r++ % size,
+                        op.ordinal() % 2 == 1,
+                        alternate(op.ordinal()),
+                        TestData.exactFor(t, op));
+                if (plan.bigForEveryOp()) {
+                    reduce(
+                            t,
+                            op,
+                            bigCount(t),
+                            r++ % size,
+                            op.ordinal() % 2 == 0,
+                            alternate(op.ordinal() + 1),
+                            TestData.exactFor(t, op));
+                }
             }
         }
         for (DataType t : floatTypes()) {
@@ -447,7 +533,8 @@ public final class ConformanceBody {
 
     private void reduce(DataType t, ReduceOp op, long count, int root, boolean inPlace, Mem mem, Dist d) {
         long seed = nextSeed();
-        Case c = new Case("reduce", t, op, count, root, inPlace, mem.label + (d == Dist.GAUSSIAN ? " gaussian" : ""), seed);
+        Case c = new Case(
+                "reduce", t, op, count, root, inPlace, mem.label + (d == Dist.GAUSSIAN ? " gaussian" : ""), seed);
         long bytes = count * t.byteSize();
         Reference.Reduction red = new Reference.Reduction(seed, size, t, op, d);
         withArena(mem, arena -> {
@@ -492,14 +579,40 @@ public final class ConformanceBody {
             }
         }
         for (DataType t : TYPES) {
-            reduceScatter(t, ReduceOp.SUM, plan.mediumCount(), t.ordinal() % 2 == 1, alternate(t.ordinal()), TestData.exactFor(t, ReduceOp.SUM));
-            reduceScatter(t, ReduceOp.SUM, bigBlockCount(t), t.ordinal() % 2 == 0, alternate(t.ordinal() + 1), TestData.exactFor(t, ReduceOp.SUM));
+            reduceScatter(
+                    t,
+                    ReduceOp.SUM,
+                    plan.mediumCount(),
+                    t.ordinal() % 2 == 1,
+                    alternate(t.ordinal()),
+                    TestData.exactFor(t, ReduceOp.SUM));
+            reduceScatter(
+                    t,
+                    ReduceOp.SUM,
+                    bigBlockCount(t),
+                    t.ordinal() % 2 == 0,
+                    alternate(t.ordinal() + 1),
+                    TestData.exactFor(t, ReduceOp.SUM));
         }
         for (DataType t : new DataType[] {DataType.FLOAT32, DataType.INT8}) {
             for (ReduceOp op : OPS) {
                 if (op == ReduceOp.SUM) continue;
-                reduceScatter(t, op, plan.mediumCount(), op.ordinal() % 2 == 0, alternate(op.ordinal()), TestData.exactFor(t, op));
-                if (plan.bigForEveryOp()) reduceScatter(t, op, bigBlockCount(t), op.ordinal() % 2 == 1, alternate(op.ordinal() + 1), TestData.exactFor(t, op));
+                reduceScatter(
+                        t,
+                        op,
+                        plan.mediumCount(),
+                        op.ordinal() % 2 == 0,
+                        alternate(op.ordinal()),
+                        TestData.exactFor(t, op));
+                if (plan.bigForEveryOp()) {
+                    reduceScatter(
+                            t,
+                            op,
+                            bigBlockCount(t),
+                            op.ordinal() % 2 == 1,
+                            alternate(op.ordinal() + 1),
+                            TestData.exactFor(t, op));
+                }
             }
         }
         for (DataType t : floatTypes()) {
@@ -510,7 +623,15 @@ public final class ConformanceBody {
 
     private void reduceScatter(DataType t, ReduceOp op, long recvCount, boolean inPlace, Mem mem, Dist d) {
         long seed = nextSeed();
-        Case c = new Case("reduceScatter", t, op, recvCount, -1, inPlace, mem.label + (d == Dist.GAUSSIAN ? " gaussian" : ""), seed);
+        Case c = new Case(
+                "reduceScatter",
+                t,
+                op,
+                recvCount,
+                -1,
+                inPlace,
+                mem.label + (d == Dist.GAUSSIAN ? " gaussian" : ""),
+                seed);
         long blockBytes = recvCount * t.byteSize();
         long sendCount = size * recvCount;
         Reference.Reduction red = new Reference.Reduction(seed, size, t, op, d);
@@ -566,7 +687,9 @@ public final class ConformanceBody {
             } else {
                 MemorySegment send = GuardedBuffers.allocate(mem, arena, bytes);
                 MemorySegment recv = GuardedBuffers.allocate(mem, arena, bytes);
-                TestData.fill(send, seed, rank, count, t, Dist.BITS); // non-roots' send is ignored, and must not change either
+                TestData.fill(
+                        send, seed, rank, count, t,
+                        Dist.BITS); // non-roots' send is ignored, and must not change either
                 call(c, () -> comm.broadcast(send, recv, count, t, root));
                 expectInput(c, "recv (root's data)", recv, t, count, seed, root, 0, Dist.BITS);
                 expectGuard(c, "recv", recv, bytes);
@@ -635,7 +758,8 @@ public final class ConformanceBody {
         long blockBytes = countPerPeer * t.byteSize();
         long total = size * countPerPeer;
         // block b of recv is block rank() of rank b's send
-        LongUnaryOperator expected = i -> TestData.bits(seed, (int) (i / countPerPeer), rank * countPerPeer + i % countPerPeer, t, Dist.BITS);
+        LongUnaryOperator expected = i ->
+                TestData.bits(seed, (int) (i / countPerPeer), rank * countPerPeer + i % countPerPeer, t, Dist.BITS);
         withArena(mem, arena -> {
             MemorySegment send = GuardedBuffers.allocate(mem, arena, size * blockBytes);
             MemorySegment recv = GuardedBuffers.allocate(mem, arena, size * blockBytes);
@@ -659,10 +783,10 @@ public final class ConformanceBody {
     }
 
     /**
-     * Ring: r sends to r+1 and receives from r-1. Even ranks send first, odd ranks receive first,
-     * so no cycle of blocked senders forms even if sends wait for their receiver (with an odd
-     * size, the last even rank sends to rank 0, which has finished sending by then). Two messages
-     * of different lengths per pair check that they match in call order.
+     * Ring: r sends to r+1 and receives from r-1. Even ranks send first, odd ranks receive first, so no cycle of
+     * blocked senders forms even if sends wait for their receiver (with an odd size, the last even rank sends to rank
+     * 0, which has finished sending by then). Two messages of different lengths per pair check that they match in call
+     * order.
      */
     private void sendRecvCases() {
         if (size < 2) return; // a rank sending to itself with blocking calls is not a defined pattern
@@ -680,8 +804,16 @@ public final class ConformanceBody {
         long seedA = nextSeed();
         long seedB = nextSeed();
         long countB = count / 2 + 1;
-        Case c = new Case("send/recv ring (" + rank + "→" + next() + ", " + prev() + "→" + rank + "), messages of "
-                + count + " then " + countB, t, null, count, -1, false, mem.label, seedA);
+        Case c = new Case(
+                "send/recv ring (" + rank + "→" + next() + ", " + prev() + "→" + rank + "), messages of " + count
+                        + " then " + countB,
+                t,
+                null,
+                count,
+                -1,
+                false,
+                mem.label,
+                seedA);
         long es = t.byteSize();
         withArena(mem, arena -> {
             MemorySegment sendA = GuardedBuffers.allocate(mem, arena, count * es);
@@ -703,9 +835,19 @@ public final class ConformanceBody {
                     comm.send(sendB, countB, t, next());
                 }
             });
-            expectInput(c, "first recv (first message from " + prev() + ")", recvA, t, count, seedA, prev(), 0, Dist.BITS);
+            expectInput(
+                    c, "first recv (first message from " + prev() + ")", recvA, t, count, seedA, prev(), 0, Dist.BITS);
             expectGuard(c, "first recv", recvA, count * es);
-            expectInput(c, "second recv (second message from " + prev() + ")", recvB, t, countB, seedB, prev(), 0, Dist.BITS);
+            expectInput(
+                    c,
+                    "second recv (second message from " + prev() + ")",
+                    recvB,
+                    t,
+                    countB,
+                    seedB,
+                    prev(),
+                    0,
+                    Dist.BITS);
             expectGuard(c, "second recv", recvB, countB * es);
             expectInput(c, "first send (must not change)", sendA, t, count, seedA, rank, 0, Dist.BITS);
             expectInput(c, "second send (must not change)", sendB, t, countB, seedB, rank, 0, Dist.BITS);
@@ -763,9 +905,9 @@ public final class ConformanceBody {
     private static final Exchange[] EXCHANGES = Exchange.values();
 
     /**
-     * Every type × small count as a ring, and again in the next pattern of the list, in place and
-     * out of place in turn; the medium count both ways for every type; the several-MiB count (more
-     * than one chunk, and not a multiple of one) for one type of each width, ring and pairs.
+     * Every type × small count as a ring, and again in the next pattern of the list, in place and out of place in turn;
+     * the medium count both ways for every type; the several-MiB count (more than one chunk, and not a multiple of one)
+     * for one type of each width, ring and pairs.
      */
     private void exchangeCases() {
         for (DataType t : TYPES) {
@@ -777,7 +919,12 @@ public final class ConformanceBody {
             }
         }
         for (DataType t : TYPES) {
-            exchange(t, plan.mediumCount(), EXCHANGES[t.ordinal() % EXCHANGES.length], t.ordinal() % 2 == 0, alternate(t.ordinal()));
+            exchange(
+                    t,
+                    plan.mediumCount(),
+                    EXCHANGES[t.ordinal() % EXCHANGES.length],
+                    t.ordinal() % 2 == 0,
+                    alternate(t.ordinal()));
             exchange(t, plan.mediumCount(), Exchange.RING, t.ordinal() % 2 == 1, alternate(t.ordinal() + 1));
             if (t.ordinal() % 3 == 0) {
                 exchange(t, bigCount(t), Exchange.RING, t.ordinal() % 2 == 0, alternate(t.ordinal()));
@@ -790,7 +937,15 @@ public final class ConformanceBody {
         long seed = nextSeed();
         int to = pattern.to(rank, size);
         int from = pattern.from(rank, size);
-        Case c = new Case("sendRecv " + pattern.label + " (to " + to + ", from " + from + ")", t, null, count, -1, inPlace, mem.label, seed);
+        Case c = new Case(
+                "sendRecv " + pattern.label + " (to " + to + ", from " + from + ")",
+                t,
+                null,
+                count,
+                -1,
+                inPlace,
+                mem.label,
+                seed);
         long bytes = count * t.byteSize();
         withArena(mem, arena -> {
             if (inPlace) {
@@ -825,14 +980,13 @@ public final class ConformanceBody {
     }
 
     /**
-     * Each half of a sendRecv meets a plain recv or send: in a ring (even ranks call sendRecv, odd
-     * ranks send and receive with blocking calls, so no two plain ranks are neighbours) and in pairs
-     * (the even rank of each pair calls sendRecv, the odd one answers with two blocking calls, in
-     * either order). A pair whose partner receives everything before it sends anything back
-     * only completes if the two halves of sendRecv do not wait for each other; with the several-MiB
-     * count (more than one chunk) that is checked here. In place, what arrives must wait for the
-     * same chunk to have left, so in place is paired with a partner that receives first (except
-     * for small counts, which the sockets buffer whatever the order).
+     * Each half of a sendRecv meets a plain recv or send: in a ring (even ranks call sendRecv, odd ranks send and
+     * receive with blocking calls, so no two plain ranks are neighbours) and in pairs (the even rank of each pair calls
+     * sendRecv, the odd one answers with two blocking calls, in either order). A pair whose partner receives everything
+     * before it sends anything back only completes if the two halves of sendRecv do not wait for each other; with the
+     * several-MiB count (more than one chunk) that is checked here. In place, what arrives must wait for the same chunk
+     * to have left, so in place is paired with a partner that receives first (except for small counts, which the
+     * sockets buffer whatever the order).
      */
     private void mixedExchangeCases() {
         if (size < 2) return; // with one rank the plain calls would be a send to itself
@@ -860,8 +1014,16 @@ public final class ConformanceBody {
         // In pairs with an odd size the last rank has no partner and exchanges with itself.
         boolean callsSendRecv = rank % 2 == 0 || to == rank;
         boolean mine = callsSendRecv && inPlace;
-        Case c = new Case((callsSendRecv ? "sendRecv" : order.label) + " in a " + pattern.label + " of sendRecv and plain send/recv (to "
-                + to + ", from " + from + ")", t, null, count, -1, mine, mem.label, seed);
+        Case c = new Case(
+                (callsSendRecv ? "sendRecv" : order.label) + " in a " + pattern.label
+                        + " of sendRecv and plain send/recv (to " + to + ", from " + from + ")",
+                t,
+                null,
+                count,
+                -1,
+                mine,
+                mem.label,
+                seed);
         long bytes = count * t.byteSize();
         withArena(mem, arena -> {
             MemorySegment send = GuardedBuffers.allocate(mem, arena, bytes);
@@ -931,12 +1093,27 @@ public final class ConformanceBody {
 
     private void arrayAllReduce(Object a, DataType t, ReduceOp op, boolean useImplied) {
         switch (a) {
-            case byte[] x -> { if (useImplied) comm.allReduce(x, op); else comm.allReduce(x, t, op); }
+            case byte[] x -> {
+                if (useImplied) comm.allReduce(x, op);
+                else comm.allReduce(x, t, op);
+            }
             case short[] x -> comm.allReduce(x, t, op);
-            case int[] x -> { if (useImplied) comm.allReduce(x, op); else comm.allReduce(x, t, op); }
-            case long[] x -> { if (useImplied) comm.allReduce(x, op); else comm.allReduce(x, t, op); }
-            case float[] x -> { if (useImplied) comm.allReduce(x, op); else comm.allReduce(x, t, op); }
-            case double[] x -> { if (useImplied) comm.allReduce(x, op); else comm.allReduce(x, t, op); }
+            case int[] x -> {
+                if (useImplied) comm.allReduce(x, op);
+                else comm.allReduce(x, t, op);
+            }
+            case long[] x -> {
+                if (useImplied) comm.allReduce(x, op);
+                else comm.allReduce(x, t, op);
+            }
+            case float[] x -> {
+                if (useImplied) comm.allReduce(x, op);
+                else comm.allReduce(x, t, op);
+            }
+            case double[] x -> {
+                if (useImplied) comm.allReduce(x, op);
+                else comm.allReduce(x, t, op);
+            }
             default -> throw new AssertionError();
         }
     }
@@ -1038,14 +1215,16 @@ public final class ConformanceBody {
     }
 
     /**
-     * Every array overload with every type it can carry. Arrays are exactly {@code count} long (no
-     * guard), so these also prove that exact-size buffers are accepted.
+     * Every array overload with every type it can carry. Arrays are exactly {@code count} long (no guard), so these
+     * also prove that exact-size buffers are accepted.
      */
     private void arrayCases() {
         long[] counts = {0, 13, 97, 1021};
         int k = 0;
         for (DataType t : TYPES) {
-            for (boolean ints : t == DataType.FLOAT32 || t == DataType.FLOAT64 ? new boolean[] {false, true} : new boolean[] {false}) {
+            for (boolean ints : t == DataType.FLOAT32 || t == DataType.FLOAT64
+                    ? new boolean[] {false, true}
+                    : new boolean[] {false}) {
                 for (ReduceOp op : OPS) {
                     int count = (int) counts[k % counts.length];
                     Object probe = newArray(t, 0, ints);
@@ -1067,7 +1246,8 @@ public final class ConformanceBody {
     private void arrayAllReduce(DataType t, ReduceOp op, int count, boolean ints, boolean useImplied) {
         long seed = nextSeed();
         Object a = newArray(t, count, ints);
-        Case c = new Case("allReduce(" + kind(a) + (useImplied ? ", op)" : ", type, op)"), t, op, count, -1, true, "array", seed);
+        Case c = new Case(
+                "allReduce(" + kind(a) + (useImplied ? ", op)" : ", type, op)"), t, op, count, -1, true, "array", seed);
         Dist d = TestData.exactFor(t, op);
         TestData.fill(view(a), seed, rank, count, t, d);
         call(c, () -> arrayAllReduce(a, t, op, useImplied));
@@ -1106,7 +1286,13 @@ public final class ConformanceBody {
         TestData.fill(view(s), seed, rank, count, t, Dist.BITS);
         view(r).fill(GuardedBuffers.SENTINEL);
         call(c, () -> arrayAllGather(s, r));
-        expectBits(c, "recv", view(r), t, (long) size * count, i -> TestData.bits(seed, (int) (i / count), i % count, t, Dist.BITS));
+        expectBits(
+                c,
+                "recv",
+                view(r),
+                t,
+                (long) size * count,
+                i -> TestData.bits(seed, (int) (i / count), i % count, t, Dist.BITS));
         expectInput(c, "send (must not change)", view(s), t, count, seed, rank, 0, Dist.BITS);
     }
 
@@ -1114,12 +1300,27 @@ public final class ConformanceBody {
         long seed = nextSeed();
         Object s = newArray(t, size * recvCount, ints);
         Object r = newArray(t, recvCount, ints);
-        Case c = new Case("reduceScatter(" + kind(s) + ", " + kind(r) + ", type, op)", t, op, recvCount, -1, false, "array", seed);
+        Case c = new Case(
+                "reduceScatter(" + kind(s) + ", " + kind(r) + ", type, op)",
+                t,
+                op,
+                recvCount,
+                -1,
+                false,
+                "array",
+                seed);
         Dist d = TestData.exactFor(t, op);
         TestData.fill(view(s), seed, rank, (long) size * recvCount, t, d);
         view(r).fill(GuardedBuffers.SENTINEL);
         call(c, () -> arrayReduceScatter(s, r, t, op));
-        expectReduced(c, "recv", view(r), recvCount, new Reference.Reduction(seed, size, t, op, d), (long) rank * recvCount, d);
+        expectReduced(
+                c,
+                "recv",
+                view(r),
+                recvCount,
+                new Reference.Reduction(seed, size, t, op, d),
+                (long) rank * recvCount,
+                d);
         expectInput(c, "send (must not change)", view(s), t, (long) size * recvCount, seed, rank, 0, d);
     }
 
@@ -1127,12 +1328,19 @@ public final class ConformanceBody {
         long seed = nextSeed();
         Object s = newArray(t, size * countPerPeer, ints);
         Object r = newArray(t, size * countPerPeer, ints);
-        Case c = new Case("allToAll(" + kind(s) + ", " + kind(r) + ")", t, null, countPerPeer, -1, false, "array", seed);
+        Case c =
+                new Case("allToAll(" + kind(s) + ", " + kind(r) + ")", t, null, countPerPeer, -1, false, "array", seed);
         TestData.fill(view(s), seed, rank, (long) size * countPerPeer, t, Dist.BITS);
         view(r).fill(GuardedBuffers.SENTINEL);
         call(c, () -> arrayAllToAll(s, r));
-        expectBits(c, "recv", view(r), t, (long) size * countPerPeer,
-                i -> TestData.bits(seed, (int) (i / countPerPeer), (long) rank * countPerPeer + i % countPerPeer, t, Dist.BITS));
+        expectBits(
+                c,
+                "recv",
+                view(r),
+                t,
+                (long) size * countPerPeer,
+                i -> TestData.bits(
+                        seed, (int) (i / countPerPeer), (long) rank * countPerPeer + i % countPerPeer, t, Dist.BITS));
     }
 
     private void arraySendRecv(DataType t, int count, boolean ints) {
@@ -1159,7 +1367,15 @@ public final class ConformanceBody {
         long seed = nextSeed();
         Object s = newArray(t, count, ints);
         Object r = inPlace ? s : newArray(t, count, ints);
-        Case c = new Case("sendRecv(" + kind(s) + ", next, " + kind(r) + ", prev) ring", t, null, count, -1, inPlace, "array", seed);
+        Case c = new Case(
+                "sendRecv(" + kind(s) + ", next, " + kind(r) + ", prev) ring",
+                t,
+                null,
+                count,
+                -1,
+                inPlace,
+                "array",
+                seed);
         TestData.fill(view(s), seed, rank, count, t, Dist.BITS);
         if (!inPlace) view(r).fill(GuardedBuffers.SENTINEL);
         call(c, () -> arraySendRecvCall(s, next(), r, prev()));
@@ -1185,9 +1401,9 @@ public final class ConformanceBody {
     private record Pending(Object c, CompletableFuture<Void> future, Runnable check) {}
 
     /**
-     * Issues every async form back to back (plus a blocking call in between, which must run
-     * after the async calls issued before it), then joins them and checks results and that each
-     * future completed only after every future issued before it.
+     * Issues every async form back to back (plus a blocking call in between, which must run after the async calls
+     * issued before it), then joins them and checks results and that each future completed only after every future
+     * issued before it.
      */
     private void asyncCases() {
         try (Arena shared = Arena.ofShared()) {
@@ -1202,7 +1418,8 @@ public final class ConformanceBody {
                     for (int j = 0; j < index; j++) {
                         CompletableFuture<Void> earlier = issued.get(j);
                         if (earlier != null && !earlier.isDone()) {
-                            orderViolations.add("async call #" + index + " (" + p.c() + ") completed before call #" + j + " issued earlier");
+                            orderViolations.add("async call #" + index + " (" + p.c() + ") completed before call #" + j
+                                    + " issued earlier");
                         }
                     }
                 });
@@ -1234,7 +1451,8 @@ public final class ConformanceBody {
             }
             track.accept(asyncExchange(shared, DataType.FLOAT32, 1021, Exchange.RING, false));
             track.accept(asyncExchange(shared, DataType.INT8, plan.mediumCount(), Exchange.PAIRS, true));
-            track.accept(asyncExchange(shared, DataType.UINT64, bigCount(DataType.UINT64), Exchange.REVERSED_RING, false));
+            track.accept(
+                    asyncExchange(shared, DataType.UINT64, bigCount(DataType.UINT64), Exchange.REVERSED_RING, false));
             for (int i = 0; i < plan.queuedAsync(); i++) {
                 track.accept(asyncAllReduce(shared, DataType.INT32, ReduceOp.SUM, 7 + i, i % 2 == 0, Mem.SHARED));
             }
@@ -1313,11 +1531,19 @@ public final class ConformanceBody {
         Case c = new Case("allGatherAsync", t, null, count, -1, inPlace, Mem.SHARED.label, seed);
         long blockBytes = count * t.byteSize();
         MemorySegment recv = GuardedBuffers.allocate(Mem.SHARED, shared, size * blockBytes);
-        MemorySegment send = inPlace ? recv.asSlice(rank * blockBytes, blockBytes) : GuardedBuffers.allocate(Mem.SHARED, shared, blockBytes);
+        MemorySegment send = inPlace
+                ? recv.asSlice(rank * blockBytes, blockBytes)
+                : GuardedBuffers.allocate(Mem.SHARED, shared, blockBytes);
         TestData.fill(send, seed, rank, count, t, Dist.BITS);
         CompletableFuture<Void> f = callGet(c, () -> comm.allGatherAsync(send, recv, count, t));
         return new Pending(c, f, () -> {
-            expectBits(c, "recv", recv, t, size * count, i -> TestData.bits(seed, (int) (i / count), i % count, t, Dist.BITS));
+            expectBits(
+                    c,
+                    "recv",
+                    recv,
+                    t,
+                    size * count,
+                    i -> TestData.bits(seed, (int) (i / count), i % count, t, Dist.BITS));
             expectGuard(c, "recv", recv, size * blockBytes);
         });
     }
@@ -1330,7 +1556,9 @@ public final class ConformanceBody {
         Reference.Reduction red = new Reference.Reduction(seed, size, t, op, d);
         MemorySegment send = GuardedBuffers.allocate(Mem.SHARED, shared, size * blockBytes);
         TestData.fill(send, seed, rank, size * recvCount, t, d);
-        MemorySegment recv = inPlace ? send.asSlice(rank * blockBytes, blockBytes) : GuardedBuffers.allocate(Mem.SHARED, shared, blockBytes);
+        MemorySegment recv = inPlace
+                ? send.asSlice(rank * blockBytes, blockBytes)
+                : GuardedBuffers.allocate(Mem.SHARED, shared, blockBytes);
         CompletableFuture<Void> f = callGet(c, () -> comm.reduceScatterAsync(send, recv, recvCount, t, op));
         return new Pending(c, f, () -> {
             expectReduced(c, "recv", recv, recvCount, red, rank * recvCount, d);
@@ -1348,8 +1576,14 @@ public final class ConformanceBody {
         TestData.fill(send, seed, rank, size * countPerPeer, t, Dist.BITS);
         CompletableFuture<Void> f = callGet(c, () -> comm.allToAllAsync(send, recv, countPerPeer, t));
         return new Pending(c, f, () -> {
-            expectBits(c, "recv", recv, t, size * countPerPeer,
-                    i -> TestData.bits(seed, (int) (i / countPerPeer), rank * countPerPeer + i % countPerPeer, t, Dist.BITS));
+            expectBits(
+                    c,
+                    "recv",
+                    recv,
+                    t,
+                    size * countPerPeer,
+                    i -> TestData.bits(
+                            seed, (int) (i / countPerPeer), rank * countPerPeer + i % countPerPeer, t, Dist.BITS));
             expectGuard(c, "recv", recv, bytes);
         });
     }
@@ -1357,7 +1591,15 @@ public final class ConformanceBody {
     private Pending asyncArrayAllReduce(DataType t, ReduceOp op, int count, boolean useImplied) {
         long seed = nextSeed();
         Object a = newArray(t, count, false);
-        Case c = new Case("allReduceAsync(" + kind(a) + (useImplied ? ", op)" : ", type, op)"), t, op, count, -1, true, "array", seed);
+        Case c = new Case(
+                "allReduceAsync(" + kind(a) + (useImplied ? ", op)" : ", type, op)"),
+                t,
+                op,
+                count,
+                -1,
+                true,
+                "array",
+                seed);
         Dist d = TestData.exactFor(t, op);
         TestData.fill(view(a), seed, rank, count, t, d);
         CompletableFuture<Void> f = callGet(c, () -> arrayAllReduceAsync(a, t, op, useImplied));
@@ -1394,8 +1636,15 @@ public final class ConformanceBody {
         long seed = nextSeed();
         int to = pattern.to(rank, size);
         int from = pattern.from(rank, size);
-        Case c = new Case("sendRecvAsync " + pattern.label + " (to " + to + ", from " + from + ")", t, null, count, -1, inPlace,
-                Mem.SHARED.label, seed);
+        Case c = new Case(
+                "sendRecvAsync " + pattern.label + " (to " + to + ", from " + from + ")",
+                t,
+                null,
+                count,
+                -1,
+                inPlace,
+                Mem.SHARED.label,
+                seed);
         long bytes = count * t.byteSize();
         MemorySegment send = GuardedBuffers.allocate(Mem.SHARED, shared, bytes);
         MemorySegment recv = inPlace ? send : GuardedBuffers.allocate(Mem.SHARED, shared, bytes);
@@ -1409,27 +1658,33 @@ public final class ConformanceBody {
     }
 
     /**
-     * Every async form must refuse a segment confined to the calling thread, with an
-     * IllegalArgumentException thrown by the call itself, before any data moves. Only segments
-     * every rank uses here; Broadcast's send and Reduce's recv, which only the root uses, are
-     * {@link BadArgumentsBody#runRootOnly}'s question.
+     * Every async form must refuse a segment confined to the calling thread, with an IllegalArgumentException thrown by
+     * the call itself, before any data moves. Only segments every rank uses here; Broadcast's send and Reduce's recv,
+     * which only the root uses, are {@link BadArgumentsBody#runRootOnly}'s question.
      */
     private void asyncRefusesConfinedSegments() {
         DataType t = DataType.INT64;
         long count = 8;
         long bytes = count * t.byteSize();
-        try (Arena confined = Arena.ofConfined(); Arena shared = Arena.ofShared()) {
+        try (Arena confined = Arena.ofConfined();
+                Arena shared = Arena.ofShared()) {
             MemorySegment conf = GuardedBuffers.allocate(Mem.NATIVE, confined, size * bytes);
             MemorySegment sh = GuardedBuffers.allocate(Mem.SHARED, shared, size * bytes);
             expectRefused("allReduceAsync(confined send)", () -> comm.allReduceAsync(conf, sh, count, t, ReduceOp.SUM));
             expectRefused("allReduceAsync(confined recv)", () -> comm.allReduceAsync(sh, conf, count, t, ReduceOp.SUM));
-            expectRefused("allReduceAsync(confined, in place)", () -> comm.allReduceAsync(conf, conf, count, t, ReduceOp.MAX));
+            expectRefused(
+                    "allReduceAsync(confined, in place)",
+                    () -> comm.allReduceAsync(conf, conf, count, t, ReduceOp.MAX));
             expectRefused("broadcastAsync(confined recv)", () -> comm.broadcastAsync(sh, conf, count, t, 0));
             expectRefused("reduceAsync(confined send)", () -> comm.reduceAsync(conf, sh, count, t, ReduceOp.SUM, 0));
             expectRefused("allGatherAsync(confined send)", () -> comm.allGatherAsync(conf, sh, count, t));
             expectRefused("allGatherAsync(confined recv)", () -> comm.allGatherAsync(sh, conf, count, t));
-            expectRefused("reduceScatterAsync(confined send)", () -> comm.reduceScatterAsync(conf, sh, count, t, ReduceOp.SUM));
-            expectRefused("reduceScatterAsync(confined recv)", () -> comm.reduceScatterAsync(sh, conf, count, t, ReduceOp.SUM));
+            expectRefused(
+                    "reduceScatterAsync(confined send)",
+                    () -> comm.reduceScatterAsync(conf, sh, count, t, ReduceOp.SUM));
+            expectRefused(
+                    "reduceScatterAsync(confined recv)",
+                    () -> comm.reduceScatterAsync(sh, conf, count, t, ReduceOp.SUM));
             expectRefused("allToAllAsync(confined send)", () -> comm.allToAllAsync(conf, sh, count, t));
             expectRefused("allToAllAsync(confined recv)", () -> comm.allToAllAsync(sh, conf, count, t));
             if (size > 1) {
@@ -1438,8 +1693,18 @@ public final class ConformanceBody {
             }
             expectRefused("sendRecvAsync(confined send)", () -> comm.sendRecvAsync(conf, next(), sh, prev(), count, t));
             expectRefused("sendRecvAsync(confined recv)", () -> comm.sendRecvAsync(sh, next(), conf, prev(), count, t));
-            expectRefused("sendRecvAsync(confined, in place)", () -> comm.sendRecvAsync(conf, next(), conf, prev(), count, t));
-            Case c = new Case("async calls with confined segments", t, null, count, -1, false, "native-confined and native-shared", 0);
+            expectRefused(
+                    "sendRecvAsync(confined, in place)",
+                    () -> comm.sendRecvAsync(conf, next(), conf, prev(), count, t));
+            Case c = new Case(
+                    "async calls with confined segments",
+                    t,
+                    null,
+                    count,
+                    -1,
+                    false,
+                    "native-confined and native-shared",
+                    0);
             expectSentinel(c, "confined buffer (no data may move)", conf, 0, conf.byteSize());
             expectSentinel(c, "shared buffer (no data may move)", sh, 0, sh.byteSize());
         }
@@ -1464,12 +1729,19 @@ public final class ConformanceBody {
             f.get(waitLimit.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof IllegalArgumentException) {
-                fail(what, "a confined segment must make the call throw IllegalArgumentException; it returned a future that failed with it instead");
+                fail(
+                        what,
+                        "a confined segment must make the call throw IllegalArgumentException; "
+                                + "it returned a future that failed with it instead");
                 return;
             }
-            failAndStop(what, "accepted a confined segment (expected IllegalArgumentException); its future failed with " + describe(e.getCause()));
+            failAndStop(
+                    what,
+                    "accepted a confined segment (expected IllegalArgumentException); its future failed with "
+                            + describe(e.getCause()));
         } catch (Exception e) {
-            failAndStop(what, "accepted a confined segment (expected IllegalArgumentException); joining its future: " + e);
+            failAndStop(
+                    what, "accepted a confined segment (expected IllegalArgumentException); joining its future: " + e);
         }
         failAndStop(what, "accepted a confined segment (expected IllegalArgumentException) and completed");
     }
@@ -1477,15 +1749,18 @@ public final class ConformanceBody {
     // ------------------------------------------------------------------ split
 
     /**
-     * split(rank % 2, size - rank): two communicators (one when size is 1), each ordering its
-     * members by descending parent rank. Checked by size, rank, an AllReduce over the members'
-     * inputs, and an AllGather of parent ranks (which shows the order). Then a split where rank 0
-     * passes SPLIT_NOCOLOR, and the parent must still work.
+     * split(rank % 2, size - rank): two communicators (one when size is 1), each ordering its members by descending
+     * parent rank. Checked by size, rank, an AllReduce over the members' inputs, and an AllGather of parent ranks
+     * (which shows the order). Then a split where rank 0 passes SPLIT_NOCOLOR, and the parent must still work.
      */
     private void splitCases() {
         int color = rank % 2;
-        int[] members = java.util.stream.IntStream.range(0, size).filter(r -> r % 2 == color)
-                .boxed().sorted((a, b) -> Integer.compare(b, a)).mapToInt(Integer::intValue).toArray();
+        int[] members = java.util.stream.IntStream.range(0, size)
+                .filter(r -> r % 2 == color)
+                .boxed()
+                .sorted((a, b) -> Integer.compare(b, a))
+                .mapToInt(Integer::intValue)
+                .toArray();
         String sc = "split(color=rank%2, key=size-rank) → members " + Arrays.toString(members) + " by parent rank";
         // Seeds are drawn here, on every rank alike, because rank 0 sits out the second split.
         long seed1 = nextSeed();
@@ -1501,7 +1776,8 @@ public final class ConformanceBody {
         }
 
         int[] others = java.util.stream.IntStream.range(1, size).toArray();
-        String nc = "split(rank 0: SPLIT_NOCOLOR, others: color 7, key=rank) → members " + Arrays.toString(others) + " by parent rank";
+        String nc = "split(rank 0: SPLIT_NOCOLOR, others: color 7, key=rank) → members " + Arrays.toString(others)
+                + " by parent rank";
         Communicator sub2 = callGet(nc, () -> comm.split(rank == 0 ? Communicator.SPLIT_NOCOLOR : 7, rank));
         if (rank == 0) {
             if (sub2 != null) {
@@ -1523,10 +1799,14 @@ public final class ConformanceBody {
 
     private void checkSub(String sc, Communicator sub, int[] members, long seed) {
         int expectedRank = -1;
-        for (int i = 0; i < members.length; i++) if (members[i] == rank) expectedRank = i;
+        for (int i = 0; i < members.length; i++) {
+            if (members[i] == rank) expectedRank = i;
+        }
         if (sub.size() != members.length || sub.rank() != expectedRank) {
-            failAndStop(sc, "sub-communicator is rank " + sub.rank() + " of " + sub.size()
-                    + "; expected rank " + expectedRank + " of " + members.length);
+            failAndStop(
+                    sc,
+                    "sub-communicator is rank " + sub.rank() + " of " + sub.size() + "; expected rank " + expectedRank
+                            + " of " + members.length);
         }
         Case c = new Case("allReduce on " + sc, DataType.INT64, ReduceOp.SUM, 1021, -1, false, "native-confined", seed);
         DataType t = DataType.INT64;
@@ -1540,21 +1820,28 @@ public final class ConformanceBody {
             expectBits(c, "recv", recv, t, count, red::expected);
             expectGuard(c, "recv", recv, count * 8);
 
-            Case g = new Case("allGather of parent ranks on " + sc, DataType.INT32, null, 1, -1, false, "native-confined", 0);
+            Case g = new Case(
+                    "allGather of parent ranks on " + sc, DataType.INT32, null, 1, -1, false, "native-confined", 0);
             MemorySegment mine = GuardedBuffers.allocate(Mem.NATIVE, arena, 4);
             MemorySegment all = GuardedBuffers.allocate(Mem.NATIVE, arena, 4L * members.length);
             Elements.set(mine, DataType.INT32, 0, rank);
             call(g, () -> sub.allGather(mine, all, 1, DataType.INT32));
-            expectBits(g, "recv (parent rank of each sub-rank, ordered by key)", all, DataType.INT32, members.length, i -> members[(int) i]);
+            expectBits(
+                    g,
+                    "recv (parent rank of each sub-rank, ordered by key)",
+                    all,
+                    DataType.INT32,
+                    members.length,
+                    i -> members[(int) i]);
         }
     }
 
     // ------------------------------------------------------------------ barrier
 
     /**
-     * Three rounds; in each one rank is late. Every rank notes the wall-clock time just before it
-     * calls barrier() and just after it returns, and an AllGather shares them: every exit must be
-     * at or after every entry. (All ranks of this suite run on one host, so they share a clock.)
+     * Three rounds; in each one rank is late. Every rank notes the wall-clock time just before it calls barrier() and
+     * just after it returns, and an AllGather shares them: every exit must be at or after every entry. (All ranks of
+     * this suite run on one host, so they share a clock.)
      */
     private void barrierCases() {
         for (int round = 0; round < 3; round++) {
@@ -1588,8 +1875,10 @@ public final class ConformanceBody {
                 }
             }
             if (firstExit < lastEntry) {
-                fail(c, "rank " + firstLeaver + " left the barrier " + (lastEntry - firstExit) + " µs before rank "
-                        + lastEntrant + " entered it (all entries/exits in µs: " + Arrays.toString(all) + ")");
+                fail(
+                        c,
+                        "rank " + firstLeaver + " left the barrier " + (lastEntry - firstExit) + " µs before rank "
+                                + lastEntrant + " entered it (all entries/exits in µs: " + Arrays.toString(all) + ")");
             }
         }
     }

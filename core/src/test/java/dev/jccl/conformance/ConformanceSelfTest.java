@@ -1,30 +1,30 @@
 package dev.jccl.conformance;
 
+import static java.util.Map.entry;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.jccl.Communicator;
 import dev.jccl.conformance.InMemoryCommunicator.Fault;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import static java.util.Map.entry;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * Tests the tests: the conformance battery and the bad-argument checks must pass on a plain
- * correct implementation ({@link InMemoryCommunicator}) and must catch each defect injected into
- * it, naming the collective involved. A suite that cannot fail proves nothing.
+ * Tests the tests: the conformance battery and the bad-argument checks must pass on a plain correct implementation
+ * ({@link InMemoryCommunicator}) and must catch each defect injected into it, naming the collective involved. A suite
+ * that cannot fail proves nothing.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ConformanceSelfTest {
 
-    private static List<List<String>> runOnInMemory(int size, Fault fault, java.util.function.Function<Communicator, List<String>> body) {
+    private static List<List<String>> runOnInMemory(
+            int size, Fault fault, java.util.function.Function<Communicator, List<String>> body) {
         List<Communicator> comms = InMemoryCommunicator.create(size, fault);
         return ThreadRanks.run(size, comms::get, Duration.ofMinutes(3), body);
     }
@@ -32,7 +32,8 @@ class ConformanceSelfTest {
     @ParameterizedTest(name = "{0} in-memory ranks")
     @ValueSource(ints = {1, 2, 3, 4})
     void batteryPassesOnACorrectImplementation(int size) {
-        List<List<String>> results = runOnInMemory(size, Fault.NONE, c -> ConformanceBody.run(c, ConformanceBody.Plan.QUICK));
+        List<List<String>> results =
+                runOnInMemory(size, Fault.NONE, c -> ConformanceBody.run(c, ConformanceBody.Plan.QUICK));
         assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
     }
 
@@ -56,15 +57,29 @@ class ConformanceSelfTest {
             entry(Fault.SPLIT_IGNORES_KEY, "split"));
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Fault.class, names = {"NONE", "NO_ARGUMENT_CHECKS"}, mode = EnumSource.Mode.EXCLUDE)
+    @EnumSource(
+            value = Fault.class,
+            names = {"NONE", "NO_ARGUMENT_CHECKS"},
+            mode = EnumSource.Mode.EXCLUDE)
     void batteryCatchesAnInjectedDefect(Fault fault) {
         List<List<String>> results = runOnInMemory(3, fault, c -> ConformanceBody.run(c, ConformanceBody.Plan.QUICK));
         String report = ThreadRanks.report(results);
         assertFalse(ThreadRanks.allPassed(results), "the battery did not notice " + fault);
-        System.out.println(fault + " → " + results.stream().flatMap(List::stream).findFirst().orElseThrow().lines().findFirst().orElseThrow());
+        System.out.println(fault + " → "
+                + results.stream()
+                        .flatMap(List::stream)
+                        .findFirst()
+                        .orElseThrow()
+                        .lines()
+                        .findFirst()
+                        .orElseThrow());
         String word = NAMED.get(fault);
-        assertTrue(report.contains(word), () -> "the failures for " + fault + " do not mention '" + word + "':\n" + report);
-        assertFalse(report.contains("still running after"), () -> "a defect made the battery hang instead of fail:\n" + report);
+        assertTrue(
+                report.contains(word),
+                () -> "the failures for " + fault + " do not mention '" + word + "':\n" + report);
+        assertFalse(
+                report.contains("still running after"),
+                () -> "a defect made the battery hang instead of fail:\n" + report);
     }
 
     @ParameterizedTest(name = "{0} in-memory ranks")

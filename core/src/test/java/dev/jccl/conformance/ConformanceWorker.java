@@ -4,16 +4,14 @@ import dev.jccl.Communicator;
 import dev.jccl.Config;
 import dev.jccl.Jccl;
 import dev.jccl.UniqueId;
-
 import java.util.List;
 
 /**
- * One rank of {@link ProcessRanksConformanceTest}, in its own JVM:
- * {@code ConformanceWorker <rank> <size> <unique id>} (or {@code --from-environment}, as a
- * launcher such as {@code mpirun} starts it), running {@link ConformanceBody.Plan#PROCESS}.
- * Settings come from the environment
- * ({@code JCCL_SOCKET_IFNAME}, {@code JCCL_TIMEOUT}). Exits 0 when the whole battery passed on
- * this rank, 1 with the failures on stdout otherwise, 2 when the communicator could not be made.
+ * One rank of {@link ProcessRanksConformanceTest}, in its own JVM: {@code ConformanceWorker <rank> <size> <unique id>}
+ * (or {@code --from-environment}, as a launcher such as {@code mpirun} starts it), running
+ * {@link ConformanceBody.Plan#PROCESS}. Settings come from the environment ({@code JCCL_SOCKET_IFNAME},
+ * {@code JCCL_TIMEOUT}). Exits 0 when the whole battery passed on this rank, 1 with the failures on stdout otherwise, 2
+ * when the communicator could not be made.
  */
 public final class ConformanceWorker {
     private ConformanceWorker() {}
@@ -30,7 +28,9 @@ public final class ConformanceWorker {
         Communicator comm;
         try {
             // Under mpirun, srun and the like, the launcher's variables say who is who.
-            comm = fromLauncher ? Jccl.fromEnvironment() : Jccl.init(rank, size, UniqueId.parse(args[2]), Config.fromEnvironment());
+            comm = fromLauncher
+                    ? Jccl.fromEnvironment()
+                    : Jccl.init(rank, size, UniqueId.parse(args[2]), Config.fromEnvironment());
             rank = comm.rank();
             size = comm.size();
         } catch (Throwable t) {
@@ -41,7 +41,8 @@ public final class ConformanceWorker {
         }
         List<String> failures;
         try {
-            failures = ConformanceBody.run(comm, ConformanceBody.Plan.PROCESS, rank == 0 ? System.out::println : line -> {});
+            failures = ConformanceBody.run(
+                    comm, ConformanceBody.Plan.PROCESS, rank == 0 ? System.out::println : line -> {});
         } catch (Throwable t) {
             failures = List.of("rank " + rank + ": the body threw " + ThreadRanks.stack(t));
             comm.abort();

@@ -1,14 +1,12 @@
 package dev.jccl.conformance;
 
 import dev.jccl.DataType;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Reads and writes one element of any {@link DataType} as raw bits, zero-extended into a long.
- * Unaligned layouts throughout: the suite passes {@code byte[]}-backed heap segments for every
- * type, which the API allows.
+ * Reads and writes one element of any {@link DataType} as raw bits, zero-extended into a long. Unaligned layouts
+ * throughout: the suite passes {@code byte[]}-backed heap segments for every type, which the API allows.
  */
 final class Elements {
     private Elements() {}
@@ -58,7 +56,9 @@ final class Elements {
         };
     }
 
-    /** Integer bits read as the type's value: sign-extended for INT*, zero-extended for UINT8/UINT32 (UINT64 stays raw). */
+    /**
+     * Integer bits read as the type's value: sign-extended for INT*, zero-extended for UINT8/UINT32 (UINT64 stays raw).
+     */
     static long intValue(DataType t, long bits) {
         return switch (t) {
             case INT8 -> (byte) bits;

@@ -5,10 +5,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Buffers for the conformance cases: every one is {@link #GUARD} bytes longer than the counted
- * region and filled with {@link #SENTINEL} first, so that a missing write (a sentinel left where
- * data belongs) and an overrun (a guard byte changed) are both caught. The whole segment, guard
- * included, is what the collective is given.
+ * Buffers for the conformance cases: every one is {@link #GUARD} bytes longer than the counted region and filled with
+ * {@link #SENTINEL} first, so that a missing write (a sentinel left where data belongs) and an overrun (a guard byte
+ * changed) are both caught. The whole segment, guard included, is what the collective is given.
  */
 final class GuardedBuffers {
     private GuardedBuffers() {}
@@ -17,8 +16,8 @@ final class GuardedBuffers {
     static final int GUARD = 67;
 
     /**
-     * 0xA5 in every byte: as FLOAT16 −0.0257, as BFLOAT16/FLOAT32/FLOAT64 a tiny negative number —
-     * never one of the exact test values (small integers, ±0.5, ±1, ±2).
+     * 0xA5 in every byte: as FLOAT16 −0.0257, as BFLOAT16/FLOAT32/FLOAT64 a tiny negative number — never one of the
+     * exact test values (small integers, ±0.5, ±1, ±2).
      */
     static final byte SENTINEL = (byte) 0xA5;
 
@@ -39,9 +38,9 @@ final class GuardedBuffers {
     }
 
     /**
-     * Where a thread's NATIVE and SHARED buffers come from instead of the arena: the device path
-     * runs this battery on (stand-in) device memory this way. The segment must live as long as
-     * {@code arena}, and be readable by host code (a stand-in's device memory is host memory).
+     * Where a thread's NATIVE and SHARED buffers come from instead of the arena: the device path runs this battery on
+     * (stand-in) device memory this way. The segment must live as long as {@code arena}, and be readable by host code
+     * (a stand-in's device memory is host memory).
      */
     @FunctionalInterface
     interface NativeSource {

@@ -1,9 +1,9 @@
 package dev.jccl.conformance;
 
 /**
- * The test's own conversions between {@code float} and the two 16-bit float formats, written
- * from the IEEE 754 / bfloat16 definitions and independent of the runtime's (and cross-checked
- * against the JDK's binary16 conversion in {@code ReferenceSelfTest}).
+ * The test's own conversions between {@code float} and the two 16-bit float formats, written from the IEEE 754 /
+ * bfloat16 definitions and independent of the runtime's (and cross-checked against the JDK's binary16 conversion in
+ * {@code ReferenceSelfTest}).
  *
  * <pre>
  *   binary16:  s eeeee mmmmmmmmmm          bias 15, subnormals below 2^-14
@@ -43,7 +43,9 @@ final class HalfFloats {
         if (e >= 1) {
             int q = (e << 10) | (mant >>> 13);
             int rem = mant & 0x1FFF;
-            if (rem > 0x1000 || (rem == 0x1000 && (q & 1) != 0)) q++; // a carry into the exponent is right, up to infinity
+            if (rem > 0x1000 || (rem == 0x1000 && (q & 1) != 0)) {
+                q++;
+            } // a carry into the exponent is right, up to infinity
             return (short) (sign | q);
         }
         // Result is subnormal or zero: value = m × 2^(exp-150), half subnormal unit is 2^-24.

@@ -5,7 +5,6 @@ import dev.jccl.Config;
 import dev.jccl.DataType;
 import dev.jccl.JcclException;
 import dev.jccl.ReduceOp;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -26,15 +25,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A deliberately plain, slow, in-JVM implementation of {@link Communicator} that exists only to
- * test the conformance suite itself: the suite must pass against it, and must fail against each
- * of its {@link Fault}s. It shares no code with the suite's {@link Reference} (reductions run
- * rank by rank in the element type, 16-bit floats through the JDK's own conversions), nor with
- * the real runtime.
+ * A deliberately plain, slow, in-JVM implementation of {@link Communicator} that exists only to test the conformance
+ * suite itself: the suite must pass against it, and must fail against each of its {@link Fault}s. It shares no code
+ * with the suite's {@link Reference} (reductions run rank by rank in the element type, 16-bit floats through the JDK's
+ * own conversions), nor with the real runtime.
  *
- * <p>Every collective is a rendezvous: each rank deposits a copy of its input, all wait, each
- * computes its own output from the deposits, all wait again. Send copies into the peer's mailbox;
- * SendRecv sends (never waits) and then receives.
+ * <p>Every collective is a rendezvous: each rank deposits a copy of its input, all wait, each computes its own output
+ * from the deposits, all wait again. Send copies into the peer's mailbox; SendRecv sends (never waits) and then
+ * receives.
  */
 final class InMemoryCommunicator implements Communicator {
 
@@ -77,7 +75,8 @@ final class InMemoryCommunicator implements Communicator {
         NO_ARGUMENT_CHECKS
     }
 
-    private static final Config CONFIG = Config.builder().timeout(Duration.ofSeconds(60)).build();
+    private static final Config CONFIG =
+            Config.builder().timeout(Duration.ofSeconds(60)).build();
 
     /** What the ranks of one communicator share. */
     private static final class World {
@@ -87,7 +86,9 @@ final class InMemoryCommunicator implements Communicator {
         final Object[] slots;
         final Map<Long, BlockingDeque<byte[]>> mailboxes = new ConcurrentHashMap<>();
         final Map<String, World> children = new ConcurrentHashMap<>();
-        /** Set by any rank's abort, so that peers fail at once instead of waiting (as the real runtime's abort does). */
+        /**
+         * Set by any rank's abort, so that peers fail at once instead of waiting (as the real runtime's abort does).
+         */
         volatile boolean aborted;
 
         World(int size, Fault fault) {
@@ -190,7 +191,8 @@ final class InMemoryCommunicator implements Communicator {
         if (!fault(Fault.ASYNC_ACCEPTS_CONFINED)) {
             for (MemorySegment s : segments) {
                 if (!s.isAccessibleBy(progressThread)) {
-                    throw new IllegalArgumentException("async calls need segments every thread can access; this one is confined to its owner");
+                    throw new IllegalArgumentException(
+                            "async calls need segments every thread can access; this one is confined to its owner");
                 }
             }
         }
@@ -198,10 +200,13 @@ final class InMemoryCommunicator implements Communicator {
         tail = ran.exceptionally(e -> null);
         if (!fault(Fault.ASYNC_COMPLETES_OUT_OF_ORDER) || asyncIssued++ % 2 == 1) return ran;
         CompletableFuture<Void> late = new CompletableFuture<>();
-        ran.whenComplete((v, e) -> delayer.schedule(() -> {
-            if (e != null) late.completeExceptionally(e);
-            else late.complete(null);
-        }, 50, TimeUnit.MILLISECONDS));
+        ran.whenComplete((v, e) -> delayer.schedule(
+                () -> {
+                    if (e != null) late.completeExceptionally(e);
+                    else late.complete(null);
+                },
+                50,
+                TimeUnit.MILLISECONDS));
         return late;
     }
 
@@ -213,7 +218,16 @@ final class InMemoryCommunicator implements Communicator {
         if (!ok && !fault(Fault.NO_ARGUMENT_CHECKS)) throw new IllegalArgumentException(message);
     }
 
-    private boolean checks(long count, DataType t, int root, int peer, String op, MemorySegment send, long sendBytes, MemorySegment recv, long recvBytes) {
+    private boolean checks(
+            long count,
+            DataType t,
+            int root,
+            int peer,
+            String op,
+            MemorySegment send,
+            long sendBytes,
+            MemorySegment recv,
+            long recvBytes) {
         check(count >= 0, op + ": count must not be negative, got " + count);
         // callers computed the byte sizes with plain multiplication; anything past 2^62 elements is refused here
         check(count <= (Long.MAX_VALUE / 8) / world.size / t.byteSize(), op + ": count " + count + " is too large");
@@ -221,8 +235,12 @@ final class InMemoryCommunicator implements Communicator {
         check(root >= 0 && root < world.size, op + ": root " + root + " is outside 0.." + (world.size - 1));
         check(peer >= 0 && peer < world.size, op + ": peer " + peer + " is outside 0.." + (world.size - 1));
         if (count < 0 || root < 0 || root >= world.size || peer < 0 || peer >= world.size) return false;
-        if (send != null) check(send.byteSize() >= sendBytes, op + ": send holds " + send.byteSize() + " bytes, needs " + sendBytes);
-        if (recv != null) check(recv.byteSize() >= recvBytes, op + ": recv holds " + recv.byteSize() + " bytes, needs " + recvBytes);
+        if (send != null) {
+            check(send.byteSize() >= sendBytes, op + ": send holds " + send.byteSize() + " bytes, needs " + sendBytes);
+        }
+        if (recv != null) {
+            check(recv.byteSize() >= recvBytes, op + ": recv holds " + recv.byteSize() + " bytes, needs " + recvBytes);
+        }
         return (send == null || send.byteSize() >= sendBytes) && (recv == null || recv.byteSize() >= recvBytes);
     }
 
@@ -233,26 +251,36 @@ final class InMemoryCommunicator implements Communicator {
         ReduceOp o = op == ReduceOp.AVG ? ReduceOp.SUM : op;
         return switch (t) {
             case INT8 -> ints(o, (byte) a, (byte) b) & 0xFF;
-            case UINT8 -> (o == ReduceOp.MIN || o == ReduceOp.MAX) && !signedCompare
-                    ? ints(o, a & 0xFF, b & 0xFF) & 0xFF : ints(o, (byte) a, (byte) b) & 0xFF;
+            case UINT8 ->
+                (o == ReduceOp.MIN || o == ReduceOp.MAX) && !signedCompare
+                        ? ints(o, a & 0xFF, b & 0xFF) & 0xFF
+                        : ints(o, (byte) a, (byte) b) & 0xFF;
             case INT32 -> ints(o, (int) a, (int) b) & 0xFFFF_FFFFL;
-            case UINT32 -> (o == ReduceOp.MIN || o == ReduceOp.MAX) && !signedCompare
-                    ? ints(o, a & 0xFFFF_FFFFL, b & 0xFFFF_FFFFL) & 0xFFFF_FFFFL : ints(o, (int) a, (int) b) & 0xFFFF_FFFFL;
+            case UINT32 ->
+                (o == ReduceOp.MIN || o == ReduceOp.MAX) && !signedCompare
+                        ? ints(o, a & 0xFFFF_FFFFL, b & 0xFFFF_FFFFL) & 0xFFFF_FFFFL
+                        : ints(o, (int) a, (int) b) & 0xFFFF_FFFFL;
             case INT64 -> ints(o, a, b);
-            case UINT64 -> (o == ReduceOp.MIN || o == ReduceOp.MAX) && !signedCompare
-                    ? (o == ReduceOp.MIN ^ Long.compareUnsigned(a, b) > 0 ? a : b) : ints(o, a, b);
+            case UINT64 ->
+                (o == ReduceOp.MIN || o == ReduceOp.MAX) && !signedCompare
+                        ? (o == ReduceOp.MIN ^ Long.compareUnsigned(a, b) > 0 ? a : b)
+                        : ints(o, a, b);
             case FLOAT16 -> toHalf(floats(o, Float.float16ToFloat((short) a), Float.float16ToFloat((short) b)));
-            case BFLOAT16 -> toBf16(floats(o, Float.intBitsToFloat((int) a << 16), Float.intBitsToFloat((int) b << 16)));
-            case FLOAT32 -> Float.floatToRawIntBits(floats(o, Float.intBitsToFloat((int) a), Float.intBitsToFloat((int) b))) & 0xFFFF_FFFFL;
+            case BFLOAT16 ->
+                toBf16(floats(o, Float.intBitsToFloat((int) a << 16), Float.intBitsToFloat((int) b << 16)));
+            case FLOAT32 ->
+                Float.floatToRawIntBits(floats(o, Float.intBitsToFloat((int) a), Float.intBitsToFloat((int) b)))
+                        & 0xFFFF_FFFFL;
             case FLOAT64 -> {
                 double x = Double.longBitsToDouble(a);
                 double y = Double.longBitsToDouble(b);
-                yield Double.doubleToRawLongBits(switch (o) {
-                    case SUM -> x + y;
-                    case PROD -> x * y;
-                    case MIN -> Math.min(x, y);
-                    default -> Math.max(x, y);
-                });
+                yield Double.doubleToRawLongBits(
+                        switch (o) {
+                            case SUM -> x + y;
+                            case PROD -> x * y;
+                            case MIN -> Math.min(x, y);
+                            default -> Math.max(x, y);
+                        });
             }
         };
     }
@@ -306,10 +334,25 @@ final class InMemoryCommunicator implements Communicator {
             case UINT32 -> (signed ? (int) sum / n : Integer.divideUnsigned((int) sum, n)) & 0xFFFF_FFFFL;
             case INT64 -> sum / n;
             case UINT64 -> signed ? sum / n : Long.divideUnsigned(sum, n);
-            case FLOAT16 -> toHalf(reciprocal ? Float.float16ToFloat((short) sum) * (1f / n) : Float.float16ToFloat((short) sum) / n);
-            case BFLOAT16 -> toBf16(reciprocal ? Float.intBitsToFloat((int) sum << 16) * (1f / n) : Float.intBitsToFloat((int) sum << 16) / n);
-            case FLOAT32 -> Float.floatToRawIntBits(reciprocal ? Float.intBitsToFloat((int) sum) * (1f / n) : Float.intBitsToFloat((int) sum) / n) & 0xFFFF_FFFFL;
-            case FLOAT64 -> Double.doubleToRawLongBits(reciprocal ? Double.longBitsToDouble(sum) * (1.0 / n) : Double.longBitsToDouble(sum) / n);
+            case FLOAT16 ->
+                toHalf(
+                        reciprocal
+                                ? Float.float16ToFloat((short) sum) * (1f / n)
+                                : Float.float16ToFloat((short) sum) / n);
+            case BFLOAT16 ->
+                toBf16(
+                        reciprocal
+                                ? Float.intBitsToFloat((int) sum << 16) * (1f / n)
+                                : Float.intBitsToFloat((int) sum << 16) / n);
+            case FLOAT32 ->
+                Float.floatToRawIntBits(
+                                reciprocal
+                                        ? Float.intBitsToFloat((int) sum) * (1f / n)
+                                        : Float.intBitsToFloat((int) sum) / n)
+                        & 0xFFFF_FFFFL;
+            case FLOAT64 ->
+                Double.doubleToRawLongBits(
+                        reciprocal ? Double.longBitsToDouble(sum) * (1.0 / n) : Double.longBitsToDouble(sum) / n);
         };
     }
 
@@ -348,7 +391,9 @@ final class InMemoryCommunicator implements Communicator {
     private void doAllGather(MemorySegment send, MemorySegment recv, long count, DataType t) {
         long bytes = count * t.byteSize();
         Object[] all = exchange(copy(send, bytes));
-        for (int r = 0; r < all.length; r++) MemorySegment.copy(MemorySegment.ofArray((byte[]) all[r]), 0, recv, r * bytes, bytes);
+        for (int r = 0; r < all.length; r++) {
+            MemorySegment.copy(MemorySegment.ofArray((byte[]) all[r]), 0, recv, r * bytes, bytes);
+        }
         if (fault(Fault.ALLGATHER_OVERRUNS) && recv.byteSize() > all.length * bytes) {
             recv.set(ValueLayout.JAVA_BYTE, all.length * bytes, (byte) 0);
         }
@@ -380,8 +425,12 @@ final class InMemoryCommunicator implements Communicator {
         byte[] msg = null;
         try {
             while (msg == null) {
-                if (aborted || world.aborted) throw new JcclException("rank " + rank + ": aborted while receiving from " + peer);
-                if (System.nanoTime() > deadline) throw new JcclException("rank " + rank + ": nothing from " + peer + " in 60 s");
+                if (aborted || world.aborted) {
+                    throw new JcclException("rank " + rank + ": aborted while receiving from " + peer);
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new JcclException("rank " + rank + ": nothing from " + peer + " in 60 s");
+                }
                 if (fault(Fault.RECV_LIFO) && box.size() > 1) msg = box.pollLast();
                 else msg = box.pollFirst(10, TimeUnit.MILLISECONDS);
             }
@@ -390,13 +439,15 @@ final class InMemoryCommunicator implements Communicator {
             throw new JcclException("interrupted", e);
         }
         if (msg.length != count * t.byteSize()) {
-            throw new JcclException("rank " + rank + ": message from " + peer + " has " + msg.length + " bytes, recv expects " + count * t.byteSize());
+            throw new JcclException("rank " + rank + ": message from " + peer + " has " + msg.length
+                    + " bytes, recv expects " + count * t.byteSize());
         }
         MemorySegment.copy(MemorySegment.ofArray(msg), 0, buf, 0, msg.length);
     }
 
     /** The send is a copy into the peer's mailbox, so it never waits: the receive cannot block it. */
-    private void doSendRecv(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType t) {
+    private void doSendRecv(
+            MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType t) {
         doSend(fault(Fault.SENDRECV_SENDS_RECV_BUFFER) ? recv : send, count, t, sendPeer);
         doRecv(recv, count, t, recvPeer);
     }
@@ -415,7 +466,8 @@ final class InMemoryCommunicator implements Communicator {
     }
 
     @Override
-    public CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType t, ReduceOp op) {
+    public CompletableFuture<Void> allReduceAsync(
+            MemorySegment send, MemorySegment recv, long count, DataType t, ReduceOp op) {
         long b = count * t.byteSize();
         if (!checks(count, t, 0, 0, "AllReduce", send, b, recv, b)) return CompletableFuture.completedFuture(null);
         return async(() -> doAllReduce(send, recv, count, t, op), send, recv);
@@ -429,7 +481,8 @@ final class InMemoryCommunicator implements Communicator {
     }
 
     @Override
-    public CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType t, int root) {
+    public CompletableFuture<Void> broadcastAsync(
+            MemorySegment send, MemorySegment recv, long count, DataType t, int root) {
         long b = count * t.byteSize();
         if (!checks(count, t, root, 0, "Broadcast", send, b, recv, b)) return CompletableFuture.completedFuture(null);
         return async(() -> doBroadcast(send, recv, count, t, root), send, recv);
@@ -443,7 +496,8 @@ final class InMemoryCommunicator implements Communicator {
     }
 
     @Override
-    public CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType t, ReduceOp op, int root) {
+    public CompletableFuture<Void> reduceAsync(
+            MemorySegment send, MemorySegment recv, long count, DataType t, ReduceOp op, int root) {
         long b = count * t.byteSize();
         if (!checks(count, t, root, 0, "Reduce", send, b, recv, b)) return CompletableFuture.completedFuture(null);
         return async(() -> doReduce(send, recv, count, t, op, root), send, recv);
@@ -459,7 +513,9 @@ final class InMemoryCommunicator implements Communicator {
     @Override
     public CompletableFuture<Void> allGatherAsync(MemorySegment send, MemorySegment recv, long count, DataType t) {
         long b = count * t.byteSize();
-        if (!checks(count, t, 0, 0, "AllGather", send, b, recv, world.size * b)) return CompletableFuture.completedFuture(null);
+        if (!checks(count, t, 0, 0, "AllGather", send, b, recv, world.size * b)) {
+            return CompletableFuture.completedFuture(null);
+        }
         return async(() -> doAllGather(send, recv, count, t), send, recv);
     }
 
@@ -471,16 +527,23 @@ final class InMemoryCommunicator implements Communicator {
     }
 
     @Override
-    public CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType t, ReduceOp op) {
+    public CompletableFuture<Void> reduceScatterAsync(
+            MemorySegment send, MemorySegment recv, long recvCount, DataType t, ReduceOp op) {
         long b = recvCount * t.byteSize();
-        if (!checks(recvCount, t, 0, 0, "ReduceScatter", send, world.size * b, recv, b)) return CompletableFuture.completedFuture(null);
+        if (!checks(recvCount, t, 0, 0, "ReduceScatter", send, world.size * b, recv, b)) {
+            return CompletableFuture.completedFuture(null);
+        }
         return async(() -> doReduceScatter(send, recv, recvCount, t, op), send, recv);
     }
 
-    /** In place (the very same memory) is fine, since every send block is copied first; any other overlap is refused. */
+    /**
+     * In place (the very same memory) is fine, since every send block is copied first; any other overlap is refused.
+     */
     private void checkInPlaceOrDisjoint(MemorySegment send, MemorySegment recv) {
-        boolean same = send.address() == recv.address() && send.byteSize() == recv.byteSize()
-                && send.isNative() == recv.isNative() && send.heapBase().equals(recv.heapBase());
+        boolean same = send.address() == recv.address()
+                && send.byteSize() == recv.byteSize()
+                && send.isNative() == recv.isNative()
+                && send.heapBase().equals(recv.heapBase());
         boolean overlap = send.asOverlappingSlice(recv).isPresent();
         check(same || !overlap, "AllToAll: send and recv overlap without being the same memory");
     }
@@ -490,14 +553,21 @@ final class InMemoryCommunicator implements Communicator {
         long b = world.size * countPerPeer * t.byteSize();
         if (!checks(countPerPeer, t, 0, 0, "AllToAll", send, b, recv, b)) return;
         checkInPlaceOrDisjoint(send, recv);
-        if (fault(Fault.NO_ARGUMENT_CHECKS) && send.asOverlappingSlice(recv).isPresent() && send.address() != recv.address()) return;
+        if (fault(Fault.NO_ARGUMENT_CHECKS)
+                && send.asOverlappingSlice(recv).isPresent()
+                && send.address() != recv.address()) {
+            return;
+        }
         blocking(() -> doAllToAll(send, recv, countPerPeer, t));
     }
 
     @Override
-    public CompletableFuture<Void> allToAllAsync(MemorySegment send, MemorySegment recv, long countPerPeer, DataType t) {
+    public CompletableFuture<Void> allToAllAsync(
+            MemorySegment send, MemorySegment recv, long countPerPeer, DataType t) {
         long b = world.size * countPerPeer * t.byteSize();
-        if (!checks(countPerPeer, t, 0, 0, "AllToAll", send, b, recv, b)) return CompletableFuture.completedFuture(null);
+        if (!checks(countPerPeer, t, 0, 0, "AllToAll", send, b, recv, b)) {
+            return CompletableFuture.completedFuture(null);
+        }
         checkInPlaceOrDisjoint(send, recv);
         return async(() -> doAllToAll(send, recv, countPerPeer, t), send, recv);
     }
@@ -510,7 +580,9 @@ final class InMemoryCommunicator implements Communicator {
 
     @Override
     public CompletableFuture<Void> sendAsync(MemorySegment buf, long count, DataType t, int peer) {
-        if (!checks(count, t, 0, peer, "Send", buf, count * t.byteSize(), null, 0)) return CompletableFuture.completedFuture(null);
+        if (!checks(count, t, 0, peer, "Send", buf, count * t.byteSize(), null, 0)) {
+            return CompletableFuture.completedFuture(null);
+        }
         return async(() -> doSend(buf, count, t, peer), buf);
     }
 
@@ -522,20 +594,31 @@ final class InMemoryCommunicator implements Communicator {
 
     @Override
     public CompletableFuture<Void> recvAsync(MemorySegment buf, long count, DataType t, int peer) {
-        if (!checks(count, t, 0, peer, "Recv", null, 0, buf, count * t.byteSize())) return CompletableFuture.completedFuture(null);
+        if (!checks(count, t, 0, peer, "Recv", null, 0, buf, count * t.byteSize())) {
+            return CompletableFuture.completedFuture(null);
+        }
         return async(() -> doRecv(buf, count, t, peer), buf);
     }
 
-    private boolean sendRecvChecks(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType t) {
+    private boolean sendRecvChecks(
+            MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType t) {
         check(send != null && recv != null, "SendRecv: a buffer is null");
         if (send == null || recv == null) return false;
-        if (!checks(count, t, 0, sendPeer, "SendRecv", send, count * t.byteSize(), recv, count * t.byteSize())) return false;
+        if (!checks(count, t, 0, sendPeer, "SendRecv", send, count * t.byteSize(), recv, count * t.byteSize())) {
+            return false;
+        }
         if (!checks(count, t, 0, recvPeer, "SendRecv", null, 0, null, 0)) return false;
-        check((sendPeer == rank) == (recvPeer == rank), "SendRecv: sendPeer " + sendPeer + " and recvPeer " + recvPeer
-                + " must both be this rank or both not");
-        boolean same = send.address() == recv.address() && send.isNative() == recv.isNative() && send.heapBase().equals(recv.heapBase());
+        check(
+                (sendPeer == rank) == (recvPeer == rank),
+                "SendRecv: sendPeer " + sendPeer + " and recvPeer " + recvPeer + " must both be this rank or both not");
+        boolean same = send.address() == recv.address()
+                && send.isNative() == recv.isNative()
+                && send.heapBase().equals(recv.heapBase());
         long bytes = count * t.byteSize();
-        boolean overlap = bytes > 0 && send.asSlice(0, bytes).asOverlappingSlice(recv.asSlice(0, bytes)).isPresent();
+        boolean overlap = bytes > 0
+                && send.asSlice(0, bytes)
+                        .asOverlappingSlice(recv.asSlice(0, bytes))
+                        .isPresent();
         check(same || !overlap, "SendRecv: send and recv overlap without being the same memory");
         return (sendPeer == rank) == (recvPeer == rank) && (same || !overlap);
     }
@@ -547,7 +630,8 @@ final class InMemoryCommunicator implements Communicator {
     }
 
     @Override
-    public CompletableFuture<Void> sendRecvAsync(MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType t) {
+    public CompletableFuture<Void> sendRecvAsync(
+            MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType t) {
         if (!sendRecvChecks(send, sendPeer, recv, recvPeer, count, t)) return CompletableFuture.completedFuture(null);
         return async(() -> doSendRecv(send, sendPeer, recv, recvPeer, count, t), send, recv);
     }
@@ -572,14 +656,19 @@ final class InMemoryCommunicator implements Communicator {
         Object[] all = holder[0];
         if (color < 0) return null;
         List<SplitRequest> members = new ArrayList<>();
-        for (Object o : all) if (((SplitRequest) o).color() == color) members.add((SplitRequest) o);
+        for (Object o : all) {
+            if (((SplitRequest) o).color() == color) members.add((SplitRequest) o);
+        }
         Comparator<SplitRequest> order = fault(Fault.SPLIT_IGNORES_KEY)
                 ? Comparator.comparingInt(SplitRequest::rank)
                 : Comparator.comparingInt(SplitRequest::key).thenComparingInt(SplitRequest::rank);
         members.sort(order);
         int myRank = -1;
-        for (int i = 0; i < members.size(); i++) if (members.get(i).rank() == rank) myRank = i;
-        World child = world.children.computeIfAbsent(generation + ":" + color, k -> new World(members.size(), world.fault));
+        for (int i = 0; i < members.size(); i++) {
+            if (members.get(i).rank() == rank) myRank = i;
+        }
+        World child =
+                world.children.computeIfAbsent(generation + ":" + color, k -> new World(members.size(), world.fault));
         return new InMemoryCommunicator(child, myRank);
     }
 

@@ -2,7 +2,6 @@ package dev.jccl.conformance;
 
 import dev.jccl.Config;
 import dev.jccl.UniqueId;
-
 import java.io.File;
 import java.io.IOException;
 import java.nio.channels.ServerSocketChannel;
@@ -18,9 +17,8 @@ import java.util.function.BiFunction;
 import java.util.function.IntFunction;
 
 /**
- * Starts N JVMs, one per rank, on this test's classpath, and waits for all of them within a
- * deadline; past it every one (and its children) is killed. Output goes to files, so a chatty
- * rank can never block on a full pipe.
+ * Starts N JVMs, one per rank, on this test's classpath, and waits for all of them within a deadline; past it every one
+ * (and its children) is killed. Output goes to files, so a chatty rank can never block on a full pipe.
  */
 final class ProcessRanks {
     private ProcessRanks() {}
@@ -33,8 +31,8 @@ final class ProcessRanks {
     }
 
     /**
-     * A UniqueId on loopback for ranks in other JVMs: {@link UniqueId#create} holds the root port
-     * in this JVM for an in-process rank 0; close that reservation so the worker rank 0 can bind it.
+     * A UniqueId on loopback for ranks in other JVMs: {@link UniqueId#create} holds the root port in this JVM for an
+     * in-process rank 0; close that reservation so the worker rank 0 can bind it.
      */
     static UniqueId loopbackIdForOtherProcesses() throws IOException {
         UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
@@ -43,17 +41,23 @@ final class ProcessRanks {
         return id;
     }
 
-    static List<Outcome> run(int size, Class<?> mainClass, List<String> argsPerRankTemplate, Map<String, String> env, Duration deadline)
+    static List<Outcome> run(
+            int size, Class<?> mainClass, List<String> argsPerRankTemplate, Map<String, String> env, Duration deadline)
             throws IOException, InterruptedException {
         return run(size, mainClass, argsPerRankTemplate, r -> env, (r, cmd) -> cmd, deadline);
     }
 
     /**
-     * As above, with each rank's environment from {@code envOf} and its command line passed
-     * through {@code wrap} (e.g. to run it inside a network namespace).
+     * As above, with each rank's environment from {@code envOf} and its command line passed through {@code wrap} (e.g.
+     * to run it inside a network namespace).
      */
-    static List<Outcome> run(int size, Class<?> mainClass, List<String> argsPerRankTemplate, IntFunction<Map<String, String>> envOf,
-                             BiFunction<Integer, List<String>, List<String>> wrap, Duration deadline)
+    static List<Outcome> run(
+            int size,
+            Class<?> mainClass,
+            List<String> argsPerRankTemplate,
+            IntFunction<Map<String, String>> envOf,
+            BiFunction<Integer, List<String>, List<String>> wrap,
+            Duration deadline)
             throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classpath = System.getProperty("java.class.path");
@@ -61,12 +65,22 @@ final class ProcessRanks {
         List<Path> logs = new ArrayList<>();
         try {
             for (int r = 0; r < size; r++) {
-                List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED",
-                        "-cp", classpath, mainClass.getName()));
-                for (String a : argsPerRankTemplate) cmd.add(a.replace("{rank}", Integer.toString(r)).replace("{size}", Integer.toString(size)));
+                List<String> cmd = new ArrayList<>(List.of(
+                        java,
+                        "-Xmx512m",
+                        "-XX:+UseSerialGC",
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-cp",
+                        classpath,
+                        mainClass.getName()));
+                for (String a : argsPerRankTemplate) {
+                    cmd.add(a.replace("{rank}", Integer.toString(r)).replace("{size}", Integer.toString(size)));
+                }
                 Path log = Files.createTempFile("jccl-rank-" + r + "-", ".log");
                 logs.add(log);
-                ProcessBuilder pb = new ProcessBuilder(wrap.apply(r, cmd)).redirectErrorStream(true).redirectOutput(log.toFile())
+                ProcessBuilder pb = new ProcessBuilder(wrap.apply(r, cmd))
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
                         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
                 pb.environment().putAll(envOf.apply(r));
                 procs.add(pb.start());
@@ -101,8 +115,11 @@ final class ProcessRanks {
     static String report(List<Outcome> outcomes) {
         StringBuilder sb = new StringBuilder();
         for (Outcome o : outcomes) {
-            sb.append("\n--- rank ").append(o.rank()).append(": ")
-                    .append(o.exitCode() == null ? "killed at the deadline" : "exit " + o.exitCode()).append('\n')
+            sb.append("\n--- rank ")
+                    .append(o.rank())
+                    .append(": ")
+                    .append(o.exitCode() == null ? "killed at the deadline" : "exit " + o.exitCode())
+                    .append('\n')
                     .append(o.output().isEmpty() ? "(no output)" : o.output());
         }
         return sb.toString();

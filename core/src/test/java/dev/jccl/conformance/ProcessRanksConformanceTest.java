@@ -1,12 +1,10 @@
 package dev.jccl.conformance;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,13 +14,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The conformance battery on 1..5 ranks that are separate JVMs ({@link ConformanceWorker}), over
- * shared memory and over TCP; afterwards no segment of theirs is left in /dev/shm.
+ * The conformance battery on 1..5 ranks that are separate JVMs ({@link ConformanceWorker}), over shared memory and over
+ * TCP; afterwards no segment of theirs is left in /dev/shm.
  */
 @Timeout(value = 25, unit = TimeUnit.MINUTES)
 class ProcessRanksConformanceTest {
@@ -30,7 +29,9 @@ class ProcessRanksConformanceTest {
     static Stream<Arguments> sizesAndLinks() {
         List<Arguments> out = new ArrayList<>();
         // One rank talks to no one: it runs once, not once per link.
-        for (Link link : Link.values()) for (int size = link == Link.SHM ? 1 : 2; size <= 5; size++) out.add(Arguments.of(size, link));
+        for (Link link : Link.values()) {
+            for (int size = link == Link.SHM ? 1 : 2; size <= 5; size++) out.add(Arguments.of(size, link));
+        }
         return out.stream();
     }
 
@@ -41,17 +42,25 @@ class ProcessRanksConformanceTest {
         Map<String, String> env = new HashMap<>(Map.of("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "60"));
         if (link == Link.TCP) env.put("JCCL_SHM_DISABLE", "1");
         long start = System.nanoTime();
-        List<ProcessRanks.Outcome> outcomes = ProcessRanks.run(size, ConformanceWorker.class, List.of("{rank}", "{size}", id.toString()),
-                env, Duration.ofMinutes(7));
-        System.out.printf("conformance, %d process rank(s) over %s: %.1f s%n", size, link, (System.nanoTime() - start) / 1e9);
-        outcomes.getFirst().output().lines().filter(l -> l.startsWith("rank 0/")).forEach(System.out::println);
+        List<ProcessRanks.Outcome> outcomes = ProcessRanks.run(
+                size, ConformanceWorker.class, List.of("{rank}", "{size}", id.toString()), env, Duration.ofMinutes(7));
+        System.out.printf(
+                "conformance, %d process rank(s) over %s: %.1f s%n", size, link, (System.nanoTime() - start) / 1e9);
+        outcomes.getFirst()
+                .output()
+                .lines()
+                .filter(l -> l.startsWith("rank 0/"))
+                .forEach(System.out::println);
         assertEquals(size, outcomes.size());
         assertTrue(outcomes.stream().allMatch(ProcessRanks.Outcome::passed), () -> ProcessRanks.report(outcomes));
         for (ProcessRanks.Outcome o : outcomes) {
-            assertTrue(o.output().contains("rank " + o.rank() + "/" + size + ": PASS"), () -> ProcessRanks.report(outcomes));
+            assertTrue(
+                    o.output().contains("rank " + o.rank() + "/" + size + ": PASS"),
+                    () -> ProcessRanks.report(outcomes));
         }
         try (Stream<Path> left = Files.list(Path.of("/dev/shm"))) {
-            List<Path> ours = left.filter(p -> p.getFileName().toString().startsWith("jccl-")).toList();
+            List<Path> ours = left.filter(p -> p.getFileName().toString().startsWith("jccl-"))
+                    .toList();
             assertTrue(ours.isEmpty(), () -> "left in /dev/shm: " + ours);
         }
     }

@@ -4,15 +4,16 @@ import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 
 /**
- * Expected results of reductions, computed element by element from every rank's regenerated
- * input ({@link TestData}) with NCCL's semantics and none of the runtime's code:
+ * Expected results of reductions, computed element by element from every rank's regenerated input ({@link TestData})
+ * with NCCL's semantics and none of the runtime's code:
+ *
  * <ul>
- *   <li>integer SUM/PROD wrap at the type's width; MIN/MAX compare UINT8/32/64 as unsigned;</li>
- *   <li>integer AVG: the wrapped sum, then a truncating division by the number of ranks, signed
- *       for INT*, unsigned for UINT*;</li>
- *   <li>float SUM/PROD/MIN/MAX: the exact result (the inputs make it representable);</li>
- *   <li>float AVG: the exact sum, then one division in the type's arithmetic — FLOAT16/BFLOAT16
- *       divide in float and round to nearest even.</li>
+ *   <li>integer SUM/PROD wrap at the type's width; MIN/MAX compare UINT8/32/64 as unsigned;
+ *   <li>integer AVG: the wrapped sum, then a truncating division by the number of ranks, signed for INT*, unsigned for
+ *       UINT*;
+ *   <li>float SUM/PROD/MIN/MAX: the exact result (the inputs make it representable);
+ *   <li>float AVG: the exact sum, then one division in the type's arithmetic — FLOAT16/BFLOAT16 divide in float and
+ *       round to nearest even.
  * </ul>
  */
 final class Reference {
@@ -105,7 +106,7 @@ final class Reference {
                 double x = value(r, index);
                 acc = switch (op) {
                     case SUM, AVG -> acc + x; // exact: small integers
-                    case PROD -> acc * x;     // exact: powers of two
+                    case PROD -> acc * x; // exact: powers of two
                     case MIN -> Math.min(acc, x);
                     case MAX -> Math.max(acc, x);
                 };
@@ -132,9 +133,9 @@ final class Reference {
         }
 
         /**
-         * For GAUSSIAN SUM: the largest error a correct implementation may show, whatever order it
-         * adds in, rounding to the type after every partial sum: {@code n} roundings of at most
-         * one unit in the last place of {@code Σ|x|}, plus the type's smallest subnormal per step.
+         * For GAUSSIAN SUM: the largest error a correct implementation may show, whatever order it adds in, rounding to
+         * the type after every partial sum: {@code n} roundings of at most one unit in the last place of {@code Σ|x|},
+         * plus the type's smallest subnormal per step.
          */
         double tolerance(long index) {
             double abs = 0;

@@ -1,15 +1,14 @@
 package dev.jccl.conformance;
 
-import dev.jccl.DataType;
-import dev.jccl.ReduceOp;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
-import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jccl.DataType;
+import dev.jccl.ReduceOp;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The suite's own arithmetic, checked by hand-worked cases and against the JDK. */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -23,7 +22,10 @@ class ReferenceSelfTest {
             if (Float.isNaN(jdk)) {
                 assertTrue(Float.isNaN(mine), "half 0x" + Integer.toHexString(h));
             } else {
-                assertEquals(Float.floatToRawIntBits(jdk), Float.floatToRawIntBits(mine), "half 0x" + Integer.toHexString(h));
+                assertEquals(
+                        Float.floatToRawIntBits(jdk),
+                        Float.floatToRawIntBits(mine),
+                        "half 0x" + Integer.toHexString(h));
             }
         }
     }
@@ -35,7 +37,8 @@ class ReferenceSelfTest {
             float lo = Float.float16ToFloat((short) h);
             float hi = Float.float16ToFloat((short) (h + 1));
             float mid = (float) (((double) lo + hi) / 2);
-            for (float f : new float[] {lo, Math.nextDown(lo), Math.nextUp(lo), mid, Math.nextDown(mid), Math.nextUp(mid)}) {
+            for (float f :
+                    new float[] {lo, Math.nextDown(lo), Math.nextUp(lo), mid, Math.nextDown(mid), Math.nextUp(mid)}) {
                 checkHalf(f);
                 checkHalf(-f);
             }
@@ -54,7 +57,8 @@ class ReferenceSelfTest {
         if (Float.isNaN(f)) {
             assertTrue(Float.isNaN(HalfFloats.halfToFloat(mine)), "NaN stays NaN");
         } else {
-            assertEquals(jdk, mine, () -> "float " + f + " (0x" + Integer.toHexString(Float.floatToRawIntBits(f)) + ")");
+            assertEquals(
+                    jdk, mine, () -> "float " + f + " (0x" + Integer.toHexString(Float.floatToRawIntBits(f)) + ")");
         }
     }
 
@@ -129,13 +133,27 @@ class ReferenceSelfTest {
         long two = HalfFloats.floatToHalf(2f) & 0xFFFF;
         // (1 + 1 + 2) / 3 = 1.333…: in float 1.3333334, then to half 1.3330078 (0x3D55)
         assertEquals(0x3D55, reduce(DataType.FLOAT16, ReduceOp.AVG, one, one, two));
-        assertEquals(Float.floatToRawIntBits(4f / 3f) & 0xFFFF_FFFFL,
-                reduce(DataType.FLOAT32, ReduceOp.AVG, Float.floatToRawIntBits(1f), Float.floatToRawIntBits(1f), Float.floatToRawIntBits(2f)));
-        assertEquals(Double.doubleToRawLongBits(-5.0 / 3),
-                reduce(DataType.FLOAT64, ReduceOp.AVG, Double.doubleToRawLongBits(-8), Double.doubleToRawLongBits(1), Double.doubleToRawLongBits(2)));
+        assertEquals(
+                Float.floatToRawIntBits(4f / 3f) & 0xFFFF_FFFFL,
+                reduce(
+                        DataType.FLOAT32,
+                        ReduceOp.AVG,
+                        Float.floatToRawIntBits(1f),
+                        Float.floatToRawIntBits(1f),
+                        Float.floatToRawIntBits(2f)));
+        assertEquals(
+                Double.doubleToRawLongBits(-5.0 / 3),
+                reduce(
+                        DataType.FLOAT64,
+                        ReduceOp.AVG,
+                        Double.doubleToRawLongBits(-8),
+                        Double.doubleToRawLongBits(1),
+                        Double.doubleToRawLongBits(2)));
         long bfOne = HalfFloats.floatToBfloat16(1f) & 0xFFFF;
         long bfTwo = HalfFloats.floatToBfloat16(2f) & 0xFFFF;
-        assertEquals(HalfFloats.floatToBfloat16(4f / 3f) & 0xFFFF, reduce(DataType.BFLOAT16, ReduceOp.AVG, bfOne, bfOne, bfTwo));
+        assertEquals(
+                HalfFloats.floatToBfloat16(4f / 3f) & 0xFFFF,
+                reduce(DataType.BFLOAT16, ReduceOp.AVG, bfOne, bfOne, bfTwo));
     }
 
     @Test
@@ -150,7 +168,9 @@ class ReferenceSelfTest {
             }
         }
         // A rank's data differs from another's and between seeds.
-        assertTrue(TestData.bits(1, 0, 5, DataType.INT64, TestData.Dist.BITS) != TestData.bits(1, 1, 5, DataType.INT64, TestData.Dist.BITS));
-        assertTrue(TestData.bits(1, 0, 5, DataType.INT64, TestData.Dist.BITS) != TestData.bits(2, 0, 5, DataType.INT64, TestData.Dist.BITS));
+        assertTrue(TestData.bits(1, 0, 5, DataType.INT64, TestData.Dist.BITS)
+                != TestData.bits(1, 1, 5, DataType.INT64, TestData.Dist.BITS));
+        assertTrue(TestData.bits(1, 0, 5, DataType.INT64, TestData.Dist.BITS)
+                != TestData.bits(2, 0, 5, DataType.INT64, TestData.Dist.BITS));
     }
 }

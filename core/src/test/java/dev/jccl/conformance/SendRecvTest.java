@@ -1,13 +1,11 @@
 package dev.jccl.conformance;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import dev.jccl.Communicator;
 import dev.jccl.Config;
 import dev.jccl.DataType;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -16,21 +14,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * sendRecv beyond the battery: its cases again with the smallest chunks (so even small counts
- * take many steps, and counts are rarely a multiple of a chunk), and exchanges larger than the
- * sockets can buffer, where a ring of blocking send-then-recv calls deadlocks (on this machine's
- * loopback it does from about 8 MiB per rank; these use 32 MiB).
+ * sendRecv beyond the battery: its cases again with the smallest chunks (so even small counts take many steps, and
+ * counts are rarely a multiple of a chunk), and exchanges larger than the sockets can buffer, where a ring of blocking
+ * send-then-recv calls deadlocks (on this machine's loopback it does from about 8 MiB per rank; these use 32 MiB).
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SendRecvTest {
     /** Smallest staging buffer the config allows: 1 KiB chunks. */
-    private static final Config SMALL_CHUNKS = Config.builder().socketIfname("lo").timeout(Duration.ofSeconds(60))
-            .buffSize(Config.MIN_BUFFSIZE).build();
+    private static final Config SMALL_CHUNKS = Config.builder()
+            .socketIfname("lo")
+            .timeout(Duration.ofSeconds(60))
+            .buffSize(Config.MIN_BUFFSIZE)
+            .build();
+
     private static final ConformanceBody.Plan SMALL_CHUNK_PLAN =
             new ConformanceBody.Plan(new long[] {0, 1, 2, 7, 13, 97, 1021}, 4099, 96L << 10, true, 8);
 
@@ -39,12 +41,19 @@ class SendRecvTest {
     @ParameterizedTest(name = "{0} thread ranks")
     @ValueSource(ints = {1, 2, 3, 4, 5})
     void everyPatternWithOneKibChunks(int size) {
-        List<List<String>> results = ThreadRanks.run(size, SMALL_CHUNKS, Duration.ofMinutes(4),
-                c -> ConformanceBody.runSendRecv(c, SMALL_CHUNK_PLAN, c.rank() == 0 ? System.out::println : line -> {}));
+        List<List<String>> results = ThreadRanks.run(
+                size,
+                SMALL_CHUNKS,
+                Duration.ofMinutes(4),
+                c -> ConformanceBody.runSendRecv(
+                        c, SMALL_CHUNK_PLAN, c.rank() == 0 ? System.out::println : line -> {}));
         assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
     }
 
-    /** Rank {@code rank}'s data: element i of a message is {@code rank << 48 | salt << 40 | i}, so a misplaced or foreign long shows. */
+    /**
+     * Rank {@code rank}'s data: element i of a message is {@code rank << 48 | salt << 40 | i}, so a misplaced or
+     * foreign long shows.
+     */
     private static void fill(MemorySegment s, int rank, int salt) {
         long n = s.byteSize() / 8;
         for (long i = 0; i < n; i++) s.setAtIndex(ValueLayout.JAVA_LONG, i, (long) rank << 48 | (long) salt << 40 | i);
@@ -56,17 +65,17 @@ class SendRecvTest {
             long expected = (long) rank << 48 | (long) salt << 40 | i;
             long actual = s.getAtIndex(ValueLayout.JAVA_LONG, i);
             if (actual != expected) {
-                return what + ": long " + i + " of " + n + " is 0x" + Long.toHexString(actual) + ", expected 0x" + Long.toHexString(expected)
-                        + " (rank " + rank + "'s data)";
+                return what + ": long " + i + " of " + n + " is 0x" + Long.toHexString(actual) + ", expected 0x"
+                        + Long.toHexString(expected) + " (rank " + rank + "'s data)";
             }
         }
         return null;
     }
 
     /**
-     * 32 MiB per rank in a ring, blocking and async, out of place and in place, then in pairs
-     * against a partner that sends everything before it receives, and one that receives
-     * everything before it sends: neither direction of sendRecv may wait for the other.
+     * 32 MiB per rank in a ring, blocking and async, out of place and in place, then in pairs against a partner that
+     * sends everything before it receives, and one that receives everything before it sends: neither direction of
+     * sendRecv may wait for the other.
      */
     @ParameterizedTest(name = "{0} thread ranks")
     @ValueSource(ints = {2, 3})
@@ -128,9 +137,8 @@ class SendRecvTest {
     }
 
     /**
-     * The same exchange as two blocking calls deadlocks at this size, which is what makes the test
-     * above prove something; on a machine whose sockets buffer that much it proves nothing, and
-     * this says so by being skipped.
+     * The same exchange as two blocking calls deadlocks at this size, which is what makes the test above prove
+     * something; on a machine whose sockets buffer that much it proves nothing, and this says so by being skipped.
      */
     @Test
     void aBlockingSendThenRecvExchangeOfThatSizeDeadlocks() {
@@ -146,8 +154,12 @@ class SendRecvTest {
                 return List.of(e.toString());
             }
         });
-        assumeTrue(!ThreadRanks.allPassed(results), "the sockets here buffer " + (BIG_BYTES >> 20) + " MiB each way: "
-                + "the large-exchange tests do not show that sendRecv avoids a deadlock");
-        assertTrue(ThreadRanks.report(results).contains("timed out"), () -> "expected a timeout; got " + ThreadRanks.report(results));
+        assumeTrue(
+                !ThreadRanks.allPassed(results),
+                "the sockets here buffer " + (BIG_BYTES >> 20) + " MiB each way: "
+                        + "the large-exchange tests do not show that sendRecv avoids a deadlock");
+        assertTrue(
+                ThreadRanks.report(results).contains("timed out"),
+                () -> "expected a timeout; got " + ThreadRanks.report(results));
     }
 }

@@ -2,25 +2,28 @@ package dev.jccl.conformance;
 
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
-
 import java.lang.foreign.MemorySegment;
 
 /**
- * Deterministic inputs: element {@code i} of rank {@code r}'s buffer in case {@code seed} is a pure
- * function of {@code (seed, r, i, type, dist)}, so every rank can regenerate every other rank's
- * input instead of receiving it.
+ * Deterministic inputs: element {@code i} of rank {@code r}'s buffer in case {@code seed} is a pure function of
+ * {@code (seed, r, i, type, dist)}, so every rank can regenerate every other rank's input instead of receiving it.
  *
- * <p>The distributions make every reduction's result exact whatever order a ring or tree
- * combines the ranks in (see {@link Dist}), so results are compared bit for bit; only
- * {@link Dist#GAUSSIAN} needs a tolerance.
+ * <p>The distributions make every reduction's result exact whatever order a ring or tree combines the ranks in (see
+ * {@link Dist}), so results are compared bit for bit; only {@link Dist#GAUSSIAN} needs a tolerance.
  */
 final class TestData {
     private TestData() {}
 
     enum Dist {
-        /** Uniformly random bits: integer SUM/PROD wrap and MIN/MAX are order-independent; moves must be bit-exact for every type. */
+        /**
+         * Uniformly random bits: integer SUM/PROD wrap and MIN/MAX are order-independent; moves must be bit-exact for
+         * every type.
+         */
         BITS,
-        /** Integers -8..8 as floats: sums of up to a few thousand are exact in every float type, including FLOAT16/BFLOAT16. */
+        /**
+         * Integers -8..8 as floats: sums of up to a few thousand are exact in every float type, including
+         * FLOAT16/BFLOAT16.
+         */
         SMALL_INTS,
         /** One of -2, -1, -0.5, 0.5, 1, 2: products of a few ranks stay exact powers of two. */
         POWERS_OF_TWO,
@@ -54,8 +57,8 @@ final class TestData {
     }
 
     /**
-     * One 64-bit hash serves several elements (8 bytes of INT8, 4 FLOAT16s, 8 small integers…):
-     * every rank regenerates every other rank's input, so this is the suite's hottest loop.
+     * One 64-bit hash serves several elements (8 bytes of INT8, 4 FLOAT16s, 8 small integers…): every rank regenerates
+     * every other rank's input, so this is the suite's hottest loop.
      */
     static long bitsFromBase(long base, long index, DataType t, Dist d) {
         return switch (d) {

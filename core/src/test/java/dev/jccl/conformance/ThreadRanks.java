@@ -4,7 +4,6 @@ import dev.jccl.Communicator;
 import dev.jccl.Config;
 import dev.jccl.Jccl;
 import dev.jccl.UniqueId;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +13,9 @@ import java.util.function.Function;
 import java.util.function.IntFunction;
 
 /**
- * Runs one body on N ranks that are threads of this JVM, each with its own communicator, and
- * collects what every rank reports. Nothing it starts outlives it: past the deadline it aborts
- * every communicator, interrupts the threads and reports where each one was stuck.
+ * Runs one body on N ranks that are threads of this JVM, each with its own communicator, and collects what every rank
+ * reports. Nothing it starts outlives it: past the deadline it aborts every communicator, interrupts the threads and
+ * reports where each one was stuck.
  */
 final class ThreadRanks {
     private ThreadRanks() {}
@@ -27,16 +26,18 @@ final class ThreadRanks {
     }
 
     /** {@code size} ranks of a real communicator made with {@link Jccl#init(int, int, UniqueId, Config)}. */
-    static List<List<String>> run(int size, Config config, Duration deadline, Function<Communicator, List<String>> body) {
+    static List<List<String>> run(
+            int size, Config config, Duration deadline, Function<Communicator, List<String>> body) {
         UniqueId id = UniqueId.create(config);
         return run(size, rank -> Jccl.init(rank, size, id, config), deadline, body);
     }
 
     /**
-     * {@code size} ranks, rank r's communicator made by {@code open.apply(r)} on its own thread.
-     * Returns, per rank, the body's failures plus any exception from open, body or close.
+     * {@code size} ranks, rank r's communicator made by {@code open.apply(r)} on its own thread. Returns, per rank, the
+     * body's failures plus any exception from open, body or close.
      */
-    static List<List<String>> run(int size, IntFunction<Communicator> open, Duration deadline, Function<Communicator, List<String>> body) {
+    static List<List<String>> run(
+            int size, IntFunction<Communicator> open, Duration deadline, Function<Communicator, List<String>> body) {
         AtomicReferenceArray<Communicator> comms = new AtomicReferenceArray<>(size);
         List<List<String>> results = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
@@ -44,27 +45,29 @@ final class ThreadRanks {
             List<String> mine = java.util.Collections.synchronizedList(new ArrayList<>());
             results.add(mine);
             int rank = r;
-            Thread t = new Thread(() -> {
-                Communicator c;
-                try {
-                    c = open.apply(rank);
-                } catch (Throwable e) {
-                    mine.add("rank " + rank + ": opening the communicator threw " + stack(e));
-                    return;
-                }
-                comms.set(rank, c);
-                try {
-                    mine.addAll(body.apply(c));
-                } catch (Throwable e) {
-                    mine.add("rank " + rank + ": the body threw " + stack(e));
-                    c.abort();
-                }
-                try {
-                    c.close();
-                } catch (Throwable e) {
-                    mine.add("rank " + rank + ": close threw " + stack(e));
-                }
-            }, "rank-" + r + "-of-" + size);
+            Thread t = new Thread(
+                    () -> {
+                        Communicator c;
+                        try {
+                            c = open.apply(rank);
+                        } catch (Throwable e) {
+                            mine.add("rank " + rank + ": opening the communicator threw " + stack(e));
+                            return;
+                        }
+                        comms.set(rank, c);
+                        try {
+                            mine.addAll(body.apply(c));
+                        } catch (Throwable e) {
+                            mine.add("rank " + rank + ": the body threw " + stack(e));
+                            c.abort();
+                        }
+                        try {
+                            c.close();
+                        } catch (Throwable e) {
+                            mine.add("rank " + rank + ": close threw " + stack(e));
+                        }
+                    },
+                    "rank-" + r + "-of-" + size);
             t.setDaemon(true);
             threads.add(t);
         }
@@ -84,8 +87,12 @@ final class ThreadRanks {
                 Thread t = threads.get(r);
                 if (t.isAlive()) {
                     StringBuilder where = new StringBuilder();
-                    for (StackTraceElement e : t.getStackTrace()) where.append("\n        at ").append(e);
-                    results.get(r).add("rank " + r + ": still running after " + deadline.toSeconds() + " s; it was at" + where);
+                    for (StackTraceElement e : t.getStackTrace()) {
+                        where.append("\n        at ").append(e);
+                    }
+                    results.get(r)
+                            .add("rank " + r + ": still running after " + deadline.toSeconds() + " s; it was at"
+                                    + where);
                 }
             }
             for (int r = 0; r < size; r++) {
@@ -113,7 +120,9 @@ final class ThreadRanks {
     static String stack(Throwable e) {
         StringBuilder sb = new StringBuilder(e.toString());
         for (StackTraceElement s : e.getStackTrace()) sb.append("\n        at ").append(s);
-        if (e.getCause() != null && e.getCause() != e) sb.append("\n    caused by ").append(stack(e.getCause()));
+        if (e.getCause() != null && e.getCause() != e) {
+            sb.append("\n    caused by ").append(stack(e.getCause()));
+        }
         return sb.toString();
     }
 
@@ -123,7 +132,11 @@ final class ThreadRanks {
         int total = 0;
         for (int r = 0; r < perRank.size(); r++) {
             if (perRank.get(r).isEmpty()) continue;
-            sb.append("\n--- rank ").append(r).append(": ").append(perRank.get(r).size()).append(" failure(s)");
+            sb.append("\n--- rank ")
+                    .append(r)
+                    .append(": ")
+                    .append(perRank.get(r).size())
+                    .append(" failure(s)");
             for (String f : perRank.get(r)) sb.append("\n  ").append(f);
             total += perRank.get(r).size();
         }

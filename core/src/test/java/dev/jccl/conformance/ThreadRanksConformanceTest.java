@@ -1,28 +1,27 @@
 package dev.jccl.conformance;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.jccl.Config;
 import dev.jccl.Jccl;
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * The conformance battery on 1..5 ranks that are threads of this JVM, each with its own
- * communicator: over shared memory (the default between ranks of one host), over TCP
- * (JCCL_SHM_DISABLE), over both at once (ranks on two pretend hosts), and with the tuner's choice
- * forced each way (JCCL_ALGO / JCCL_PROTO), so that every algorithm × protocol meets every size.
+ * The conformance battery on 1..5 ranks that are threads of this JVM, each with its own communicator: over shared
+ * memory (the default between ranks of one host), over TCP (JCCL_SHM_DISABLE), over both at once (ranks on two pretend
+ * hosts), and with the tuner's choice forced each way (JCCL_ALGO / JCCL_PROTO), so that every algorithm × protocol
+ * meets every size.
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class ThreadRanksConformanceTest {
@@ -30,7 +29,9 @@ class ThreadRanksConformanceTest {
     static Stream<Arguments> sizesAndLinks() {
         List<Arguments> out = new ArrayList<>();
         // One rank talks to no one: it runs once, not once per link.
-        for (Link link : Link.values()) for (int size = link == Link.SHM ? 1 : 2; size <= 5; size++) out.add(Arguments.of(size, link));
+        for (Link link : Link.values()) {
+            for (int size = link == Link.SHM ? 1 : 2; size <= 5; size++) out.add(Arguments.of(size, link));
+        }
         return out.stream();
     }
 
@@ -39,26 +40,40 @@ class ThreadRanksConformanceTest {
     void everyCollectiveConforms(int size, Link link) {
         Config config = link.config(Duration.ofSeconds(60));
         long start = System.nanoTime();
-        List<List<String>> results = ThreadRanks.run(size, config, Duration.ofMinutes(6),
-                c -> ConformanceBody.run(c, ConformanceBody.Plan.FULL, c.rank() == 0 ? System.out::println : line -> {}));
-        System.out.printf("conformance, %d thread rank(s) over %s: %.1f s%n", size, link, (System.nanoTime() - start) / 1e9);
+        List<List<String>> results = ThreadRanks.run(
+                size,
+                config,
+                Duration.ofMinutes(6),
+                c -> ConformanceBody.run(
+                        c, ConformanceBody.Plan.FULL, c.rank() == 0 ? System.out::println : line -> {}));
+        System.out.printf(
+                "conformance, %d thread rank(s) over %s: %.1f s%n", size, link, (System.nanoTime() - start) / 1e9);
         assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
     }
 
     /**
-     * Ranks on two pretend hosts (JCCL_HOSTID "a" for the first half, "b" for the rest): shared
-     * memory inside each host, TCP between them, in one communicator.
+     * Ranks on two pretend hosts (JCCL_HOSTID "a" for the first half, "b" for the rest): shared memory inside each
+     * host, TCP between them, in one communicator.
      */
     @ParameterizedTest(name = "{0} thread ranks on two hosts")
     @ValueSource(ints = {2, 3, 4, 5})
     void everyCollectiveConformsAcrossSharedMemoryAndTcp(int size) {
         UniqueId id = UniqueId.create(Link.SHM.config(Duration.ofSeconds(60)));
         long start = System.nanoTime();
-        List<List<String>> results = ThreadRanks.run(size, rank -> Jccl.init(rank, size, id,
-                        Link.SHM.config(Duration.ofSeconds(60)).toBuilder().hostId(rank < (size + 1) / 2 ? "a" : "b").build()),
+        List<List<String>> results = ThreadRanks.run(
+                size,
+                rank -> Jccl.init(
+                        rank,
+                        size,
+                        id,
+                        Link.SHM.config(Duration.ofSeconds(60)).toBuilder()
+                                .hostId(rank < (size + 1) / 2 ? "a" : "b")
+                                .build()),
                 Duration.ofMinutes(6),
-                c -> ConformanceBody.run(c, ConformanceBody.Plan.FULL, c.rank() == 0 ? System.out::println : line -> {}));
-        System.out.printf("conformance, %d thread rank(s) on two hosts: %.1f s%n", size, (System.nanoTime() - start) / 1e9);
+                c -> ConformanceBody.run(
+                        c, ConformanceBody.Plan.FULL, c.rank() == 0 ? System.out::println : line -> {}));
+        System.out.printf(
+                "conformance, %d thread rank(s) on two hosts: %.1f s%n", size, (System.nanoTime() - start) / 1e9);
         assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
     }
 
@@ -76,8 +91,14 @@ class ThreadRanksConformanceTest {
     @ParameterizedTest(name = "{0} thread ranks over {1}, JCCL_ALGO={2} JCCL_PROTO={3}")
     @MethodSource("forcedChoices")
     void everyCollectiveConformsWithTheChoiceForced(int size, Link link, String algo, String proto) {
-        Config config = link.config(Duration.ofSeconds(60)).toBuilder().algo(algo).proto(proto).build();
-        List<List<String>> results = ThreadRanks.run(size, config, Duration.ofMinutes(6),
+        Config config = link.config(Duration.ofSeconds(60)).toBuilder()
+                .algo(algo)
+                .proto(proto)
+                .build();
+        List<List<String>> results = ThreadRanks.run(
+                size,
+                config,
+                Duration.ofMinutes(6),
                 c -> ConformanceBody.run(c, ConformanceBody.Plan.QUICK, line -> {}));
         assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
     }

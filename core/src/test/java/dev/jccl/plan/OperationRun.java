@@ -7,9 +7,8 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * One collective, planned for every rank and simulated over fresh memories, then checked against
- * {@link Reference}: RECV holds the result, SEND is untouched out of place, and a Reduce leaves
- * non-root ranks' buffers alone.
+ * One collective, planned for every rank and simulated over fresh memories, then checked against {@link Reference}:
+ * RECV holds the result, SEND is untouched out of place, and a Reduce leaves non-root ranks' buffers alone.
  */
 record OperationRun(Collective collective, int size, int count, long chunk, ReduceOp op, int root, boolean inPlace) {
 
@@ -42,7 +41,9 @@ record OperationRun(Collective collective, int size, int count, long chunk, Redu
         for (int rank = 0; rank < size; rank++) {
             long scratch = schedules.get(rank).scratchCount();
             // In place per the API: AllGather's SEND is RECV's block r, ReduceScatter's RECV is SEND's block r.
-            long inner = collective == Collective.ALL_GATHER || collective == Collective.REDUCE_SCATTER ? (long) rank * count : 0;
+            long inner = collective == Collective.ALL_GATHER || collective == Collective.REDUCE_SCATTER
+                    ? (long) rank * count
+                    : 0;
             RankMemory m = inPlace
                     ? RankMemory.overlapping(sendLength(), recvLength(), inner, scratch, random)
                     : RankMemory.separate(sendLength(), recvLength(), scratch, random);
@@ -52,7 +53,8 @@ record OperationRun(Collective collective, int size, int count, long chunk, Redu
             m.write(BufferRole.SEND, inputs[rank]);
             memories.add(m);
         }
-        List<long[]> recvBefore = memories.stream().map(m -> m.read(BufferRole.RECV)).toList();
+        List<long[]> recvBefore =
+                memories.stream().map(m -> m.read(BufferRole.RECV)).toList();
 
         boolean[] wroteRecv;
         try {
@@ -66,7 +68,8 @@ record OperationRun(Collective collective, int size, int count, long chunk, Redu
             long[] expected = Reference.recv(collective, op, root, inputs, count, rank);
             if (expected == null) {
                 if (wroteRecv[rank]) {
-                    throw new AssertionError(this + ": rank " + rank + " is not the root but its schedule writes RECV\n" + describe(schedules));
+                    throw new AssertionError(this + ": rank " + rank + " is not the root but its schedule writes RECV\n"
+                            + describe(schedules));
                 }
                 expected = recvBefore.get(rank);
             }
@@ -80,8 +83,8 @@ record OperationRun(Collective collective, int size, int count, long chunk, Redu
     private void assertSame(String what, long[] expected, long[] actual, int rank, List<Schedule> schedules) {
         int i = Arrays.mismatch(expected, actual);
         if (i >= 0) {
-            throw new AssertionError(this + ": rank " + rank + " " + what + "[" + i + "] is " + actual[i] + ", expected " + expected[i]
-                    + "\n" + describe(schedules));
+            throw new AssertionError(this + ": rank " + rank + " " + what + "[" + i + "] is " + actual[i]
+                    + ", expected " + expected[i] + "\n" + describe(schedules));
         }
     }
 

@@ -11,8 +11,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every collective's schedules, simulated for sizes 1–6 over a grid of counts, chunk sizes, ops,
- * roots, out of place and in place, must produce exactly the reference result.
+ * Every collective's schedules, simulated for sizes 1–6 over a grid of counts, chunk sizes, ops, roots, out of place
+ * and in place, must produce exactly the reference result.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PlanConformanceTest {

@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The shapes the algorithms promise (step counts, ring neighbours, who writes what), text output and argument checks. */
+/**
+ * The shapes the algorithms promise (step counts, ring neighbours, who writes what), text output and argument checks.
+ */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class PlannerTest {
 
@@ -133,10 +135,13 @@ class PlannerTest {
     @Test
     void oneRankCopiesInOneStep() {
         for (Collective c : PlanConformanceTest.COLLECTIVES) {
-            Schedule s = plan(c, 0, 1, 10, ReduceOp.AVG, c == Collective.BROADCAST || c == Collective.REDUCE ? 0 : -1, 3);
+            Schedule s =
+                    plan(c, 0, 1, 10, ReduceOp.AVG, c == Collective.BROADCAST || c == Collective.REDUCE ? 0 : -1, 3);
             assertEquals("local", s.algorithm());
             assertEquals(1, s.steps().size());
-            assertEquals(new Action.LocalCopy(Region.send(0, 10), Region.recv(0, 10)), s.steps().get(0).actions().get(0));
+            assertEquals(
+                    new Action.LocalCopy(Region.send(0, 10), Region.recv(0, 10)),
+                    s.steps().get(0).actions().get(0));
         }
     }
 
@@ -144,11 +149,15 @@ class PlannerTest {
     void zeroCountHasNoSteps() {
         for (int size = 1; size <= 4; size++) {
             for (Collective c : Collective.values()) {
-                boolean rooted = c == Collective.BROADCAST || c == Collective.REDUCE || c == Collective.SEND || c == Collective.RECV;
+                boolean rooted = c == Collective.BROADCAST
+                        || c == Collective.REDUCE
+                        || c == Collective.SEND
+                        || c == Collective.RECV;
                 for (int rank = 0; rank < size; rank++) {
                     int root = rooted ? (rank + 1) % size : -1;
                     OpRequest r = c == Collective.SEND_RECV
-                            ? OpRequest.sendRecv(rank, size, 0, (rank + 1) % size, (rank + size - 1) % size, rank % 2 == 0, 3)
+                            ? OpRequest.sendRecv(
+                                    rank, size, 0, (rank + 1) % size, (rank + size - 1) % size, rank % 2 == 0, 3)
                             : new OpRequest(c, rank, size, 0, ReduceOp.AVG, root, 3);
                     assertEquals(List.of(), Planner.plan(r).steps(), c + " size " + size);
                 }
@@ -159,13 +168,27 @@ class PlannerTest {
     @Test
     void algorithmNames() {
         assertAll(
-                () -> assertEquals("ring", plan(Collective.ALL_REDUCE, 0, 2, 4, ReduceOp.SUM, -1, 1).algorithm()),
-                () -> assertEquals("ring", plan(Collective.REDUCE_SCATTER, 0, 2, 4, ReduceOp.SUM, -1, 1).algorithm()),
-                () -> assertEquals("ring", plan(Collective.ALL_GATHER, 0, 2, 4, null, -1, 1).algorithm()),
-                () -> assertEquals("chain", plan(Collective.BROADCAST, 0, 2, 4, null, 1, 1).algorithm()),
-                () -> assertEquals("chain", plan(Collective.REDUCE, 0, 2, 4, ReduceOp.SUM, 1, 1).algorithm()),
-                () -> assertEquals("pairwise", plan(Collective.ALL_TO_ALL, 0, 2, 4, null, -1, 1).algorithm()),
-                () -> assertEquals("p2p", plan(Collective.SEND, 0, 2, 4, null, 1, 1).algorithm()));
+                () -> assertEquals(
+                        "ring",
+                        plan(Collective.ALL_REDUCE, 0, 2, 4, ReduceOp.SUM, -1, 1)
+                                .algorithm()),
+                () -> assertEquals(
+                        "ring",
+                        plan(Collective.REDUCE_SCATTER, 0, 2, 4, ReduceOp.SUM, -1, 1)
+                                .algorithm()),
+                () -> assertEquals(
+                        "ring",
+                        plan(Collective.ALL_GATHER, 0, 2, 4, null, -1, 1).algorithm()),
+                () -> assertEquals(
+                        "chain", plan(Collective.BROADCAST, 0, 2, 4, null, 1, 1).algorithm()),
+                () -> assertEquals(
+                        "chain",
+                        plan(Collective.REDUCE, 0, 2, 4, ReduceOp.SUM, 1, 1).algorithm()),
+                () -> assertEquals(
+                        "pairwise",
+                        plan(Collective.ALL_TO_ALL, 0, 2, 4, null, -1, 1).algorithm()),
+                () -> assertEquals(
+                        "p2p", plan(Collective.SEND, 0, 2, 4, null, 1, 1).algorithm()));
     }
 
     @Test
@@ -188,7 +211,9 @@ class PlannerTest {
                                         case Action.DivideBySize d -> d.region();
                                         case Action.Send x -> null;
                                     };
-                                    assertTrue(written == null || written.buffer() != BufferRole.RECV, () -> "writes RECV:\n" + Planner.describe(s));
+                                    assertTrue(
+                                            written == null || written.buffer() != BufferRole.RECV,
+                                            () -> "writes RECV:\n" + Planner.describe(s));
                                 }
                             }
                         }
@@ -200,10 +225,17 @@ class PlannerTest {
 
     @Test
     void scratchIsOnlyAskedForWhereItIsUsed() {
-        assertEquals(0, plan(Collective.ALL_REDUCE, 0, 4, 100, ReduceOp.SUM, -1, 7).scratchCount());
-        assertEquals(0, plan(Collective.REDUCE_SCATTER, 0, 2, 100, ReduceOp.SUM, -1, 7).scratchCount());
-        assertEquals(7, plan(Collective.REDUCE_SCATTER, 0, 3, 100, ReduceOp.SUM, -1, 7).scratchCount());
-        assertEquals(14, plan(Collective.REDUCE_SCATTER, 0, 4, 100, ReduceOp.SUM, -1, 7).scratchCount());
+        assertEquals(
+                0, plan(Collective.ALL_REDUCE, 0, 4, 100, ReduceOp.SUM, -1, 7).scratchCount());
+        assertEquals(
+                0,
+                plan(Collective.REDUCE_SCATTER, 0, 2, 100, ReduceOp.SUM, -1, 7).scratchCount());
+        assertEquals(
+                7,
+                plan(Collective.REDUCE_SCATTER, 0, 3, 100, ReduceOp.SUM, -1, 7).scratchCount());
+        assertEquals(
+                14,
+                plan(Collective.REDUCE_SCATTER, 0, 4, 100, ReduceOp.SUM, -1, 7).scratchCount());
         assertEquals(0, plan(Collective.REDUCE, 1, 4, 100, ReduceOp.SUM, 0, 7).scratchCount(), "first in the chain");
         assertEquals(14, plan(Collective.REDUCE, 2, 4, 100, ReduceOp.SUM, 0, 7).scratchCount(), "middle of the chain");
         assertEquals(0, plan(Collective.REDUCE, 0, 4, 100, ReduceOp.SUM, 0, 7).scratchCount(), "root");
@@ -241,6 +273,8 @@ class PlannerTest {
         assertThrows(IllegalArgumentException.class, () -> plan(Collective.BROADCAST, 0, 2, 4, null, 2, 1));
         assertThrows(IllegalArgumentException.class, () -> plan(Collective.REDUCE, 0, 2, 4, ReduceOp.SUM, -1, 1));
         assertThrows(IllegalArgumentException.class, () -> plan(Collective.SEND, 0, 2, 4, null, 5, 1));
-        assertThrows(IllegalArgumentException.class, () -> plan(Collective.ALL_GATHER, 0, 3, Long.MAX_VALUE / 2, null, -1, 1L << 40));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> plan(Collective.ALL_GATHER, 0, 3, Long.MAX_VALUE / 2, null, -1, 1L << 40));
     }
 }

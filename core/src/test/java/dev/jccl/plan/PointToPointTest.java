@@ -27,19 +27,29 @@ class PointToPointTest {
                             List<Schedule> schedules = new ArrayList<>();
                             List<RankMemory> memories = new ArrayList<>();
                             for (int rank = 0; rank < size; rank++) {
-                                OpRequest r = rank == from ? new OpRequest(Collective.SEND, rank, size, count, null, to, chunk)
-                                        : rank == to ? new OpRequest(Collective.RECV, rank, size, count, null, from, chunk)
-                                        : null;
-                                schedules.add(r == null
-                                        ? new Schedule(new OpRequest(Collective.SEND, rank, size, 0, null, from, chunk), "idle", 0, List.of())
-                                        : Planner.plan(r));
+                                OpRequest r = rank == from
+                                        ? new OpRequest(Collective.SEND, rank, size, count, null, to, chunk)
+                                        : rank == to
+                                                ? new OpRequest(Collective.RECV, rank, size, count, null, from, chunk)
+                                                : null;
+                                schedules.add(
+                                        r == null
+                                                ? new Schedule(
+                                                        new OpRequest(
+                                                                Collective.SEND, rank, size, 0, null, from, chunk),
+                                                        "idle",
+                                                        0,
+                                                        List.of())
+                                                : Planner.plan(r));
                                 memories.add(RankMemory.separate(count, count, 0, random));
                             }
                             long[] payload = memories.get(from).read(BufferRole.SEND);
                             Simulator.run(schedules, memories, null);
-                            String what = "send " + from + "→" + to + " of " + size + ", count " + count + ", chunk " + chunk;
+                            String what =
+                                    "send " + from + "→" + to + " of " + size + ", count " + count + ", chunk " + chunk;
                             assertArrayEquals(payload, memories.get(to).read(BufferRole.RECV), what);
-                            assertArrayEquals(payload, memories.get(from).read(BufferRole.SEND), what + ": SEND untouched");
+                            assertArrayEquals(
+                                    payload, memories.get(from).read(BufferRole.SEND), what + ": SEND untouched");
                         }
                     }
                 }

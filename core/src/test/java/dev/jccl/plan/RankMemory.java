@@ -4,11 +4,10 @@ import java.util.Arrays;
 import java.util.Random;
 
 /**
- * One simulated rank's memory: a single {@code long[]} in which each {@link BufferRole} is a window
- * {@code [base, base + length)}. In place is modelled the way the API defines it, by windows that
- * overlap: SEND and RECV at the same base, AllGather's SEND as RECV's block r, ReduceScatter's RECV
- * as SEND's block r. Everything starts as random garbage, so reading memory nobody wrote shows up
- * as a wrong result.
+ * One simulated rank's memory: a single {@code long[]} in which each {@link BufferRole} is a window {@code [base, base
+ * + length)}. In place is modelled the way the API defines it, by windows that overlap: SEND and RECV at the same base,
+ * AllGather's SEND as RECV's block r, ReduceScatter's RECV as SEND's block r. Everything starts as random garbage, so
+ * reading memory nobody wrote shows up as a wrong result.
  */
 final class RankMemory {
     final long[] cells;
@@ -29,10 +28,11 @@ final class RankMemory {
     }
 
     /**
-     * SEND and RECV overlapping: the larger one at 0, the other at {@code innerOffset} inside it
-     * (0 for the same memory), SCRATCH after both.
+     * SEND and RECV overlapping: the larger one at 0, the other at {@code innerOffset} inside it (0 for the same
+     * memory), SCRATCH after both.
      */
-    static RankMemory overlapping(long sendLength, long recvLength, long innerOffset, long scratchLength, Random garbage) {
+    static RankMemory overlapping(
+            long sendLength, long recvLength, long innerOffset, long scratchLength, Random garbage) {
         long outer = Math.max(sendLength, recvLength);
         RankMemory m = new RankMemory(outer + scratchLength);
         boolean sendIsOuter = sendLength >= recvLength;
@@ -53,7 +53,8 @@ final class RankMemory {
     /** The cell index of a region's first element, after checking the region fits its window. */
     int address(Region r) {
         if (r.offset() + r.count() > length(r.buffer())) {
-            throw new AssertionError("region " + ScheduleText.region(r) + " overruns " + r.buffer() + " of " + length(r.buffer()) + " elements");
+            throw new AssertionError("region " + ScheduleText.region(r) + " overruns " + r.buffer() + " of "
+                    + length(r.buffer()) + " elements");
         }
         return Math.toIntExact(base(r.buffer()) + r.offset());
     }

@@ -3,8 +3,8 @@ package dev.jccl.plan;
 import dev.jccl.ReduceOp;
 
 /**
- * What each collective must leave in RECV, computed directly from the definitions and nothing the
- * planner shares. {@code inputs[j]} is rank j's SEND; {@code n} is the request's count.
+ * What each collective must leave in RECV, computed directly from the definitions and nothing the planner shares.
+ * {@code inputs[j]} is rank j's SEND; {@code n} is the request's count.
  */
 final class Reference {
     private Reference() {}

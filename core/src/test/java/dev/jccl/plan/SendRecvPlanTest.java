@@ -14,14 +14,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * SendRecv's schedules, simulated with every rank's call: rings and shifted rings of every size,
- * pairs, itself, in place and out of place, over the grid of counts and chunk sizes; each half
- * matched against the other half of a peer's SendRecv or against a plain Send or Recv.
+ * SendRecv's schedules, simulated with every rank's call: rings and shifted rings of every size, pairs, itself, in
+ * place and out of place, over the grid of counts and chunk sizes; each half matched against the other half of a peer's
+ * SendRecv or against a plain Send or Recv.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SendRecvPlanTest {
 
-    /** One rank's call: {@code to}/{@code from} are -1 for the half it does not have (a plain Recv/Send), both -1 when idle. */
+    /**
+     * One rank's call: {@code to}/{@code from} are -1 for the half it does not have (a plain Recv/Send), both -1 when
+     * idle.
+     */
     private record Call(int to, int from, boolean inPlace) {
         static Call sendRecv(int to, int from, boolean inPlace) {
             return new Call(to, from, inPlace);
@@ -63,12 +66,15 @@ class SendRecvPlanTest {
                     ? new Schedule(new OpRequest(Collective.SEND, rank, size, 0, null, 0, chunk), "idle", 0, List.of())
                     : Planner.plan(c.request(rank, size, count, chunk));
             schedules.add(s);
-            memories.add(c.inPlace()
-                    ? RankMemory.overlapping(count, count, 0, s.scratchCount(), random)
-                    : RankMemory.separate(count, count, s.scratchCount(), random));
+            memories.add(
+                    c.inPlace()
+                            ? RankMemory.overlapping(count, count, 0, s.scratchCount(), random)
+                            : RankMemory.separate(count, count, s.scratchCount(), random));
         }
-        List<long[]> inputs = memories.stream().map(m -> m.read(BufferRole.SEND)).toList();
-        List<long[]> recvBefore = memories.stream().map(m -> m.read(BufferRole.RECV)).toList();
+        List<long[]> inputs =
+                memories.stream().map(m -> m.read(BufferRole.SEND)).toList();
+        List<long[]> recvBefore =
+                memories.stream().map(m -> m.read(BufferRole.RECV)).toList();
         try {
             Simulator.run(schedules, memories, null);
         } catch (AssertionError e) {
@@ -79,17 +85,20 @@ class SendRecvPlanTest {
             long[] recv = memories.get(rank).read(BufferRole.RECV);
             String where = what + ": rank " + rank;
             if (c.from() >= 0) {
-                assertArrayEquals(inputs.get(c.from()), recv, () -> where + " RECV\n" + OperationRun.describe(schedules));
+                assertArrayEquals(
+                        inputs.get(c.from()), recv, () -> where + " RECV\n" + OperationRun.describe(schedules));
             } else if (!c.inPlace()) {
                 assertArrayEquals(recvBefore.get(rank), recv, where + " RECV must not be written");
             }
             if (!c.inPlace()) {
-                assertArrayEquals(inputs.get(rank), memories.get(rank).read(BufferRole.SEND), where + " SEND must not change");
+                assertArrayEquals(
+                        inputs.get(rank), memories.get(rank).read(BufferRole.SEND), where + " SEND must not change");
             }
         }
     }
 
-    private static List<Call> everyRank(int size, IntUnaryOperator to, IntUnaryOperator from, IntUnaryOperator inPlace) {
+    private static List<Call> everyRank(
+            int size, IntUnaryOperator to, IntUnaryOperator from, IntUnaryOperator inPlace) {
         List<Call> calls = new ArrayList<>();
         for (int r = 0; r < size; r++) {
             calls.add(Call.sendRecv(to.applyAsInt(r), from.applyAsInt(r), inPlace.applyAsInt(r) != 0));
@@ -136,11 +145,15 @@ class SendRecvPlanTest {
     void withItselfIsALocalCopy() {
         for (boolean inPlace : new boolean[] {false, true}) {
             overTheGrid(List.of(Call.sendRecv(0, 0, inPlace)));
-            overTheGrid(List.of(Call.sendRecv(0, 0, inPlace), Call.sendRecv(1, 1, !inPlace), Call.sendRecv(2, 2, inPlace)));
+            overTheGrid(
+                    List.of(Call.sendRecv(0, 0, inPlace), Call.sendRecv(1, 1, !inPlace), Call.sendRecv(2, 2, inPlace)));
         }
         Schedule out = Planner.plan(OpRequest.sendRecv(1, 3, 10, 1, 1, false, 3));
         assertEquals(List.of(Step.of(new Action.LocalCopy(Region.send(0, 10), Region.recv(0, 10)))), out.steps());
-        assertEquals(List.of(), Planner.plan(OpRequest.sendRecv(1, 3, 10, 1, 1, true, 3)).steps(), "in place there is nothing to do");
+        assertEquals(
+                List.of(),
+                Planner.plan(OpRequest.sendRecv(1, 3, 10, 1, 1, true, 3)).steps(),
+                "in place there is nothing to do");
     }
 
     @Test
@@ -150,13 +163,20 @@ class SendRecvPlanTest {
                 // rank 0 sends to 1 and receives from the last rank; they use plain Recv and Send
                 List<Call> calls = new ArrayList<>();
                 for (int r = 0; r < size; r++) {
-                    calls.add(r == 0 ? Call.sendRecv(1, size - 1, inPlace) : r == 1 ? Call.recv(0) : r == size - 1 ? Call.send(0) : Call.idle());
+                    calls.add(
+                            r == 0
+                                    ? Call.sendRecv(1, size - 1, inPlace)
+                                    : r == 1 ? Call.recv(0) : r == size - 1 ? Call.send(0) : Call.idle());
                 }
                 overTheGrid(calls);
-                // a chain: 0 sends to 1, every middle rank receives from its left and sends to its right, the last only receives
+                // a chain: 0 sends to 1, every middle rank receives from its left and sends to its right, the last only
+                // receives
                 List<Call> chain = new ArrayList<>();
                 for (int r = 0; r < size; r++) {
-                    chain.add(r == 0 ? Call.send(1) : r == size - 1 ? Call.recv(r - 1) : Call.sendRecv(r + 1, r - 1, inPlace));
+                    chain.add(
+                            r == 0
+                                    ? Call.send(1)
+                                    : r == size - 1 ? Call.recv(r - 1) : Call.sendRecv(r + 1, r - 1, inPlace));
                 }
                 overTheGrid(chain);
             }
@@ -174,10 +194,20 @@ class SendRecvPlanTest {
         assertEquals(3, in.scratchCount(), "one chunk");
         assertEquals(Schedule.Pacing.PER_DIRECTION, in.pacing());
         for (Collective c : PlanConformanceTest.COLLECTIVES) {
-            Schedule s = Planner.plan(new OpRequest(c, 0, 3, 10, dev.jccl.ReduceOp.SUM, c == Collective.BROADCAST || c == Collective.REDUCE ? 0 : -1, 3));
+            Schedule s = Planner.plan(new OpRequest(
+                    c,
+                    0,
+                    3,
+                    10,
+                    dev.jccl.ReduceOp.SUM,
+                    c == Collective.BROADCAST || c == Collective.REDUCE ? 0 : -1,
+                    3));
             assertEquals(Schedule.Pacing.LOCKSTEP, s.pacing(), c.toString());
         }
-        assertEquals(Schedule.Pacing.LOCKSTEP, Planner.plan(new OpRequest(Collective.SEND, 0, 3, 10, null, 1, 3)).pacing());
+        assertEquals(
+                Schedule.Pacing.LOCKSTEP,
+                Planner.plan(new OpRequest(Collective.SEND, 0, 3, 10, null, 1, 3))
+                        .pacing());
     }
 
     @Test
@@ -198,19 +228,26 @@ class SendRecvPlanTest {
 
     @Test
     void refusesPeersOutOfRangeAndItselfOneWayOnly() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Planner.plan(OpRequest.sendRecv(0, 3, 4, 3, 1, false, 2)));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> Planner.plan(OpRequest.sendRecv(0, 3, 4, 3, 1, false, 2)));
         assertTrue(e.getMessage().contains("sendPeer 3"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> Planner.plan(OpRequest.sendRecv(0, 3, 4, 1, -1, false, 2)));
+        e = assertThrows(
+                IllegalArgumentException.class, () -> Planner.plan(OpRequest.sendRecv(0, 3, 4, 1, -1, false, 2)));
         assertTrue(e.getMessage().contains("recvPeer -1"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> Planner.plan(OpRequest.sendRecv(1, 3, 4, 1, 2, false, 2)));
+        e = assertThrows(
+                IllegalArgumentException.class, () -> Planner.plan(OpRequest.sendRecv(1, 3, 4, 1, 2, false, 2)));
         assertTrue(e.getMessage().contains("both peers"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Planner.plan(OpRequest.sendRecv(1, 3, 4, 0, 1, false, 2)));
-        assertThrows(IllegalArgumentException.class, () -> Planner.plan(OpRequest.sendRecv(1, 3, 0, 0, 1, false, 2)), "even for count 0");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> Planner.plan(OpRequest.sendRecv(1, 3, 0, 0, 1, false, 2)),
+                "even for count 0");
     }
 
     @Test
     void simulatorCatchesAnOutOfPlaceScheduleRunInPlace() {
-        // The out-of-place plan receives chunk c into RECV while sending chunk c from SEND: in place they are the same memory.
+        // The out-of-place plan receives chunk c into RECV while sending chunk c from SEND: in place they are the same
+        // memory.
         int size = 2;
         List<Schedule> schedules = new ArrayList<>();
         List<RankMemory> memories = new ArrayList<>();
@@ -231,16 +268,23 @@ class SendRecvPlanTest {
         OpRequest r1 = OpRequest.sendRecv(1, 2, 4, 0, 0, false, 2);
         List<Step> steps = List.of(
                 Step.of(new Action.Send(1, Region.send(0, 2)), new Action.Receive(1, Region.scratch(0, 2), null)),
-                Step.of(new Action.LocalCopy(Region.scratch(0, 2), Region.recv(2, 2)), new Action.Send(1, Region.send(2, 2)),
+                Step.of(
+                        new Action.LocalCopy(Region.scratch(0, 2), Region.recv(2, 2)),
+                        new Action.Send(1, Region.send(2, 2)),
                         new Action.Receive(1, Region.scratch(0, 2), null)),
                 Step.of(new Action.LocalCopy(Region.scratch(0, 2), Region.recv(0, 2))));
         Random random = new Random(4);
-        AssertionError e = assertThrows(AssertionError.class, () -> Simulator.run(
-                List.of(new Schedule(r0, "bad", 2, steps, Schedule.Pacing.PER_DIRECTION), Planner.plan(r1)),
-                List.of(RankMemory.overlapping(4, 4, 0, 2, random), RankMemory.separate(4, 4, 0, random)), null));
+        AssertionError e = assertThrows(
+                AssertionError.class,
+                () -> Simulator.run(
+                        List.of(new Schedule(r0, "bad", 2, steps, Schedule.Pacing.PER_DIRECTION), Planner.plan(r1)),
+                        List.of(RankMemory.overlapping(4, 4, 0, 2, random), RankMemory.separate(4, 4, 0, random)),
+                        null));
         assertTrue(e.getMessage().contains("writes the memory it reads"), e.getMessage());
         // the same steps in lockstep break no rule (the copy then runs before step 1's send)
-        Simulator.run(List.of(new Schedule(r0, "lockstep", 2, steps), Planner.plan(r1)),
-                List.of(RankMemory.overlapping(4, 4, 0, 2, random), RankMemory.separate(4, 4, 0, random)), null);
+        Simulator.run(
+                List.of(new Schedule(r0, "lockstep", 2, steps), Planner.plan(r1)),
+                List.of(RankMemory.overlapping(4, 4, 0, 2, random), RankMemory.separate(4, 4, 0, random)),
+                null);
     }
 }

@@ -5,27 +5,25 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Runs the schedules of all ranks of one operation together, in memory, step by step, and fails
- * with an {@link AssertionError} that shows the offending steps as soon as the planner's contract
- * is broken:
+ * Runs the schedules of all ranks of one operation together, in memory, step by step, and fails with an
+ * {@link AssertionError} that shows the offending steps as soon as the planner's contract is broken:
  *
  * <ul>
- *   <li>every Send of rank s in step k meets a Receive from s in the peer's step k, in list order
- *       per (sender, receiver) pair, with the same count; nothing is left unmatched;</li>
- *   <li>no transfer is empty or longer than chunkCount; every region fits its buffer (SCRATCH is
- *       {@code scratchCount} long); nothing writes SEND;</li>
- *   <li>a LocalReduce's output is one of its inputs exactly or disjoint from both;</li>
- *   <li>within a step, since the runtime runs transfers concurrently, no memory written by a
- *       receive is touched by another transfer of the rank — except a combine reading exactly the
- *       memory it writes (what the reduce kernels allow); a LocalCopy's ends are the same memory
- *       or disjoint;</li>
- *   <li>in a {@link Schedule.Pacing#PER_DIRECTION} schedule, whose sends may run ahead of its
- *       receives and local actions, no Send reads memory that any Receive writes, and a local
- *       action that writes memory a Send reads comes in a later step than that Send.</li>
+ *   <li>every Send of rank s in step k meets a Receive from s in the peer's step k, in list order per (sender,
+ *       receiver) pair, with the same count; nothing is left unmatched;
+ *   <li>no transfer is empty or longer than chunkCount; every region fits its buffer (SCRATCH is {@code scratchCount}
+ *       long); nothing writes SEND;
+ *   <li>a LocalReduce's output is one of its inputs exactly or disjoint from both;
+ *   <li>within a step, since the runtime runs transfers concurrently, no memory written by a receive is touched by
+ *       another transfer of the rank — except a combine reading exactly the memory it writes (what the reduce kernels
+ *       allow); a LocalCopy's ends are the same memory or disjoint;
+ *   <li>in a {@link Schedule.Pacing#PER_DIRECTION} schedule, whose sends may run ahead of its receives and local
+ *       actions, no Send reads memory that any Receive writes, and a local action that writes memory a Send reads comes
+ *       in a later step than that Send.
  * </ul>
  *
- * Elements are longs; combining uses the op with Java's wrapping arithmetic, AVG adds and
- * {@link Action.DivideBySize} truncates, as {@link ReduceOp} defines for integers.
+ * Elements are longs; combining uses the op with Java's wrapping arithmetic, AVG adds and {@link Action.DivideBySize}
+ * truncates, as {@link ReduceOp} defines for integers.
  */
 final class Simulator {
     private final List<Schedule> schedules;
@@ -104,9 +102,14 @@ final class Simulator {
                             case Action.Send x -> null;
                         };
                         if (written != null && overlaps(at, n, m.address(written), written.count())) {
-                            fail(rank, i, "per-direction pacing lets the send of step " + j + " [" + ScheduleText.action(send, request(rank))
-                                    + "] run ahead of, or alongside, [" + ScheduleText.action(b, request(rank)) + "] in step " + i
-                                    + ", which writes the memory it reads");
+                            fail(
+                                    rank,
+                                    i,
+                                    "per-direction pacing lets the send of step " + j + " ["
+                                            + ScheduleText.action(send, request(rank))
+                                            + "] run ahead of, or alongside, [" + ScheduleText.action(b, request(rank))
+                                            + "] in step " + i
+                                            + ", which writes the memory it reads");
                         }
                     }
                 }
@@ -131,7 +134,10 @@ final class Simulator {
         System.arraycopy(m.cells, from, m.cells, to, n);
     }
 
-    /** {@code into = a op b}; {@code into} may be {@code a} or {@code b} exactly, as the kernels allow, but not partly overlap them. */
+    /**
+     * {@code into = a op b}; {@code into} may be {@code a} or {@code b} exactly, as the kernels allow, but not partly
+     * overlap them.
+     */
     private void localReduce(int rank, int step, Action.LocalReduce x) {
         RankMemory m = memories.get(rank);
         checkWritable(rank, step, x.into());
@@ -179,7 +185,11 @@ final class Simulator {
                 fail(rank, step, "transfer with peer " + peer + ": " + ScheduleText.action(a, request(rank)));
             }
             if (moved.count() == 0 || moved.count() > chunk) {
-                fail(rank, step, "transfer of " + moved.count() + " elements (chunkCount " + chunk + "): " + ScheduleText.action(a, request(rank)));
+                fail(
+                        rank,
+                        step,
+                        "transfer of " + moved.count() + " elements (chunkCount " + chunk + "): "
+                                + ScheduleText.action(a, request(rank)));
             }
             int n = Math.toIntExact(moved.count());
             if (a instanceof Action.Receive v) {
@@ -225,15 +235,23 @@ final class Simulator {
                     if (a instanceof Action.Receive v && v.peer() == from) receives.add(v);
                 }
                 if (sends.size() != receives.size()) {
-                    fail(to, step, "rank " + from + " sends " + sends.size() + " transfers to rank " + to + " in this step, which receives "
-                            + receives.size() + " from it\n" + stepText(from, step));
+                    fail(
+                            to,
+                            step,
+                            "rank " + from + " sends " + sends.size() + " transfers to rank " + to
+                                    + " in this step, which receives " + receives.size() + " from it\n"
+                                    + stepText(from, step));
                 }
                 for (int i = 0; i < sends.size(); i++) {
                     Action.Send s = sends.get(i);
                     Action.Receive v = receives.get(i);
                     if (s.from().count() != v.into().count()) {
-                        fail(to, step, "transfer " + i + " from rank " + from + ": sent " + s.from().count() + " elements, received "
-                                + v.into().count() + "\n" + stepText(from, step));
+                        fail(
+                                to,
+                                step,
+                                "transfer " + i + " from rank " + from + ": sent "
+                                        + s.from().count() + " elements, received "
+                                        + v.into().count() + "\n" + stepText(from, step));
                     }
                     writes.add(receive(to, v, read(from, s.from())));
                 }

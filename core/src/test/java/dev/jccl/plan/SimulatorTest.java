@@ -17,7 +17,11 @@ import org.junit.jupiter.api.Timeout;
 class SimulatorTest {
 
     private static Schedule schedule(int rank, int size, long chunk, Step... steps) {
-        return new Schedule(new OpRequest(Collective.ALL_REDUCE, rank, size, 4, ReduceOp.SUM, -1, chunk), "test", 2, List.of(steps));
+        return new Schedule(
+                new OpRequest(Collective.ALL_REDUCE, rank, size, 4, ReduceOp.SUM, -1, chunk),
+                "test",
+                2,
+                List.of(steps));
     }
 
     private static List<RankMemory> memories(int size) {
@@ -30,7 +34,9 @@ class SimulatorTest {
     }
 
     private static AssertionError rejected(Schedule... schedules) {
-        return assertThrows(AssertionError.class, () -> Simulator.run(List.of(schedules), memories(schedules.length), ReduceOp.SUM));
+        return assertThrows(
+                AssertionError.class,
+                () -> Simulator.run(List.of(schedules), memories(schedules.length), ReduceOp.SUM));
     }
 
     private static void assertMentions(AssertionError e, String text) {
@@ -42,10 +48,24 @@ class SimulatorTest {
         List<RankMemory> m = memories(2);
         m.get(0).write(BufferRole.SEND, new long[] {1, 2, 3, 4});
         m.get(1).write(BufferRole.SEND, new long[] {10, 20, 30, 40});
-        Simulator.run(List.of(
-                schedule(0, 2, 4, Step.of(new Action.Send(1, Region.send(0, 2)), new Action.Receive(1, Region.recv(0, 2), Region.send(0, 2)))),
-                schedule(1, 2, 4, Step.of(new Action.Receive(0, Region.recv(2, 2), null), new Action.Send(0, Region.send(0, 2))))),
-                m, ReduceOp.SUM);
+        Simulator.run(
+                List.of(
+                        schedule(
+                                0,
+                                2,
+                                4,
+                                Step.of(
+                                        new Action.Send(1, Region.send(0, 2)),
+                                        new Action.Receive(1, Region.recv(0, 2), Region.send(0, 2)))),
+                        schedule(
+                                1,
+                                2,
+                                4,
+                                Step.of(
+                                        new Action.Receive(0, Region.recv(2, 2), null),
+                                        new Action.Send(0, Region.send(0, 2))))),
+                m,
+                ReduceOp.SUM);
         long[] r0 = m.get(0).read(BufferRole.RECV);
         long[] r1 = m.get(1).read(BufferRole.RECV);
         assertArrayEquals(new long[] {11, 22}, new long[] {r0[0], r0[1]});
@@ -54,78 +74,110 @@ class SimulatorTest {
 
     @Test
     void rejectsASendNobodyReceives() {
-        assertMentions(rejected(schedule(0, 2, 4, Step.of(new Action.Send(1, Region.send(0, 2)))), schedule(1, 2, 4)), "sends 1 transfers");
+        assertMentions(
+                rejected(schedule(0, 2, 4, Step.of(new Action.Send(1, Region.send(0, 2)))), schedule(1, 2, 4)),
+                "sends 1 transfers");
     }
 
     @Test
     void rejectsAReceiveNobodySends() {
-        assertMentions(rejected(schedule(0, 2, 4), schedule(1, 2, 4, Step.of(new Action.Receive(0, Region.recv(0, 2), null)))), "receives 1");
+        assertMentions(
+                rejected(schedule(0, 2, 4), schedule(1, 2, 4, Step.of(new Action.Receive(0, Region.recv(0, 2), null)))),
+                "receives 1");
     }
 
     @Test
     void rejectsASendMatchedInAnotherStep() {
-        assertMentions(rejected(
-                schedule(0, 2, 4, Step.of(new Action.Send(1, Region.send(0, 2)))),
-                schedule(1, 2, 4, Step.of(), Step.of(new Action.Receive(0, Region.recv(0, 2), null)))), "sends 1 transfers");
+        assertMentions(
+                rejected(
+                        schedule(0, 2, 4, Step.of(new Action.Send(1, Region.send(0, 2)))),
+                        schedule(1, 2, 4, Step.of(), Step.of(new Action.Receive(0, Region.recv(0, 2), null)))),
+                "sends 1 transfers");
     }
 
     @Test
     void rejectsDifferentCounts() {
-        assertMentions(rejected(
-                schedule(0, 2, 4, Step.of(new Action.Send(1, Region.send(0, 2)))),
-                schedule(1, 2, 4, Step.of(new Action.Receive(0, Region.recv(0, 3), null)))), "sent 2 elements, received 3");
+        assertMentions(
+                rejected(
+                        schedule(0, 2, 4, Step.of(new Action.Send(1, Region.send(0, 2)))),
+                        schedule(1, 2, 4, Step.of(new Action.Receive(0, Region.recv(0, 3), null)))),
+                "sent 2 elements, received 3");
     }
 
     @Test
     void rejectsTransfersLongerThanAChunk() {
-        assertMentions(rejected(
-                schedule(0, 2, 1, Step.of(new Action.Send(1, Region.send(0, 2)))),
-                schedule(1, 2, 1, Step.of(new Action.Receive(0, Region.recv(0, 2), null)))), "chunkCount 1");
+        assertMentions(
+                rejected(
+                        schedule(0, 2, 1, Step.of(new Action.Send(1, Region.send(0, 2)))),
+                        schedule(1, 2, 1, Step.of(new Action.Receive(0, Region.recv(0, 2), null)))),
+                "chunkCount 1");
     }
 
     @Test
     void rejectsEmptyTransfers() {
-        assertMentions(rejected(
-                schedule(0, 2, 4, Step.of(new Action.Send(1, Region.send(0, 0)))),
-                schedule(1, 2, 4, Step.of(new Action.Receive(0, Region.recv(0, 0), null)))), "transfer of 0 elements");
+        assertMentions(
+                rejected(
+                        schedule(0, 2, 4, Step.of(new Action.Send(1, Region.send(0, 0)))),
+                        schedule(1, 2, 4, Step.of(new Action.Receive(0, Region.recv(0, 0), null)))),
+                "transfer of 0 elements");
     }
 
     @Test
     void rejectsReceivingIntoMemoryTheStepSends() {
-        assertMentions(rejected(
-                schedule(0, 2, 4, Step.of(new Action.Send(1, Region.recv(0, 2)), new Action.Receive(1, Region.recv(1, 2), null))),
-                schedule(1, 2, 4, Step.of(new Action.Receive(0, Region.recv(0, 2), null), new Action.Send(0, Region.send(0, 2))))),
+        assertMentions(
+                rejected(
+                        schedule(
+                                0,
+                                2,
+                                4,
+                                Step.of(
+                                        new Action.Send(1, Region.recv(0, 2)),
+                                        new Action.Receive(1, Region.recv(1, 2), null))),
+                        schedule(
+                                1,
+                                2,
+                                4,
+                                Step.of(
+                                        new Action.Receive(0, Region.recv(0, 2), null),
+                                        new Action.Send(0, Region.send(0, 2))))),
                 "another transfer of the step reads");
     }
 
     @Test
     void rejectsACombineReadingShiftedMemory() {
-        assertMentions(rejected(
-                schedule(0, 2, 4, Step.of(new Action.Receive(1, Region.recv(0, 2), Region.recv(1, 2)))),
-                schedule(1, 2, 4, Step.of(new Action.Send(0, Region.send(0, 2))))),
+        assertMentions(
+                rejected(
+                        schedule(0, 2, 4, Step.of(new Action.Receive(1, Region.recv(0, 2), Region.recv(1, 2)))),
+                        schedule(1, 2, 4, Step.of(new Action.Send(0, Region.send(0, 2))))),
                 "another transfer of the step reads");
     }
 
     @Test
     void rejectsWritingSend() {
-        assertMentions(rejected(
-                schedule(0, 2, 4, Step.of(new Action.LocalCopy(Region.recv(0, 2), Region.send(0, 2)))),
-                schedule(1, 2, 4)), "read only");
+        assertMentions(
+                rejected(
+                        schedule(0, 2, 4, Step.of(new Action.LocalCopy(Region.recv(0, 2), Region.send(0, 2)))),
+                        schedule(1, 2, 4)),
+                "read only");
     }
 
     @Test
     void rejectsACopyBetweenPartlyOverlappingMemory() {
-        assertMentions(rejected(schedule(0, 1, 4, Step.of(new Action.LocalCopy(Region.recv(0, 2), Region.recv(1, 2))))), "partly overlapping");
+        assertMentions(
+                rejected(schedule(0, 1, 4, Step.of(new Action.LocalCopy(Region.recv(0, 2), Region.recv(1, 2))))),
+                "partly overlapping");
     }
 
     @Test
     void rejectsRegionsPastTheirBuffer() {
-        assertMentions(rejected(schedule(0, 1, 4, Step.of(new Action.LocalCopy(Region.send(0, 2), Region.scratch(1, 2))))), "overruns SCRATCH");
+        assertMentions(
+                rejected(schedule(0, 1, 4, Step.of(new Action.LocalCopy(Region.send(0, 2), Region.scratch(1, 2))))),
+                "overruns SCRATCH");
     }
 
     /**
-     * AllToAll in the shift order, receiving straight into RECV, is right out of place and wrong in
-     * place; the in-place model of the conformance runs must tell the two apart.
+     * AllToAll in the shift order, receiving straight into RECV, is right out of place and wrong in place; the in-place
+     * model of the conformance runs must tell the two apart.
      */
     @Test
     void inPlaceModelCatchesAShiftOrderAllToAll() {
@@ -138,12 +190,17 @@ class SimulatorTest {
             for (int k = 1; k < size; k++) {
                 int to = (r + k) % size;
                 int from = (r - k + size) % size;
-                steps.add(Step.of(new Action.Send(to, Region.send(to * n, n)), new Action.Receive(from, Region.recv(from * n, n), null)));
+                steps.add(Step.of(
+                        new Action.Send(to, Region.send(to * n, n)),
+                        new Action.Receive(from, Region.recv(from * n, n), null)));
             }
-            schedules.add(new Schedule(new OpRequest(Collective.ALL_TO_ALL, r, size, n, null, -1, n), "shift", 0, steps));
+            schedules.add(
+                    new Schedule(new OpRequest(Collective.ALL_TO_ALL, r, size, n, null, -1, n), "shift", 0, steps));
         }
         new OperationRun(Collective.ALL_TO_ALL, size, n, n, null, -1, false).check(schedules);
-        AssertionError e = assertThrows(AssertionError.class, () -> new OperationRun(Collective.ALL_TO_ALL, size, n, n, null, -1, true).check(schedules));
+        AssertionError e = assertThrows(
+                AssertionError.class,
+                () -> new OperationRun(Collective.ALL_TO_ALL, size, n, n, null, -1, true).check(schedules));
         assertMentions(e, "expected");
     }
 }

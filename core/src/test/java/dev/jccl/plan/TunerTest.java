@@ -1,11 +1,14 @@
 package dev.jccl.plan;
 
+import static org.junit.jupiter.api.Assertions.*;
+
 import dev.jccl.DataType;
 import org.junit.jupiter.api.Test;
 
-import static org.junit.jupiter.api.Assertions.*;
-
-/** The tuner's table and choices: small operations take the low-latency way, big ones the ring; the user's filters win where they can. */
+/**
+ * The tuner's table and choices: small operations take the low-latency way, big ones the ring; the user's filters win
+ * where they can.
+ */
 class TunerTest {
     private static Tuner.Choice choose(Tuner t, Collective c, long bytes) {
         return t.choose(c, bytes / 4, DataType.FLOAT32);
@@ -15,14 +18,26 @@ class TunerTest {
     void inSharedMemorySmallOperationsAreOneShotLowLatencyAndBigReductionsOfManyRanksRings() {
         for (int n : new int[] {2, 4, 8}) {
             Tuner t = new Tuner(n, true, false, null, null);
-            for (Collective c : new Collective[] {Collective.ALL_REDUCE, Collective.BROADCAST, Collective.REDUCE, Collective.ALL_GATHER,
-                    Collective.REDUCE_SCATTER, Collective.ALL_TO_ALL}) {
+            for (Collective c : new Collective[] {
+                Collective.ALL_REDUCE,
+                Collective.BROADCAST,
+                Collective.REDUCE,
+                Collective.ALL_GATHER,
+                Collective.REDUCE_SCATTER,
+                Collective.ALL_TO_ALL
+            }) {
                 assertEquals("OneShot/LL", choose(t, c, 8).describe(), n + " ranks, " + c);
             }
         }
         // Up to 4 ranks every reader's extra traffic costs less than the ring's copies in and out.
-        assertEquals("OneShot/LL", choose(new Tuner(2, true, false, null, null), Collective.ALL_REDUCE, 64 << 20).describe());
-        assertEquals("OneShot/LL", choose(new Tuner(4, true, false, null, null), Collective.ALL_REDUCE, 64 << 20).describe());
+        assertEquals(
+                "OneShot/LL",
+                choose(new Tuner(2, true, false, null, null), Collective.ALL_REDUCE, 64 << 20)
+                        .describe());
+        assertEquals(
+                "OneShot/LL",
+                choose(new Tuner(4, true, false, null, null), Collective.ALL_REDUCE, 64 << 20)
+                        .describe());
         Tuner eight = new Tuner(8, true, false, null, null);
         for (Collective c : new Collective[] {Collective.ALL_REDUCE, Collective.REDUCE}) {
             assertEquals("Ring/Simple", choose(eight, c, 64 << 20).describe(), c.toString());
@@ -32,10 +47,15 @@ class TunerTest {
     @Test
     void lowLatencyNeedsEveryRankInSharedMemory() {
         Tuner mixed = new Tuner(4, false, true, null, null);
-        assertNotEquals(Tuner.Protocol.LL, choose(mixed, Collective.ALL_REDUCE, 8).protocol());
-        assertTrue(Double.isNaN(mixed.estimate(Collective.ALL_GATHER, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 8, 4)));
+        assertNotEquals(
+                Tuner.Protocol.LL, choose(mixed, Collective.ALL_REDUCE, 8).protocol());
+        assertTrue(
+                Double.isNaN(mixed.estimate(Collective.ALL_GATHER, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 8, 4)));
         Tuner shm = new Tuner(4, true, false, null, null);
-        assertFalse(Double.isNaN(shm.estimate(Collective.ALL_GATHER, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 1L << 30, 4)), "at any size");
+        assertFalse(
+                Double.isNaN(
+                        shm.estimate(Collective.ALL_GATHER, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 1L << 30, 4)),
+                "at any size");
     }
 
     @Test
@@ -44,8 +64,10 @@ class TunerTest {
         assertEquals("OneShot/LL", choose(t, Collective.ALL_GATHER, 64 << 20).describe());
         assertEquals("OneShot/LL", choose(t, Collective.BROADCAST, 64 << 20).describe());
         Tuner eight = new Tuner(8, true, false, null, null);
-        assertEquals("OneShot/LL", choose(eight, Collective.ALL_GATHER, 64 << 20).describe());
-        assertEquals("Ring/Simple", choose(eight, Collective.ALL_REDUCE, 64 << 20).describe());
+        assertEquals(
+                "OneShot/LL", choose(eight, Collective.ALL_GATHER, 64 << 20).describe());
+        assertEquals(
+                "Ring/Simple", choose(eight, Collective.ALL_REDUCE, 64 << 20).describe());
     }
 
     @Test
@@ -53,7 +75,8 @@ class TunerTest {
         Tuner t = new Tuner(2, false, true, null, null);
         assertEquals("OneShot/Simple", choose(t, Collective.ALL_REDUCE, 8).describe());
         assertEquals("Ring/Simple", choose(t, Collective.ALL_REDUCE, 64 << 20).describe());
-        assertEquals("Ring/Simple", choose(t, Collective.BROADCAST, 8).describe(), "only AllReduce has a one-shot schedule");
+        assertEquals(
+                "Ring/Simple", choose(t, Collective.BROADCAST, 8).describe(), "only AllReduce has a one-shot schedule");
     }
 
     @Test
@@ -71,14 +94,32 @@ class TunerTest {
 
     @Test
     void algoAndProtoFiltersAreHonouredInNcclSyntax() {
-        assertEquals("Ring/Simple", choose(new Tuner(2, true, false, "ring", null), Collective.ALL_REDUCE, 8).describe());
+        assertEquals(
+                "Ring/Simple",
+                choose(new Tuner(2, true, false, "ring", null), Collective.ALL_REDUCE, 8)
+                        .describe());
         // Without LL, a small AllReduce still takes one round, through the rings.
-        assertEquals("OneShot/Simple", choose(new Tuner(2, true, false, null, "^LL"), Collective.ALL_REDUCE, 8).describe());
-        assertEquals("Ring/Simple", choose(new Tuner(2, true, false, null, "^LL"), Collective.BROADCAST, 8).describe());
-        assertEquals("OneShot/LL", choose(new Tuner(2, true, false, "OneShot", null), Collective.ALL_REDUCE, 8).describe());
-        assertEquals("Ring/Simple", choose(new Tuner(2, true, false, "^OneShot", null), Collective.ALL_GATHER, 8).describe());
+        assertEquals(
+                "OneShot/Simple",
+                choose(new Tuner(2, true, false, null, "^LL"), Collective.ALL_REDUCE, 8)
+                        .describe());
+        assertEquals(
+                "Ring/Simple",
+                choose(new Tuner(2, true, false, null, "^LL"), Collective.BROADCAST, 8)
+                        .describe());
+        assertEquals(
+                "OneShot/LL",
+                choose(new Tuner(2, true, false, "OneShot", null), Collective.ALL_REDUCE, 8)
+                        .describe());
+        assertEquals(
+                "Ring/Simple",
+                choose(new Tuner(2, true, false, "^OneShot", null), Collective.ALL_GATHER, 8)
+                        .describe());
         // OneShot over the network at 64 MiB: slower than the ring, but asked for.
-        assertEquals("OneShot/Simple", choose(new Tuner(2, false, true, "OneShot", null), Collective.ALL_REDUCE, 64 << 20).describe());
+        assertEquals(
+                "OneShot/Simple",
+                choose(new Tuner(2, false, true, "OneShot", null), Collective.ALL_REDUCE, 64 << 20)
+                        .describe());
     }
 
     @Test
@@ -92,13 +133,25 @@ class TunerTest {
     void namesJcclDoesNotKnowAreWarnedAboutAndIgnored() {
         Tuner t = new Tuner(2, true, false, "Tree,Ring", "LL128,Bogus");
         assertEquals(3, t.warnings().size(), t.warnings().toString());
-        assertTrue(t.warnings().get(0).contains("Tree") && t.warnings().get(0).contains("NCCL has and Jccl does not"), t.warnings().get(0));
-        assertTrue(t.warnings().get(1).contains("LL128") && t.warnings().get(1).contains("NCCL has and Jccl does not"), t.warnings().get(1));
-        assertTrue(t.warnings().get(2).contains("Bogus") && t.warnings().get(2).contains("not a Jccl protocol (LL, Simple)"), t.warnings().get(2));
+        assertTrue(
+                t.warnings().get(0).contains("Tree") && t.warnings().get(0).contains("NCCL has and Jccl does not"),
+                t.warnings().get(0));
+        assertTrue(
+                t.warnings().get(1).contains("LL128") && t.warnings().get(1).contains("NCCL has and Jccl does not"),
+                t.warnings().get(1));
+        assertTrue(
+                t.warnings().get(2).contains("Bogus")
+                        && t.warnings().get(2).contains("not a Jccl protocol (LL, Simple)"),
+                t.warnings().get(2));
         assertEquals(Tuner.Algorithm.RING, choose(t, Collective.ALL_REDUCE, 8).algorithm());
         Tuner bogus = new Tuner(2, true, false, "Bogus", null);
-        assertTrue(bogus.warnings().getFirst().contains("not a Jccl algorithm (Ring, OneShot, Hierarchical)"), bogus.warnings().getFirst());
-        assertEquals("OneShot/LL", choose(bogus, Collective.ALL_REDUCE, 8).describe(), "nothing known named: nothing filtered");
+        assertTrue(
+                bogus.warnings().getFirst().contains("not a Jccl algorithm (Ring, OneShot, Hierarchical)"),
+                bogus.warnings().getFirst());
+        assertEquals(
+                "OneShot/LL",
+                choose(bogus, Collective.ALL_REDUCE, 8).describe(),
+                "nothing known named: nothing filtered");
     }
 
     @Test
@@ -112,9 +165,16 @@ class TunerTest {
         assertTrue(table.contains("(latency µs / bandwidth GB/s, 4 ranks, all in shared memory"), table);
         // Ring has no LL; OneShot has both for AllReduce, and only LL for the others; Hierarchical
         // needs several hosts, so on one host it has nothing.
-        String allReduce = table.lines().filter(l -> l.startsWith("AllReduce")).findFirst().orElseThrow();
-        assertTrue(allReduce.matches("AllReduce +\\| +- +[0-9.]+/ *[0-9.]+ +\\| +[0-9.]+/ *[0-9.]+ +[0-9.]+/ *[0-9.]+ +\\| +- +- *"), allReduce);
-        String broadcast = table.lines().filter(l -> l.startsWith("Broadcast")).findFirst().orElseThrow();
-        assertTrue(broadcast.matches("Broadcast +\\| +- +[0-9.]+/ *[0-9.]+ +\\| +[0-9.]+/ *[0-9.]+ +- +\\| +- +- *"), broadcast);
+        String allReduce =
+                table.lines().filter(l -> l.startsWith("AllReduce")).findFirst().orElseThrow();
+        assertTrue(
+                allReduce.matches(
+                        "AllReduce +\\| +- +[0-9.]+/ *[0-9.]+ +\\| +[0-9.]+/ *[0-9.]+ +[0-9.]+/ *[0-9.]+ +\\| +- +- *"),
+                allReduce);
+        String broadcast =
+                table.lines().filter(l -> l.startsWith("Broadcast")).findFirst().orElseThrow();
+        assertTrue(
+                broadcast.matches("Broadcast +\\| +- +[0-9.]+/ *[0-9.]+ +\\| +[0-9.]+/ *[0-9.]+ +- +\\| +- +- *"),
+                broadcast);
     }
 }

@@ -12,11 +12,9 @@ import java.util.concurrent.TimeUnit;
 final class ChildJvm {
 
     /** Exit value ({@code -1} if it had to be killed at the deadline) and everything it printed. */
-    record Result(int exitValue, String output) {
-    }
+    record Result(int exitValue, String output) {}
 
-    private ChildJvm() {
-    }
+    private ChildJvm() {}
 
     static Result run(List<String> jvmFlags, Class<?> mainClass, long timeoutSeconds, String... args)
             throws IOException, InterruptedException {
@@ -30,7 +28,10 @@ final class ChildJvm {
         Path log = Files.createTempFile("jccl-child-", ".log");
         try {
             // Output to a file, not a pipe: a child that prints a lot never blocks on a full pipe.
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 return new Result(-1, Files.readString(log, StandardCharsets.UTF_8));

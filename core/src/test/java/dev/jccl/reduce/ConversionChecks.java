@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * Checks of a 16-bit float conversion pair against {@link SmallFloatFormat}, shared by the JUnit
- * tests and by {@link Float16FallbackMain} (which runs them in a JVM with the JDK's conversion
- * intrinsics disabled). Each check returns its failures, empty when it passes.
+ * Checks of a 16-bit float conversion pair against {@link SmallFloatFormat}, shared by the JUnit tests and by
+ * {@link Float16FallbackMain} (which runs them in a JVM with the JDK's conversion intrinsics disabled). Each check
+ * returns its failures, empty when it passes.
  */
 final class ConversionChecks {
 
@@ -20,18 +20,17 @@ final class ConversionChecks {
     }
 
     /** A conversion pair under test and the independent model of its format. */
-    record Conversion(SmallFloatFormat format, ToFloat toFloat, FromFloat fromFloat) {
-    }
+    record Conversion(SmallFloatFormat format, ToFloat toFloat, FromFloat fromFloat) {}
 
     static final Conversion FLOAT16 = new Conversion(SmallFloatFormat.BINARY16, Float16::toFloat, Float16::fromFloat);
-    static final Conversion BFLOAT16 = new Conversion(SmallFloatFormat.BFLOAT16, BFloat16::toFloat, BFloat16::fromFloat);
+    static final Conversion BFLOAT16 =
+            new Conversion(SmallFloatFormat.BFLOAT16, BFloat16::toFloat, BFloat16::fromFloat);
 
-    private ConversionChecks() {
-    }
+    private ConversionChecks() {}
 
     /**
-     * toFloat of every pattern: the decoded value exactly (signed zeros included); a NaN gives a
-     * quiet float NaN of the same sign whose top significand bits are the pattern's, quiet bit set.
+     * toFloat of every pattern: the decoded value exactly (signed zeros included); a NaN gives a quiet float NaN of the
+     * same sign whose top significand bits are the pattern's, quiet bit set.
      */
     static List<String> toFloatOfEveryPattern(Conversion c) {
         SmallFloatFormat format = c.format();
@@ -48,7 +47,8 @@ final class ConversionChecks {
                 expected = Float.floatToRawIntBits((float) format.decode(bits));
             }
             if (actual != expected) {
-                failures.add(String.format("%s toFloat(0x%04x) = 0x%08x, expected 0x%08x", format, bits, actual, expected));
+                failures.add(
+                        String.format("%s toFloat(0x%04x) = 0x%08x, expected 0x%08x", format, bits, actual, expected));
             }
         }
         return failures;
@@ -62,16 +62,17 @@ final class ConversionChecks {
             int expected = format.isNaN(bits) ? bits | format.quietBit : bits;
             int actual = c.fromFloat().apply(c.toFloat().apply((short) bits)) & 0xffff;
             if (actual != expected) {
-                failures.add(String.format("%s fromFloat(toFloat(0x%04x)) = 0x%04x, expected 0x%04x", format, bits, actual, expected));
+                failures.add(String.format(
+                        "%s fromFloat(toFloat(0x%04x)) = 0x%04x, expected 0x%04x", format, bits, actual, expected));
             }
         }
         return failures;
     }
 
     /**
-     * fromFloat exactly at, just below and just above the midpoint between every pair of neighbouring
-     * magnitudes (including the largest finite one and the overflow point), for both signs: every
-     * place where round-to-nearest-even can go wrong.
+     * fromFloat exactly at, just below and just above the midpoint between every pair of neighbouring magnitudes
+     * (including the largest finite one and the overflow point), for both signs: every place where
+     * round-to-nearest-even can go wrong.
      */
     static List<String> fromFloatAtEveryRoundingBoundary(Conversion c) {
         SmallFloatFormat format = c.format();
@@ -80,7 +81,8 @@ final class ConversionChecks {
             double midpoint = format.midpointAbove(bits);
             float tie = (float) midpoint;
             if (tie != midpoint) {
-                failures.add(format + ": midpoint above 0x" + Integer.toHexString(bits) + " is not a float; the check is wrong");
+                failures.add(format + ": midpoint above 0x" + Integer.toHexString(bits)
+                        + " is not a float; the check is wrong");
                 continue;
             }
             for (float f : new float[] {tie, Math.nextDown(tie), Math.nextUp(tie)}) {
@@ -120,14 +122,16 @@ final class ConversionChecks {
         if (Float.isNaN(f)) {
             boolean signKept = ((actual & format.signBit) != 0) == (inputBits < 0);
             if (!format.isQuietNaN(actual) || !signKept) {
-                failures.add(String.format("%s fromFloat(NaN 0x%08x) = 0x%04x, expected a quiet NaN of the same sign",
+                failures.add(String.format(
+                        "%s fromFloat(NaN 0x%08x) = 0x%04x, expected a quiet NaN of the same sign",
                         format, inputBits, actual));
             }
             return;
         }
         int expected = format.roundToNearestEven(f);
         if (actual != expected) {
-            failures.add(String.format("%s fromFloat(%s = 0x%08x) = 0x%04x, expected 0x%04x",
+            failures.add(String.format(
+                    "%s fromFloat(%s = 0x%08x) = 0x%04x, expected 0x%04x",
                     format, Float.toHexString(f), inputBits, actual, expected));
         }
     }

@@ -25,6 +25,7 @@ class DivideBySizeTest {
     private static final int[] COUNTS = {0, 1, 7, 1023};
     /** Rank counts; the float types convert size to float, exact up to 2^24, so larger ones are integer-only. */
     private static final int[] SIZES = {1, 2, 3, 7, 8, 255, 1000, 65537};
+
     private static final int[] LARGE_SIZES = {16_777_217, Integer.MAX_VALUE};
     private static final int MAX_OFFSET = 15;
 
@@ -44,13 +45,18 @@ class DivideBySizeTest {
         for (int count : COUNTS) {
             for (Memory memory : Memory.values()) {
                 for (int size : sizes) {
-                    long seed = new SplittableRandom(BASE_SEED + ((type.ordinal() * 16L + count) * 4 + memory.ordinal()) * 64 + size).nextLong();
+                    long seed = new SplittableRandom(
+                                    BASE_SEED + ((type.ordinal() * 16L + count) * 4 + memory.ordinal()) * 64 + size)
+                            .nextLong();
                     failures.addAll(checkCase(type, count, memory, size, seed));
                 }
             }
         }
-        assertTrue(failures.isEmpty(), () -> String.format("%s, base seed 0x%x (-Djccl.test.seed=%d): %s",
-                type, BASE_SEED, BASE_SEED, Failures.summary(failures)));
+        assertTrue(
+                failures.isEmpty(),
+                () -> String.format(
+                        "%s, base seed 0x%x (-Djccl.test.seed=%d): %s",
+                        type, BASE_SEED, BASE_SEED, Failures.summary(failures)));
     }
 
     static List<String> checkCase(DataType type, int count, Memory memory, int size, long seed) {
@@ -65,7 +71,8 @@ class DivideBySizeTest {
             elements[i] = RandomElements.next(type, random);
             TestBuffers.writeElement(image, offset, width, i, elements[i]);
         }
-        String context = String.format("%s count=%d memory=%s size=%d offset=%d case seed 0x%x", type, count, memory, size, offset, seed);
+        String context = String.format(
+                "%s count=%d memory=%s size=%d offset=%d case seed 0x%x", type, count, memory, size, offset, seed);
         List<String> failures = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment segment = memory.holding(image, arena);
@@ -75,7 +82,8 @@ class DivideBySizeTest {
                 Expected expected = ReferenceArithmetic.divide(type, elements[i], size);
                 long actual = TestBuffers.readElement(result, offset, width, i);
                 if (!ReferenceArithmetic.matches(type, expected, actual)) {
-                    failures.add(String.format("%s: element %d: 0x%x / %d = 0x%x, expected %s",
+                    failures.add(String.format(
+                            "%s: element %d: 0x%x / %d = 0x%x, expected %s",
                             context, i, elements[i], size, actual, expected));
                 }
             }
@@ -128,9 +136,13 @@ class DivideBySizeTest {
     @Test
     void rejectsSizeBelowOneAndNegativeCount() {
         MemorySegment segment = MemorySegment.ofArray(new byte[8]);
-        assertThrows(IllegalArgumentException.class, () -> ReduceKernels.divideBySize(segment, 0, 1, DataType.INT32, 0));
-        assertThrows(IllegalArgumentException.class, () -> ReduceKernels.divideBySize(segment, 0, 1, DataType.INT32, -2));
-        assertThrows(IllegalArgumentException.class, () -> ReduceKernels.divideBySize(segment, 0, -1, DataType.INT32, 2));
-        assertThrows(IndexOutOfBoundsException.class, () -> ReduceKernels.divideBySize(segment, 4, 2, DataType.INT32, 2));
+        assertThrows(
+                IllegalArgumentException.class, () -> ReduceKernels.divideBySize(segment, 0, 1, DataType.INT32, 0));
+        assertThrows(
+                IllegalArgumentException.class, () -> ReduceKernels.divideBySize(segment, 0, 1, DataType.INT32, -2));
+        assertThrows(
+                IllegalArgumentException.class, () -> ReduceKernels.divideBySize(segment, 0, -1, DataType.INT32, 2));
+        assertThrows(
+                IndexOutOfBoundsException.class, () -> ReduceKernels.divideBySize(segment, 4, 2, DataType.INT32, 2));
     }
 }

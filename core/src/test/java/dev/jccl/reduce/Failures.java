@@ -5,8 +5,7 @@ import java.util.List;
 /** Formats the failures the checks collect, so one assertion can report many at once. */
 final class Failures {
 
-    private Failures() {
-    }
+    private Failures() {}
 
     /** The count and the first few failures, one a line. */
     static String summary(List<String> failures) {

@@ -6,16 +6,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Runs the {@link Float16} checks in a JVM started with the JDK's half-float intrinsics disabled
- * (see {@link Float16Test#sameResultsWhenTheJdkUsesItsJavaFallback}). Prints the failures and exits
- * non-zero on any.
+ * Runs the {@link Float16} checks in a JVM started with the JDK's half-float intrinsics disabled (see
+ * {@link Float16Test#sameResultsWhenTheJdkUsesItsJavaFallback}). Prints the failures and exits non-zero on any.
  */
 public final class Float16FallbackMain {
 
     static final String FALLBACK_ACTIVE = "JDK Java fallback active";
 
-    private Float16FallbackMain() {
-    }
+    private Float16FallbackMain() {}
 
     public static void main(String[] args) {
         long seed = Long.parseLong(args[0]);

@@ -87,8 +87,14 @@ class Float16Test {
 
     @ParameterizedTest(name = "toFloat(0x{0}) = 0x{1}")
     @CsvSource({
-        "0000, 00000000", "8000, 80000000", "3c00, 3f800000", "7bff, 477fe000", "0001, 33800000",
-        "03ff, 387fc000", "7c00, 7f800000", "fc00, ff800000",
+        "0000, 00000000",
+        "8000, 80000000",
+        "3c00, 3f800000",
+        "7bff, 477fe000",
+        "0001, 33800000",
+        "03ff, 387fc000",
+        "7c00, 7f800000",
+        "fc00, ff800000",
         "7c01, 7fc02000", // signalling NaN: made quiet, payload kept
         "fd00, ffe00000",
     })
@@ -98,16 +104,19 @@ class Float16Test {
     }
 
     /**
-     * The JDK converts with the CPU's instructions where it has them and with Java code elsewhere, and
-     * the two treat NaNs differently. Run the same checks in a JVM with those intrinsics disabled.
+     * The JDK converts with the CPU's instructions where it has them and with Java code elsewhere, and the two treat
+     * NaNs differently. Run the same checks in a JVM with those intrinsics disabled.
      */
     @Test
     @Timeout(120)
     void sameResultsWhenTheJdkUsesItsJavaFallback() throws Exception {
         ChildJvm.Result child = ChildJvm.run(
                 List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:DisableIntrinsic=_float16ToFloat,_floatToFloat16"),
-                Float16FallbackMain.class, 100, Long.toString(SEED));
-        assertTrue(child.output().contains(Float16FallbackMain.FALLBACK_ACTIVE),
+                Float16FallbackMain.class,
+                100,
+                Long.toString(SEED));
+        assertTrue(
+                child.output().contains(Float16FallbackMain.FALLBACK_ACTIVE),
                 "the child JVM did not run the JDK's Java fallback, so it checked nothing:\n" + child.output());
         assertEquals(0, child.exitValue(), child.output());
     }

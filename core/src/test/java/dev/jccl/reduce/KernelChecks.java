@@ -14,21 +14,20 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * The kernel checks, shared by {@link ReduceKernelsTest} and {@link CompiledKernelsMain} (which runs
- * them in a JVM that compiles every kernel with C2 before using it). Each returns its failures.
+ * The kernel checks, shared by {@link ReduceKernelsTest} and {@link CompiledKernelsMain} (which runs them in a JVM that
+ * compiles every kernel with C2 before using it). Each returns its failures.
  */
 final class KernelChecks {
 
     /**
-     * Odd counts, none a multiple of a vector width, to reach every pre-, main- and post-loop; the
-     * last spans several of ChunkedKernel's chunks for every element width, ending in a partial one.
+     * Odd counts, none a multiple of a vector width, to reach every pre-, main- and post-loop; the last spans several
+     * of ChunkedKernel's chunks for every element width, ending in a partial one.
      */
     static final int[] COUNTS = {0, 1, 2, 7, 31, 1023, 4099, 20011};
 
     private static final int MAX_OFFSET = 15;
 
-    private KernelChecks() {
-    }
+    private KernelChecks() {}
 
     /** Every count × storage × aliasing case for one kernel, after warming it up. */
     static List<String> everyCase(DataType type, ReduceOp op, long baseSeed) {
@@ -51,9 +50,9 @@ final class KernelChecks {
     }
 
     /**
-     * Runs the kernel over every kind of memory before the checked runs, so that those run compiled
-     * code (how far the JIT has got depends on the JVM's flags and load; see CompiledKernelsMain), and
-     * so that its type profile has seen heap and native segments from the start.
+     * Runs the kernel over every kind of memory before the checked runs, so that those run compiled code (how far the
+     * JIT has got depends on the JVM's flags and load; see CompiledKernelsMain), and so that its type profile has seen
+     * heap and native segments from the start.
      */
     private static void warmUp(ReduceKernel kernel, DataType type) {
         int count = 61;
@@ -75,14 +74,16 @@ final class KernelChecks {
         }
     }
 
-    private static long caseSeed(long baseSeed, DataType type, ReduceOp op, int countIndex, Storage storage, Aliasing aliasing) {
-        long caseNumber = (((type.ordinal() * 8L + op.ordinal()) * 8 + countIndex) * 8 + storage.ordinal()) * 4 + aliasing.ordinal();
+    private static long caseSeed(
+            long baseSeed, DataType type, ReduceOp op, int countIndex, Storage storage, Aliasing aliasing) {
+        long caseNumber = (((type.ordinal() * 8L + op.ordinal()) * 8 + countIndex) * 8 + storage.ordinal()) * 4
+                + aliasing.ordinal();
         return new SplittableRandom(baseSeed + caseNumber).nextLong();
     }
 
     /** One kernel call on random data; returns what went wrong, nothing when it is right. */
-    private static List<String> checkCase(ReduceKernel kernel, DataType type, ReduceOp op, int count,
-                                          Storage storage, Aliasing aliasing, long seed) {
+    private static List<String> checkCase(
+            ReduceKernel kernel, DataType type, ReduceOp op, int count, Storage storage, Aliasing aliasing, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         int width = type.byteSize();
         int aOffset = random.nextInt(MAX_OFFSET + 1);
@@ -100,7 +101,8 @@ final class KernelChecks {
             TestBuffers.writeElement(aImage, aOffset, width, i, aElements[i]);
             TestBuffers.writeElement(bImage, bOffset, width, i, bElements[i]);
         }
-        String context = String.format("%s %s count=%d storage=%s aliasing=%s offsets a=%d b=%d dst=%d case seed 0x%x",
+        String context = String.format(
+                "%s %s count=%d storage=%s aliasing=%s offsets a=%d b=%d dst=%d case seed 0x%x",
                 type, op, count, storage, aliasing, aOffset, bOffset, dstOffset, seed);
         List<String> failures = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
@@ -144,7 +146,8 @@ final class KernelChecks {
                 Expected expected = ReferenceArithmetic.reduce(type, op, aElements[i], bElements[i]);
                 long actual = TestBuffers.readElement(result, resultOffset, width, i);
                 if (!ReferenceArithmetic.matches(type, expected, actual)) {
-                    failures.add(String.format("%s: element %d: op(0x%x, 0x%x) = 0x%x, expected %s",
+                    failures.add(String.format(
+                            "%s: element %d: op(0x%x, 0x%x) = 0x%x, expected %s",
                             context, i, aElements[i], bElements[i], actual, expected));
                 }
             }

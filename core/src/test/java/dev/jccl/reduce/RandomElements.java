@@ -4,10 +4,9 @@ import dev.jccl.DataType;
 import java.util.SplittableRandom;
 
 /**
- * Random element bit patterns for the kernel tests: mostly arbitrary bits, plus values that make
- * arithmetic interesting (floats of similar magnitude, so sums do not just return the larger one)
- * and the special values where implementations go wrong (extremes, ±0, ±∞, quiet and signalling
- * NaNs, subnormals).
+ * Random element bit patterns for the kernel tests: mostly arbitrary bits, plus values that make arithmetic interesting
+ * (floats of similar magnitude, so sums do not just return the larger one) and the special values where implementations
+ * go wrong (extremes, ±0, ±∞, quiet and signalling NaNs, subnormals).
  */
 final class RandomElements {
 
@@ -21,8 +20,7 @@ final class RandomElements {
         0x7fef_ffff_ffff_ffffL, 0xffef_ffff_ffff_ffffL, 0x3ff0_0000_0000_0000L, 0xbff0_0000_0000_0000L,
     };
 
-    private RandomElements() {
-    }
+    private RandomElements() {}
 
     static long next(DataType type, SplittableRandom random) {
         return switch (type) {
@@ -64,8 +62,18 @@ final class RandomElements {
         }
         int inf = format.positiveInfinityBits;
         int[] specials = {
-            0, format.signBit, inf, format.signBit | inf, inf | format.quietBit, inf | 1, format.signBit | inf | 1,
-            inf - 1, format.signBit | (inf - 1), 1, format.signBit | 1, 1 << format.fractionBits,
+            0,
+            format.signBit,
+            inf,
+            format.signBit | inf,
+            inf | format.quietBit,
+            inf | 1,
+            format.signBit | inf | 1,
+            inf - 1,
+            format.signBit | (inf - 1),
+            1,
+            format.signBit | 1,
+            1 << format.fractionBits,
         };
         return specials[random.nextInt(specials.length)];
     }

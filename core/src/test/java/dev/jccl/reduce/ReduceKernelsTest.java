@@ -44,8 +44,11 @@ class ReduceKernelsTest {
     @MethodSource("everyTypeAndOp")
     void kernelMatchesReferenceForEveryCountMemoryAndAliasing(DataType type, ReduceOp op) {
         List<String> failures = KernelChecks.everyCase(type, op, BASE_SEED);
-        assertTrue(failures.isEmpty(), () -> String.format("%s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
-                type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
+        assertTrue(
+                failures.isEmpty(),
+                () -> String.format(
+                        "%s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
+                        type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
     }
 
     /** The loops for operands that stream from memory: the same results, case for case. */
@@ -53,46 +56,65 @@ class ReduceKernelsTest {
     @MethodSource("everyTypeAndOp")
     void streamingKernelMatchesReferenceForEveryCountMemoryAndAliasing(DataType type, ReduceOp op) {
         List<String> failures = KernelChecks.everyCase(ReduceKernels.streaming(type, op), type, op, BASE_SEED);
-        assertTrue(failures.isEmpty(), () -> String.format("streaming %s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
-                type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
+        assertTrue(
+                failures.isEmpty(),
+                () -> String.format(
+                        "streaming %s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
+                        type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
     }
 
     @Test
     void operationsTooBigForTheCachesTakeTheStreamingKernels() {
-        assertSame(ReduceKernels.of(DataType.FLOAT32, ReduceOp.SUM),
+        assertSame(
+                ReduceKernels.of(DataType.FLOAT32, ReduceOp.SUM),
                 ReduceKernels.forOperationBytes(DataType.FLOAT32, ReduceOp.SUM, ReduceKernels.STREAMING_BYTES - 1));
-        assertSame(ReduceKernels.streaming(DataType.FLOAT32, ReduceOp.SUM),
+        assertSame(
+                ReduceKernels.streaming(DataType.FLOAT32, ReduceOp.SUM),
                 ReduceKernels.forOperationBytes(DataType.FLOAT32, ReduceOp.SUM, ReduceKernels.STREAMING_BYTES));
         if (ReduceKernels.vectorKernels()) {
             // One pass a vector at a time serves operands in cache and from memory alike.
-            assertSame(ReduceKernels.of(DataType.INT32, ReduceOp.MAX), ReduceKernels.streaming(DataType.INT32, ReduceOp.MAX));
+            assertSame(
+                    ReduceKernels.of(DataType.INT32, ReduceOp.MAX),
+                    ReduceKernels.streaming(DataType.INT32, ReduceOp.MAX));
         } else {
-            assertNotSame(ReduceKernels.of(DataType.INT32, ReduceOp.MAX), ReduceKernels.streaming(DataType.INT32, ReduceOp.MAX));
+            assertNotSame(
+                    ReduceKernels.of(DataType.INT32, ReduceOp.MAX),
+                    ReduceKernels.streaming(DataType.INT32, ReduceOp.MAX));
         }
     }
 
     /** The test JVM has the Vector API (the build passes the module), so the checks above ran its kernels. */
     @Test
     void theVectorKernelsRunWhereTheJvmHasTheVectorApi() {
-        assertEquals(ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent(), ReduceKernels.vectorKernels(), ReduceKernels.describe());
+        assertEquals(
+                ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent(),
+                ReduceKernels.vectorKernels(),
+                ReduceKernels.describe());
         if (ReduceKernels.vectorKernels()) {
             assertTrue(ReduceKernels.describe().startsWith("Vector API"), ReduceKernels.describe());
-            assertTrue(ReduceKernels.of(DataType.BFLOAT16, ReduceOp.SUM).getClass().getName().contains("VectorKernels"),
+            assertTrue(
+                    ReduceKernels.of(DataType.BFLOAT16, ReduceOp.SUM)
+                            .getClass()
+                            .getName()
+                            .contains("VectorKernels"),
                     ReduceKernels.of(DataType.BFLOAT16, ReduceOp.SUM).getClass().getName());
         }
     }
 
     /**
-     * The in-process checks run whatever the JIT has compiled by then (C2 compiles in the background),
-     * so run them again in a JVM that compiles synchronously (-Xbatch): every kernel reaches C2, with
-     * whatever loop optimisations and vectorisation it applies, during its warm-up.
+     * The in-process checks run whatever the JIT has compiled by then (C2 compiles in the background), so run them
+     * again in a JVM that compiles synchronously (-Xbatch): every kernel reaches C2, with whatever loop optimisations
+     * and vectorisation it applies, during its warm-up.
      */
     @Test
     @Timeout(240)
     void sameResultsFromC2CompiledKernels() throws Exception {
         // No Vector API in this child: the scalar kernels, staged and streaming, are what it checks.
         ChildJvm.Result child = ChildJvm.run(
-                List.of("-Xbatch", "-XX:+PrintCompilation", "-Xmx512m"), CompiledKernelsMain.class, 200, Long.toString(BASE_SEED));
+                List.of("-Xbatch", "-XX:+PrintCompilation", "-Xmx512m"),
+                CompiledKernelsMain.class,
+                200,
+                Long.toString(BASE_SEED));
         assertEquals(0, child.exitValue(), () -> lastLines(child.output(), 60));
         assertTrue(child.output().contains("kernels: scalar"), () -> lastLines(child.output(), 5));
         assertCompiledByC2(child, KERNEL_METHODS);
@@ -102,8 +124,11 @@ class ReduceKernelsTest {
     @Test
     @Timeout(240)
     void sameResultsFromC2CompiledVectorKernels() throws Exception {
-        ChildJvm.Result child = ChildJvm.run(List.of("--add-modules", "jdk.incubator.vector", "-Xbatch", "-XX:+PrintCompilation", "-Xmx512m"),
-                CompiledKernelsMain.class, 200, Long.toString(BASE_SEED));
+        ChildJvm.Result child = ChildJvm.run(
+                List.of("--add-modules", "jdk.incubator.vector", "-Xbatch", "-XX:+PrintCompilation", "-Xmx512m"),
+                CompiledKernelsMain.class,
+                200,
+                Long.toString(BASE_SEED));
         assertEquals(0, child.exitValue(), () -> lastLines(child.output(), 60));
         assertTrue(child.output().contains("kernels: Vector API"), () -> lastLines(child.output(), 5));
         assertCompiledByC2(child, VECTOR_KERNEL_METHODS);
@@ -112,7 +137,8 @@ class ReduceKernelsTest {
     private static void assertCompiledByC2(ChildJvm.Result child, List<String> methods) {
         List<String> notCompiled = new ArrayList<>();
         for (String kernel : methods) {
-            Pattern c2Compile = Pattern.compile("(?m)^[^%\\n]*\\s4\\s+dev\\.jccl\\.reduce\\." + Pattern.quote(kernel) + " \\(");
+            Pattern c2Compile =
+                    Pattern.compile("(?m)^[^%\\n]*\\s4\\s+dev\\.jccl\\.reduce\\." + Pattern.quote(kernel) + " \\(");
             if (!c2Compile.matcher(child.output()).find()) {
                 notCompiled.add(kernel);
             }
@@ -121,28 +147,74 @@ class ReduceKernelsTest {
     }
 
     private static final List<String> VECTOR_KERNEL_METHODS = List.of(
-            "VectorKernels$Int8::sum", "VectorKernels$Int8::prod", "VectorKernels$Int8::max", "VectorKernels$Int8::min",
-            "VectorKernels$Int8::umax", "VectorKernels$Int8::umin",
-            "VectorKernels$Int32::sum", "VectorKernels$Int32::prod", "VectorKernels$Int32::max", "VectorKernels$Int32::min",
-            "VectorKernels$Int32::umax", "VectorKernels$Int32::umin",
-            "VectorKernels$Int64::sum", "VectorKernels$Int64::prod", "VectorKernels$Int64::max", "VectorKernels$Int64::min",
-            "VectorKernels$Int64::umax", "VectorKernels$Int64::umin",
-            "VectorKernels$Fp16::max", "VectorKernels$Fp16::min",
-            "VectorKernels$Bf16::sum", "VectorKernels$Bf16::prod", "VectorKernels$Bf16::max", "VectorKernels$Bf16::min",
-            "VectorKernels$Fp32::sum", "VectorKernels$Fp32::prod", "VectorKernels$Fp32::max", "VectorKernels$Fp32::min",
-            "VectorKernels$Fp64::sum", "VectorKernels$Fp64::prod", "VectorKernels$Fp64::max", "VectorKernels$Fp64::min");
+            "VectorKernels$Int8::sum",
+            "VectorKernels$Int8::prod",
+            "VectorKernels$Int8::max",
+            "VectorKernels$Int8::min",
+            "VectorKernels$Int8::umax",
+            "VectorKernels$Int8::umin",
+            "VectorKernels$Int32::sum",
+            "VectorKernels$Int32::prod",
+            "VectorKernels$Int32::max",
+            "VectorKernels$Int32::min",
+            "VectorKernels$Int32::umax",
+            "VectorKernels$Int32::umin",
+            "VectorKernels$Int64::sum",
+            "VectorKernels$Int64::prod",
+            "VectorKernels$Int64::max",
+            "VectorKernels$Int64::min",
+            "VectorKernels$Int64::umax",
+            "VectorKernels$Int64::umin",
+            "VectorKernels$Fp16::max",
+            "VectorKernels$Fp16::min",
+            "VectorKernels$Bf16::sum",
+            "VectorKernels$Bf16::prod",
+            "VectorKernels$Bf16::max",
+            "VectorKernels$Bf16::min",
+            "VectorKernels$Fp32::sum",
+            "VectorKernels$Fp32::prod",
+            "VectorKernels$Fp32::max",
+            "VectorKernels$Fp32::min",
+            "VectorKernels$Fp64::sum",
+            "VectorKernels$Fp64::prod",
+            "VectorKernels$Fp64::max",
+            "VectorKernels$Fp64::min");
 
     private static final List<String> KERNEL_METHODS = List.of(
-            "IntegerKernels$Int8::sum", "IntegerKernels$Int8::prod", "IntegerKernels$Int8::max", "IntegerKernels$Int8::min",
-            "IntegerKernels$Uint8::max", "IntegerKernels$Uint8::min",
-            "IntegerKernels$Int32::sum", "IntegerKernels$Int32::prod", "IntegerKernels$Int32::max", "IntegerKernels$Int32::min",
-            "IntegerKernels$Uint32::max", "IntegerKernels$Uint32::min",
-            "IntegerKernels$Int64::sum", "IntegerKernels$Int64::prod", "IntegerKernels$Int64::max", "IntegerKernels$Int64::min",
-            "IntegerKernels$Uint64::max", "IntegerKernels$Uint64::min",
-            "FloatKernels$Fp16::sum", "FloatKernels$Fp16::prod", "FloatKernels$Fp16::max", "FloatKernels$Fp16::min",
-            "FloatKernels$Bf16::sum", "FloatKernels$Bf16::prod", "FloatKernels$Bf16::max", "FloatKernels$Bf16::min",
-            "FloatKernels$Fp32::sum", "FloatKernels$Fp32::prod", "FloatKernels$Fp32::max", "FloatKernels$Fp32::min",
-            "FloatKernels$Fp64::sum", "FloatKernels$Fp64::prod", "FloatKernels$Fp64::max", "FloatKernels$Fp64::min");
+            "IntegerKernels$Int8::sum",
+            "IntegerKernels$Int8::prod",
+            "IntegerKernels$Int8::max",
+            "IntegerKernels$Int8::min",
+            "IntegerKernels$Uint8::max",
+            "IntegerKernels$Uint8::min",
+            "IntegerKernels$Int32::sum",
+            "IntegerKernels$Int32::prod",
+            "IntegerKernels$Int32::max",
+            "IntegerKernels$Int32::min",
+            "IntegerKernels$Uint32::max",
+            "IntegerKernels$Uint32::min",
+            "IntegerKernels$Int64::sum",
+            "IntegerKernels$Int64::prod",
+            "IntegerKernels$Int64::max",
+            "IntegerKernels$Int64::min",
+            "IntegerKernels$Uint64::max",
+            "IntegerKernels$Uint64::min",
+            "FloatKernels$Fp16::sum",
+            "FloatKernels$Fp16::prod",
+            "FloatKernels$Fp16::max",
+            "FloatKernels$Fp16::min",
+            "FloatKernels$Bf16::sum",
+            "FloatKernels$Bf16::prod",
+            "FloatKernels$Bf16::max",
+            "FloatKernels$Bf16::min",
+            "FloatKernels$Fp32::sum",
+            "FloatKernels$Fp32::prod",
+            "FloatKernels$Fp32::max",
+            "FloatKernels$Fp32::min",
+            "FloatKernels$Fp64::sum",
+            "FloatKernels$Fp64::prod",
+            "FloatKernels$Fp64::max",
+            "FloatKernels$Fp64::min");
 
     private static String lastLines(String text, int lines) {
         String[] all = text.split("\\n");
@@ -150,8 +222,8 @@ class ReduceKernelsTest {
     }
 
     /**
-     * ChunkedKernel streams through per-thread scratch arrays: threads sharing one kernel at once
-     * must each get their own result, over heap and native memory alike.
+     * ChunkedKernel streams through per-thread scratch arrays: threads sharing one kernel at once must each get their
+     * own result, over heap and native memory alike.
      */
     @Test
     void oneKernelOnManyThreadsAtOnce() throws Exception {
@@ -164,8 +236,12 @@ class ReduceKernelsTest {
             tasks.add(() -> {
                 try (Arena arena = Arena.ofConfined()) {
                     MemorySegment a = MemorySegment.ofArray(new float[count]);
-                    MemorySegment b = thread % 2 == 0 ? arena.allocate((long) count * Float.BYTES) : MemorySegment.ofArray(new float[count]);
-                    MemorySegment dst = thread % 2 == 0 ? MemorySegment.ofArray(new float[count]) : arena.allocate((long) count * Float.BYTES);
+                    MemorySegment b = thread % 2 == 0
+                            ? arena.allocate((long) count * Float.BYTES)
+                            : MemorySegment.ofArray(new float[count]);
+                    MemorySegment dst = thread % 2 == 0
+                            ? MemorySegment.ofArray(new float[count])
+                            : arena.allocate((long) count * Float.BYTES);
                     for (int i = 0; i < count; i++) {
                         a.setAtIndex(ValueLayout.JAVA_FLOAT, i, i);
                         b.setAtIndex(ValueLayout.JAVA_FLOAT, i, 1_000_000f * thread);
@@ -234,13 +310,17 @@ class ReduceKernelsTest {
         "FLOAT16,  SUM,  3c00,             3c00,             4000,             1 + 1 = 2",
         "FLOAT16,  SUM,  7bff,             2000,             7bff,             65504 + 2^-7 rounds back to 65504",
         "FLOAT16,  SUM,  7bff,             4800,             7bff,             65504 + 8 rounds back to 65504",
-        "FLOAT16,  SUM,  7bff,             4c00,             7c00,             65504 + 16 = 65520 is the tie that overflows",
+        "FLOAT16,  SUM,  7bff,             4c00,             7c00,             "
+                + "65504 + 16 = 65520 is the tie that overflows",
         "FLOAT16,  SUM,  7bff,             5000,             7c00,             65504 + 32 overflows to infinity",
-        "FLOAT16,  PROD, 0001,             3800,             0000,             2^-24 * 0.5 is a tie: rounds to the even 0",
-        "FLOAT16,  PROD, 0003,             3800,             0002,             3 * 2^-25 is a tie: rounds to the even 2 * 2^-24",
+        "FLOAT16,  PROD, 0001,             3800,             0000,             "
+                + "2^-24 * 0.5 is a tie: rounds to the even 0",
+        "FLOAT16,  PROD, 0003,             3800,             0002,             "
+                + "3 * 2^-25 is a tie: rounds to the even 2 * 2^-24",
         "FLOAT16,  MAX,  7c01,             3c00,             NaN,              a signalling NaN comes out quiet",
         "BFLOAT16, SUM,  3f80,             3b80,             3f80,             1 + 2^-8 is a tie: rounds to the even 1",
-        "BFLOAT16, SUM,  3f81,             3b80,             3f82,             (1 + 2^-7) + 2^-8 is a tie: rounds to the even 1 + 2^-6",
+        "BFLOAT16, SUM,  3f81,             3b80,             3f82,             "
+                + "(1 + 2^-7) + 2^-8 is a tie: rounds to the even 1 + 2^-6",
         "BFLOAT16, PROD, 7f7f,             4000,             7f80,             max * 2 overflows to infinity",
         "FLOAT32,  SUM,  7f800000,         ff800000,         NaN,              inf + -inf",
         "FLOAT64,  PROD, 7ff0000000000000, 0000000000000000, NaN,              inf * 0",
@@ -251,7 +331,8 @@ class ReduceKernelsTest {
         for (ReduceKernel kernel : List.of(ReduceKernels.of(type, op), ReduceKernels.streaming(type, op))) {
             long actual = applyToOneElement(kernel, type, a, b);
             if (expectedHex.equals("NaN")) {
-                assertTrue(ReferenceArithmetic.matches(type, Expected.NAN, actual),
+                assertTrue(
+                        ReferenceArithmetic.matches(type, Expected.NAN, actual),
                         why + ": expected a NaN (quiet for the 16-bit types), got 0x" + Long.toHexString(actual));
             } else {
                 assertEquals(Long.parseUnsignedLong(expectedHex, 16), actual, why);

@@ -8,19 +8,19 @@ import java.math.MathContext;
 import java.math.RoundingMode;
 
 /**
- * What a reduce kernel and the AVG division must produce, computed a different way from the code
- * under test: integers as exact {@link BigInteger}s reduced modulo 2<sup>width</sup>; FLOAT64 exactly
- * in {@link BigDecimal}, rounded by the JDK's decimal-to-double conversion or by comparing the exact
- * error of neighbouring doubles; FLOAT32 in {@code double}, then narrowed; FLOAT16 and BFLOAT16
- * through {@link SmallFloatFormat}. Float MIN/MAX and special values follow explicit rules.
+ * What a reduce kernel and the AVG division must produce, computed a different way from the code under test: integers
+ * as exact {@link BigInteger}s reduced modulo 2<sup>width</sup>; FLOAT64 exactly in {@link BigDecimal}, rounded by the
+ * JDK's decimal-to-double conversion or by comparing the exact error of neighbouring doubles; FLOAT32 in
+ * {@code double}, then narrowed; FLOAT16 and BFLOAT16 through {@link SmallFloatFormat}. Float MIN/MAX and special
+ * values follow explicit rules.
  *
  * <p>Elements are raw bit patterns, zero-extended into a {@code long}.
  *
- * <p>Why {@code double} is exact enough: rounding an exact result first to a format of p' bits and
- * then to one of p bits gives the same as rounding once whenever p' ≥ 2p + 2 (for +, ×, ÷). A double
- * (53) has that over a float (24), and a float has it over binary16 (11) and bfloat16 (8). So
- * {@code (float) (x op y)} computed in double is the float result, and a 16-bit result "computed in
- * float and rounded back" is the float result rounded once more, which is how it is modelled here.
+ * <p>Why {@code double} is exact enough: rounding an exact result first to a format of p' bits and then to one of p
+ * bits gives the same as rounding once whenever p' ≥ 2p + 2 (for +, ×, ÷). A double (53) has that over a float (24),
+ * and a float has it over binary16 (11) and bfloat16 (8). So {@code (float) (x op y)} computed in double is the float
+ * result, and a 16-bit result "computed in float and rounded back" is the float result rounded once more, which is how
+ * it is modelled here.
  */
 final class ReferenceArithmetic {
 
@@ -38,8 +38,7 @@ final class ReferenceArithmetic {
         }
     }
 
-    private ReferenceArithmetic() {
-    }
+    private ReferenceArithmetic() {}
 
     static Expected reduce(DataType type, ReduceOp op, long a, long b) {
         return switch (type) {
@@ -114,8 +113,8 @@ final class ReferenceArithmetic {
     // ---- min and max of floats ----------------------------------------------------------------
 
     /**
-     * Math.min/max semantics on decoded values: NaN if either is NaN, -0 below +0, otherwise the
-     * smaller/larger operand's own bits.
+     * Math.min/max semantics on decoded values: NaN if either is NaN, -0 below +0, otherwise the smaller/larger
+     * operand's own bits.
      */
     private static Expected minMax(boolean max, double x, double y, long xBits, long yBits) {
         if (Double.isNaN(x) || Double.isNaN(y)) {
@@ -199,7 +198,9 @@ final class ReferenceArithmetic {
         if (op == ReduceOp.PROD) {
             boolean negative = xNegative != yNegative;
             if (Double.isInfinite(x) || Double.isInfinite(y)) {
-                return x == 0 || y == 0 ? Expected.NAN : float64(negative ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY);
+                return x == 0 || y == 0
+                        ? Expected.NAN
+                        : float64(negative ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY);
             }
             BigDecimal exact = new BigDecimal(x).multiply(new BigDecimal(y));
             // Round the magnitude and put the sign back: a product that underflows keeps its sign.
@@ -226,9 +227,9 @@ final class ReferenceArithmetic {
     }
 
     /**
-     * x / size correctly rounded, found without trusting double division: start near the exact
-     * quotient, then keep whichever neighbouring double has the smallest exact error
-     * |candidate × size - x|, the one with an even significand on a tie.
+     * x / size correctly rounded, found without trusting double division: start near the exact quotient, then keep
+     * whichever neighbouring double has the smallest exact error |candidate × size - x|, the one with an even
+     * significand on a tie.
      */
     private static Expected float64Divide(double x, int size) {
         if (Double.isNaN(x)) {
@@ -239,14 +240,16 @@ final class ReferenceArithmetic {
         }
         BigDecimal exactX = new BigDecimal(x);
         BigDecimal divisor = BigDecimal.valueOf(size);
-        double estimate = exactX.divide(divisor, new MathContext(40, RoundingMode.HALF_EVEN)).doubleValue();
+        double estimate = exactX.divide(divisor, new MathContext(40, RoundingMode.HALF_EVEN))
+                .doubleValue();
         double best = Double.NaN;
         BigDecimal bestError = null;
         for (double candidate : new double[] {Math.nextDown(estimate), estimate, Math.nextUp(estimate)}) {
             if (Double.isInfinite(candidate)) {
                 continue; // next up from MAX_VALUE; |x / size| <= |x| is never infinite
             }
-            BigDecimal error = new BigDecimal(candidate).multiply(divisor).subtract(exactX).abs();
+            BigDecimal error =
+                    new BigDecimal(candidate).multiply(divisor).subtract(exactX).abs();
             int order = bestError == null ? -1 : error.compareTo(bestError);
             boolean evenTieBreak = order == 0 && (Double.doubleToRawLongBits(candidate) & 1) == 0;
             if (order < 0 || evenTieBreak) {

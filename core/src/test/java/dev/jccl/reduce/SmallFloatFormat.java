@@ -5,11 +5,11 @@ import java.util.Arrays;
 /**
  * An independent model of a small IEEE-style binary format (binary16, bfloat16) for the tests.
  *
- * <p>It shares nothing with the code under test: values are decoded from the definition
- * (sign × significand × 2<sup>exponent</sup>, computed with {@link Math#scalb}), and rounding is done
- * by looking the value up in the sorted table of every representable magnitude and picking the
- * nearer neighbour, the one with the even bit pattern on a tie. All values of both formats, and
- * the midpoints between neighbours, are exact {@code double}s, so every comparison here is exact.
+ * <p>It shares nothing with the code under test: values are decoded from the definition (sign × significand ×
+ * 2<sup>exponent</sup>, computed with {@link Math#scalb}), and rounding is done by looking the value up in the sorted
+ * table of every representable magnitude and picking the nearer neighbour, the one with the even bit pattern on a tie.
+ * All values of both formats, and the midpoints between neighbours, are exact {@code double}s, so every comparison here
+ * is exact.
  */
 final class SmallFloatFormat {
 
@@ -22,13 +22,14 @@ final class SmallFloatFormat {
     final int exponentBias;
     /** Bits of +infinity; also the number of finite non-negative patterns. */
     final int positiveInfinityBits;
+
     final int signBit;
     final int quietBit;
 
     /**
-     * Magnitude of every non-negative pattern 0 … positiveInfinityBits - 1, in pattern order (which is
-     * value order), followed by 2^(emax+1) standing in for infinity: the value the next pattern would
-     * have if the exponent were unbounded, which is what IEEE rounding compares against at overflow.
+     * Magnitude of every non-negative pattern 0 … positiveInfinityBits - 1, in pattern order (which is value order),
+     * followed by 2^(emax+1) standing in for infinity: the value the next pattern would have if the exponent were
+     * unbounded, which is what IEEE rounding compares against at overflow.
      */
     private final double[] magnitudes;
 
@@ -65,7 +66,8 @@ final class SmallFloatFormat {
             // subnormal (and zero): no implicit leading one, exponent of the smallest normal
             magnitude = Math.scalb((double) fraction, 1 - exponentBias - fractionBits);
         } else {
-            magnitude = Math.scalb((double) ((1 << fractionBits) | fraction), exponentField - exponentBias - fractionBits);
+            magnitude =
+                    Math.scalb((double) ((1 << fractionBits) | fraction), exponentField - exponentBias - fractionBits);
         }
         return negative ? -magnitude : magnitude;
     }
@@ -84,8 +86,8 @@ final class SmallFloatFormat {
     }
 
     /**
-     * {@code value} rounded to the nearest representable value, ties to the even pattern, as bits.
-     * Overflow gives infinity; a NaN gives the canonical quiet NaN (callers accept any quiet NaN).
+     * {@code value} rounded to the nearest representable value, ties to the even pattern, as bits. Overflow gives
+     * infinity; a NaN gives the canonical quiet NaN (callers accept any quiet NaN).
      */
     int roundToNearestEven(double value) {
         if (Double.isNaN(value)) {

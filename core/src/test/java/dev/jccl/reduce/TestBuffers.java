@@ -5,14 +5,13 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Buffers for the kernel tests: a byte image (what the memory should hold) placed into heap or
- * native segments. Elements are read and written here byte by byte, little-endian, so the tests
- * do not rely on the layouts the kernels use.
+ * Buffers for the kernel tests: a byte image (what the memory should hold) placed into heap or native segments.
+ * Elements are read and written here byte by byte, little-endian, so the tests do not rely on the layouts the kernels
+ * use.
  */
 final class TestBuffers {
 
-    private TestBuffers() {
-    }
+    private TestBuffers() {}
 
     /** Where a segment's memory lives. */
     enum Memory {

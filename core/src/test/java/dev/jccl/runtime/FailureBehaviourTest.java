@@ -1,6 +1,7 @@
 package dev.jccl.runtime;
 
-import dev.jccl.Communicator;
+import static org.junit.jupiter.api.Assertions.*;
+
 import dev.jccl.Config;
 import dev.jccl.DataType;
 import dev.jccl.JcclException;
@@ -9,19 +10,18 @@ import dev.jccl.PeerFailedException;
 import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
 import dev.jccl.TestRanks.Link;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-import static org.junit.jupiter.api.Assertions.*;
-
-/** What happens when ranks disagree, stall, or go away: a clear error, never a hang; over shared memory and over TCP. */
+/**
+ * What happens when ranks disagree, stall, or go away: a clear error, never a hang; over shared memory and over TCP.
+ */
 @Timeout(120)
 class FailureBehaviourTest {
 
@@ -37,15 +37,19 @@ class FailureBehaviourTest {
         // Rank 1 reads rank 0's AllReduce chunk (TCP) or slot (shared memory) where it expects a Broadcast's.
         Throwable r1 = assertInstanceOf(JcclException.class, results.get(1));
         assertTrue(r1.getMessage().contains("called different operations"), r1.getMessage());
-        assertTrue(r1.getMessage().contains("Broadcast #0") && r1.getMessage().contains("AllReduce #0"), r1.getMessage());
+        assertTrue(
+                r1.getMessage().contains("Broadcast #0") && r1.getMessage().contains("AllReduce #0"), r1.getMessage());
         Throwable r0 = assertInstanceOf(JcclException.class, results.get(0));
         if (link == Link.TCP) {
             // Rank 0 learns of it from the abandon frame rank 1 sends before closing, long before its deadline.
             assertTrue(r0.getMessage().contains("rank 0 lost peer 1"), r0.getMessage());
         }
         // Either way, rank 0 too is told what the two ranks called.
-        assertTrue(r0.getMessage().contains("called different operations") && r0.getMessage().contains("Broadcast #0")
-                && r0.getMessage().contains("AllReduce #0"), r0.getMessage());
+        assertTrue(
+                r0.getMessage().contains("called different operations")
+                        && r0.getMessage().contains("Broadcast #0")
+                        && r0.getMessage().contains("AllReduce #0"),
+                r0.getMessage());
     }
 
     @ParameterizedTest
@@ -58,8 +62,11 @@ class FailureBehaviourTest {
         });
         for (Object r : results) {
             Throwable t = assertInstanceOf(JcclException.class, r);
-            assertTrue(t.getMessage().contains("called different operations") && t.getMessage().contains("100 × FLOAT32")
-                    && t.getMessage().contains("101 × FLOAT32"), "every rank describes both sides: " + t.getMessage());
+            assertTrue(
+                    t.getMessage().contains("called different operations")
+                            && t.getMessage().contains("100 × FLOAT32")
+                            && t.getMessage().contains("101 × FLOAT32"),
+                    "every rank describes both sides: " + t.getMessage());
         }
     }
 
@@ -183,7 +190,10 @@ class FailureBehaviourTest {
         // Rank 1 reads rank 0's Send chunk where it expects an AllReduce chunk, and rank 0 the other way round.
         String all = results.toString();
         assertTrue(all.contains("called different operations"), all);
-        assertTrue(all.contains("SendRecv #0/#0 (100 × FLOAT32, to 1, from 1)") || all.contains("Send #0 (100 × FLOAT32) step 0"), all);
+        assertTrue(
+                all.contains("SendRecv #0/#0 (100 × FLOAT32, to 1, from 1)")
+                        || all.contains("Send #0 (100 × FLOAT32) step 0"),
+                all);
         for (Object r : results) assertInstanceOf(JcclException.class, r);
     }
 
@@ -197,8 +207,11 @@ class FailureBehaviourTest {
         });
         for (Object r : results) {
             Throwable t = assertInstanceOf(JcclException.class, r);
-            assertTrue(t.getMessage().contains("called different operations") && t.getMessage().contains("SendRecv #0/#0")
-                    && t.getMessage().contains("100 × FLOAT32") && t.getMessage().contains("101 × FLOAT32"),
+            assertTrue(
+                    t.getMessage().contains("called different operations")
+                            && t.getMessage().contains("SendRecv #0/#0")
+                            && t.getMessage().contains("100 × FLOAT32")
+                            && t.getMessage().contains("101 × FLOAT32"),
                     "every rank describes both sides: " + t.getMessage());
         }
     }
@@ -259,17 +272,23 @@ class FailureBehaviourTest {
     void badArgumentsThrowBeforeAnythingMovesAndTheCommunicatorStaysUsable(Link link) throws Exception {
         List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(20)), (rank, c) -> {
             MemorySegment small = MemorySegment.ofArray(new float[3]);
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> c.allReduce(small, small, 4, DataType.FLOAT32, ReduceOp.SUM));
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class, () -> c.allReduce(small, small, 4, DataType.FLOAT32, ReduceOp.SUM));
             assertTrue(e.getMessage().contains("holds 12 bytes but 4 × FLOAT32 needs 16"), e.getMessage());
             assertThrows(IllegalArgumentException.class, () -> c.broadcast(small, small, -1, DataType.FLOAT32, 0));
             assertThrows(IllegalArgumentException.class, () -> c.broadcast(small, small, 1, DataType.FLOAT32, 2));
             assertThrows(IllegalArgumentException.class, () -> c.send(small, 1, DataType.FLOAT32, rank));
-            IllegalArgumentException oneWay = assertThrows(IllegalArgumentException.class,
+            IllegalArgumentException oneWay = assertThrows(
+                    IllegalArgumentException.class,
                     () -> c.sendRecv(small, rank, MemorySegment.ofArray(new float[3]), 1 - rank, 1, DataType.FLOAT32));
-            assertTrue(oneWay.getMessage().contains("sendPeer " + rank + " is this rank but recvPeer " + (1 - rank) + " is not"), oneWay.getMessage());
-            IllegalArgumentException overlap = assertThrows(IllegalArgumentException.class,
-                    () -> c.sendRecv(small.asSlice(0, 8), 1 - rank, small.asSlice(4, 8), 1 - rank, 2, DataType.FLOAT32));
+            assertTrue(
+                    oneWay.getMessage()
+                            .contains("sendPeer " + rank + " is this rank but recvPeer " + (1 - rank) + " is not"),
+                    oneWay.getMessage());
+            IllegalArgumentException overlap = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> c.sendRecv(
+                            small.asSlice(0, 8), 1 - rank, small.asSlice(4, 8), 1 - rank, 2, DataType.FLOAT32));
             assertTrue(overlap.getMessage().contains("overlap"), overlap.getMessage());
             float[] x = {rank + 1};
             c.allReduce(x, ReduceOp.SUM);

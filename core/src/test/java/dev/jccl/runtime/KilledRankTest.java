@@ -1,13 +1,11 @@
 package dev.jccl.runtime;
 
+import static org.junit.jupiter.api.Assertions.*;
+
 import dev.jccl.Config;
 import dev.jccl.PeerFailedException;
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.io.IOException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
@@ -17,14 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Real processes, a real SIGKILL: three ranks loop on AllReduce with a two-minute JCCL_TIMEOUT,
- * the middle one is killed, and both survivors must fail with {@link PeerFailedException} naming
- * it, its host and pid, within 5 s, over shared memory and over TCP. Neither survivor may be
- * saved by the timeout, so what is measured is detection.
+ * Real processes, a real SIGKILL: three ranks loop on AllReduce with a two-minute JCCL_TIMEOUT, the middle one is
+ * killed, and both survivors must fail with {@link PeerFailedException} naming it, its host and pid, within 5 s, over
+ * shared memory and over TCP. Neither survivor may be saved by the timeout, so what is measured is detection.
  */
 @Timeout(180)
 class KilledRankTest {
@@ -37,8 +35,8 @@ class KilledRankTest {
         UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
         ServerSocketChannel reserved = id.takeReservedListener();
         if (reserved != null) reserved.close(); // rank 0's JVM binds the root port itself
-        Map<String, String> env = Map.of("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "120",
-                "JCCL_SHM_DISABLE", link == Link.TCP ? "1" : "0");
+        Map<String, String> env = Map.of(
+                "JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "120", "JCCL_SHM_DISABLE", link == Link.TCP ? "1" : "0");
         try (LoopWorkers w = LoopWorkers.start(RANKS, id.toString(), 4096, r -> env, (r, cmd) -> cmd)) {
             w.awaitLooping(90);
             Process victim = w.ranks.get(VICTIM);
@@ -49,15 +47,25 @@ class KilledRankTest {
             for (int r = 0; r < RANKS; r++) {
                 if (r == VICTIM) continue;
                 Process survivor = w.ranks.get(r);
-                assertTrue(survivor.waitFor(30, TimeUnit.SECONDS), () -> "a survivor still waits 30 s after the kill: " + w.output());
+                assertTrue(
+                        survivor.waitFor(30, TimeUnit.SECONDS),
+                        () -> "a survivor still waits 30 s after the kill: " + w.output());
                 detection.add((System.nanoTime() - killed) / 1e9);
                 String out = w.output(r);
                 assertEquals(3, survivor.exitValue(), out);
-                assertTrue(out.contains(PeerFailedException.class.getName()), "rank " + r + " must fail with PeerFailedException: " + out);
+                assertTrue(
+                        out.contains(PeerFailedException.class.getName()),
+                        "rank " + r + " must fail with PeerFailedException: " + out);
                 // Either it lost the victim itself, or a survivor that did told it so, naming the victim.
-                assertTrue(out.contains("pid " + victimPid), "rank " + r + " must name the dead rank's pid " + victimPid + ": " + out);
+                assertTrue(
+                        out.contains("pid " + victimPid),
+                        "rank " + r + " must name the dead rank's pid " + victimPid + ": " + out);
             }
-            System.out.printf("%s: SIGKILL of rank %d of %d noticed by the survivors after %s s%n", link, VICTIM, RANKS,
+            System.out.printf(
+                    "%s: SIGKILL of rank %d of %d noticed by the survivors after %s s%n",
+                    link,
+                    VICTIM,
+                    RANKS,
                     detection.stream().map(s -> String.format("%.2f", s)).toList());
             for (double s : detection) assertTrue(s < 5, link + ": a survivor failed only " + s + " s after the kill");
             assertEquals(List.of(), jcclFiles(), "the survivors reap what the killed rank left in /dev/shm");
@@ -66,7 +74,10 @@ class KilledRankTest {
 
     private static List<String> jcclFiles() throws IOException {
         try (Stream<Path> files = Files.list(Path.of("/dev/shm"))) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("jccl-")).sorted().toList();
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith("jccl-"))
+                    .sorted()
+                    .toList();
         }
     }
 }

@@ -1,22 +1,21 @@
 package dev.jccl.runtime;
 
+import static org.junit.jupiter.api.Assertions.*;
+
 import dev.jccl.JcclException;
 import dev.jccl.NetworkNamespaces;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
- * A pulled cable: two ranks on two pretend hosts (network namespaces joined by a bridge) loop on
- * AllReduce over TCP, then one host's interface goes down. Nothing tells either rank (no FIN, no
- * RST, the kernel would retransmit for many minutes), so the deadline is what saves them: both
- * must fail within JCCL_TIMEOUT and a little, naming the operation and the peer they waited for.
+ * A pulled cable: two ranks on two pretend hosts (network namespaces joined by a bridge) loop on AllReduce over TCP,
+ * then one host's interface goes down. Nothing tells either rank (no FIN, no RST, the kernel would retransmit for many
+ * minutes), so the deadline is what saves them: both must fail within JCCL_TIMEOUT and a little, naming the operation
+ * and the peer they waited for.
  */
 @Timeout(180)
 class LinkCutTest {
@@ -27,9 +26,19 @@ class LinkCutTest {
         try (NetworkNamespaces hosts = NetworkNamespaces.create(2)) {
             byte[] secret = new byte[16];
             ThreadLocalRandom.current().nextBytes(secret);
-            String id = "jccl1:" + NetworkNamespaces.address(0) + ":29500:" + HexFormat.of().formatHex(secret);
-            try (LoopWorkers w = LoopWorkers.start(2, id, 4096,
-                    r -> Map.of("JCCL_SOCKET_IFNAME", "jv", "JCCL_HOSTID", "host-" + r, "JCCL_TIMEOUT", Integer.toString(TIMEOUT_SECONDS)),
+            String id = "jccl1:" + NetworkNamespaces.address(0) + ":29500:"
+                    + HexFormat.of().formatHex(secret);
+            try (LoopWorkers w = LoopWorkers.start(
+                    2,
+                    id,
+                    4096,
+                    r -> Map.of(
+                            "JCCL_SOCKET_IFNAME",
+                            "jv",
+                            "JCCL_HOSTID",
+                            "host-" + r,
+                            "JCCL_TIMEOUT",
+                            Integer.toString(TIMEOUT_SECONDS)),
                     hosts::command)) {
                 w.awaitLooping(90);
                 long cut = System.nanoTime();
@@ -37,16 +46,28 @@ class LinkCutTest {
                 for (int r = 0; r < 2; r++) {
                     int peer = 1 - r;
                     Process p = w.ranks.get(r);
-                    assertTrue(p.waitFor(TIMEOUT_SECONDS + 30, TimeUnit.SECONDS), () -> "a rank still waits after the cut: " + w.output());
+                    assertTrue(
+                            p.waitFor(TIMEOUT_SECONDS + 30, TimeUnit.SECONDS),
+                            () -> "a rank still waits after the cut: " + w.output());
                     double seconds = (System.nanoTime() - cut) / 1e9;
                     String out = w.output(r);
                     assertEquals(3, p.exitValue(), out);
                     assertTrue(out.contains(JcclException.class.getPackageName()), out);
-                    assertTrue(out.contains("AllReduce #") && out.contains("rank " + peer + " ("), "rank " + r + " must name the operation and rank "
-                            + peer + ": " + out);
-                    System.out.printf("cut link: rank %d failed %.2f s after the cut (JCCL_TIMEOUT=%d): %s%n", r, seconds, TIMEOUT_SECONDS,
-                            out.lines().filter(l -> l.startsWith("failed at")).findFirst().orElse("?"));
-                    assertTrue(seconds < TIMEOUT_SECONDS + 10, "rank " + r + " failed only " + seconds + " s after the cut");
+                    assertTrue(
+                            out.contains("AllReduce #") && out.contains("rank " + peer + " ("),
+                            "rank " + r + " must name the operation and rank " + peer + ": " + out);
+                    System.out.printf(
+                            "cut link: rank %d failed %.2f s after the cut (JCCL_TIMEOUT=%d): %s%n",
+                            r,
+                            seconds,
+                            TIMEOUT_SECONDS,
+                            out.lines()
+                                    .filter(l -> l.startsWith("failed at"))
+                                    .findFirst()
+                                    .orElse("?"));
+                    assertTrue(
+                            seconds < TIMEOUT_SECONDS + 10,
+                            "rank " + r + " failed only " + seconds + " s after the cut");
                 }
             }
         }

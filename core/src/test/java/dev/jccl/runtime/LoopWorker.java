@@ -7,9 +7,9 @@ import dev.jccl.ReduceOp;
 import dev.jccl.UniqueId;
 
 /**
- * A rank in its own JVM that runs AllReduces until something fails: {@code LoopWorker <rank>
- * <size> <unique id> <count>}. Prints {@code looping} once it is in the loop, and on failure the
- * exception's class and message, then exits 3. Settings come from the environment.
+ * A rank in its own JVM that runs AllReduces until something fails: {@code LoopWorker <rank> <size> <unique id>
+ * <count>}. Prints {@code looping} once it is in the loop, and on failure the exception's class and message, then exits
+ * 3. Settings come from the environment.
  */
 public final class LoopWorker {
     private LoopWorker() {}
@@ -28,7 +28,8 @@ public final class LoopWorker {
                 }
             }
         } catch (Throwable t) {
-            System.out.println("failed at " + System.nanoTime() + ": " + t.getClass().getName() + ": " + t.getMessage());
+            System.out.println(
+                    "failed at " + System.nanoTime() + ": " + t.getClass().getName() + ": " + t.getMessage());
             System.out.flush();
             System.exit(3);
         }

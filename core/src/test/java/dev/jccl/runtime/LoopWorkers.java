@@ -1,5 +1,7 @@
 package dev.jccl.runtime;
 
+import static org.junit.jupiter.api.Assertions.*;
+
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,29 +12,42 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
-import static org.junit.jupiter.api.Assertions.*;
-
 /** Ranks in JVMs of their own running {@link LoopWorker}, each with a log file; closing kills what is left. */
 final class LoopWorkers implements AutoCloseable {
     final List<Process> ranks = new ArrayList<>();
     final List<Path> logs = new ArrayList<>();
 
     /**
-     * Starts {@code size} ranks; {@code wrap} may put a rank's command inside another (e.g. {@code ip
-     * netns exec}), and {@code env} gives each rank's extra environment.
+     * Starts {@code size} ranks; {@code wrap} may put a rank's command inside another (e.g. {@code ip netns exec}), and
+     * {@code env} gives each rank's extra environment.
      */
-    static LoopWorkers start(int size, String uniqueId, int count, IntFunction<Map<String, String>> env,
-                             java.util.function.BiFunction<Integer, List<String>, List<String>> wrap) throws IOException {
+    static LoopWorkers start(
+            int size,
+            String uniqueId,
+            int count,
+            IntFunction<Map<String, String>> env,
+            java.util.function.BiFunction<Integer, List<String>, List<String>> wrap)
+            throws IOException {
         LoopWorkers w = new LoopWorkers();
         try {
             for (int r = 0; r < size; r++) {
                 Path log = Files.createTempFile("jccl-worker-" + r + "-", ".log");
                 w.logs.add(log);
-                List<String> java = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx256m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED",
-                        "-cp", System.getProperty("java.class.path"),
-                        LoopWorker.class.getName(), Integer.toString(r), Integer.toString(size), uniqueId, Integer.toString(count));
-                ProcessBuilder pb = new ProcessBuilder(wrap.apply(r, java)).redirectErrorStream(true).redirectOutput(log.toFile())
+                List<String> java = List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m",
+                        "-XX:+UseSerialGC",
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        LoopWorker.class.getName(),
+                        Integer.toString(r),
+                        Integer.toString(size),
+                        uniqueId,
+                        Integer.toString(count));
+                ProcessBuilder pb = new ProcessBuilder(wrap.apply(r, java))
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
                         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
                 pb.environment().putAll(env.apply(r));
                 w.ranks.add(pb.start());
@@ -49,9 +64,13 @@ final class LoopWorkers implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (true) {
             boolean all = true;
-            for (Path l : logs) if (!Files.readString(l).contains("looping")) all = false;
+            for (Path l : logs) {
+                if (!Files.readString(l).contains("looping")) all = false;
+            }
             if (all) return;
-            assertTrue(System.nanoTime() < deadline, () -> "ranks did not start looping in " + seconds + " s: " + output());
+            assertTrue(
+                    System.nanoTime() < deadline,
+                    () -> "ranks did not start looping in " + seconds + " s: " + output());
             for (Process p : ranks) assertTrue(p.isAlive(), () -> "a rank exited before it looped: " + output());
             Thread.sleep(50);
         }

@@ -1,14 +1,13 @@
 package dev.jccl.runtime;
 
+import static org.junit.jupiter.api.Assertions.*;
+
 import dev.jccl.Communicator;
 import dev.jccl.Config;
 import dev.jccl.Jccl;
 import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,13 +19,13 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
- * 200 communicators made, used and closed in one JVM, alternately over shared memory and TCP,
- * with a failed one among them: afterwards the process holds exactly the threads, descriptors,
- * sockets and mappings it held before, and /dev/shm holds nothing of ours.
+ * 200 communicators made, used and closed in one JVM, alternately over shared memory and TCP, with a failed one among
+ * them: afterwards the process holds exactly the threads, descriptors, sockets and mappings it held before, and
+ * /dev/shm holds nothing of ours.
  */
 @Timeout(300)
 class ResourceHygieneTest {
@@ -43,7 +42,9 @@ class ResourceHygieneTest {
         for (int i = 0; i < CYCLES; i++) cycle(i, i % 50 == 25);
         double seconds = (System.nanoTime() - start) / 1e9;
         Resources after = Resources.settled(before);
-        System.out.printf("%d create/use/close cycles (shm and tcp, 2 ranks, %d failing on purpose) in %.1f s: before %s, after %s%n",
+        System.out.printf(
+                "%d create/use/close cycles (shm and tcp, 2 ranks, %d failing on purpose) "
+                        + "in %.1f s: before %s, after %s%n",
                 CYCLES, CYCLES / 50, seconds, before, after);
         assertEquals(before.threads, after.threads, "threads left behind");
         assertEquals(before.sockets, after.sockets, "sockets left behind");
@@ -62,17 +63,19 @@ class ResourceHygieneTest {
         for (int r = 0; r < 2; r++) {
             int rank = r;
             CompletableFuture<Void> done = new CompletableFuture<>();
-            Thread t = new Thread(() -> {
-                try (Communicator c = Jccl.init(rank, 2, id, config)) {
-                    float[] x = new float[rank == 1 && failOnPurpose ? 3 : 1 << 16];
-                    c.allReduce(new float[7], ReduceOp.SUM);
-                    c.allReduceAsync(x, ReduceOp.MAX).get(60, TimeUnit.SECONDS);
-                    done.complete(null);
-                } catch (Throwable e) {
-                    if (failOnPurpose) done.complete(null);
-                    else done.completeExceptionally(e);
-                }
-            }, "hygiene-rank-" + r);
+            Thread t = new Thread(
+                    () -> {
+                        try (Communicator c = Jccl.init(rank, 2, id, config)) {
+                            float[] x = new float[rank == 1 && failOnPurpose ? 3 : 1 << 16];
+                            c.allReduce(new float[7], ReduceOp.SUM);
+                            c.allReduceAsync(x, ReduceOp.MAX).get(60, TimeUnit.SECONDS);
+                            done.complete(null);
+                        } catch (Throwable e) {
+                            if (failOnPurpose) done.complete(null);
+                            else done.completeExceptionally(e);
+                        }
+                    },
+                    "hygiene-rank-" + r);
             t.start();
             threads.add(t);
             ranks.add(done);
@@ -82,7 +85,8 @@ class ResourceHygieneTest {
     }
 
     /** What the process holds that a communicator might leak. */
-    record Resources(Map<String, Integer> threads, long sockets, long descriptors, long shmMappings, List<String> shmFiles) {
+    record Resources(
+            Map<String, Integer> threads, long sockets, long descriptors, long shmMappings, List<String> shmFiles) {
         static Resources now() throws IOException {
             Map<String, Integer> threads = new TreeMap<>();
             for (Thread t : Thread.getAllStackTraces().keySet()) {
@@ -106,11 +110,15 @@ class ResourceHygieneTest {
             }
             long mappings;
             try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
-                mappings = maps.filter(l -> l.contains("/dev/shm/") || l.contains("jccl-")).count();
+                mappings = maps.filter(l -> l.contains("/dev/shm/") || l.contains("jccl-"))
+                        .count();
             }
             List<String> files;
             try (Stream<Path> shm = Files.list(Path.of("/dev/shm"))) {
-                files = shm.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("jccl-")).sorted().toList();
+                files = shm.map(p -> p.getFileName().toString())
+                        .filter(n -> n.startsWith("jccl-"))
+                        .sorted()
+                        .toList();
             }
             return new Resources(threads, sockets, descriptors, mappings, files);
         }
@@ -128,14 +136,18 @@ class ResourceHygieneTest {
         }
 
         boolean sameAs(Resources o) {
-            return threads.equals(o.threads) && sockets == o.sockets && descriptors == o.descriptors && shmMappings == o.shmMappings
+            return threads.equals(o.threads)
+                    && sockets == o.sockets
+                    && descriptors == o.descriptors
+                    && shmMappings == o.shmMappings
                     && shmFiles.isEmpty();
         }
 
         @Override
         public String toString() {
-            return threads.values().stream().mapToInt(Integer::intValue).sum() + " threads, " + descriptors + " descriptors ("
-                    + sockets + " sockets), " + shmMappings + " shm mappings, " + shmFiles.size() + " /dev/shm files";
+            return threads.values().stream().mapToInt(Integer::intValue).sum() + " threads, " + descriptors
+                    + " descriptors (" + sockets + " sockets), " + shmMappings + " shm mappings, " + shmFiles.size()
+                    + " /dev/shm files";
         }
     }
 }

@@ -1,23 +1,18 @@
 package dev.jccl.runtime;
 
+import static org.junit.jupiter.api.Assertions.*;
+
 import dev.jccl.Communicator;
 import dev.jccl.Config;
 import dev.jccl.Jccl;
 import dev.jccl.JcclException;
-import dev.jccl.PeerFailedException;
 import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,8 +23,9 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The shared-memory transport as users meet it: what it leaves in /dev/shm, what it says, how it fails. */
 @Timeout(180)
@@ -38,7 +34,10 @@ class SharedMemoryTest {
 
     private static List<String> jcclFiles(Path dir) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("jccl-")).sorted().toList();
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith("jccl-"))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -56,7 +55,9 @@ class SharedMemoryTest {
             c.barrier(); // no rank closes before every rank has looked
             return left;
         });
-        for (Object r : results) assertEquals(List.of(), r, "segments are unlinked once every rank that needs them has mapped them");
+        for (Object r : results) {
+            assertEquals(List.of(), r, "segments are unlinked once every rank that needs them has mapped them");
+        }
         assertEquals(List.of(), jcclFiles(DEV_SHM));
     }
 
@@ -75,8 +76,11 @@ class SharedMemoryTest {
             for (Object r : results) {
                 JcclException e = assertInstanceOf(JcclException.class, r);
                 assertTrue(e.getMessage().contains("is too small"), e.getMessage());
-                assertTrue(e.getMessage().contains("--shm-size") && e.getMessage().contains("JCCL_SHM_DISABLE=1")
-                        && e.getMessage().contains("medium: Memory"), e.getMessage());
+                assertTrue(
+                        e.getMessage().contains("--shm-size")
+                                && e.getMessage().contains("JCCL_SHM_DISABLE=1")
+                                && e.getMessage().contains("medium: Memory"),
+                        e.getMessage());
             }
             assertTrue((System.nanoTime() - start) / 1e9 < 30, "both ranks fail long before the timeout");
             assertEquals(List.of(), jcclFiles(dir), "a failed creation leaves no file behind");
@@ -93,11 +97,13 @@ class SharedMemoryTest {
         String before = System.getProperty("jccl.shm.dir");
         System.setProperty("jccl.shm.dir", dir.toString());
         try {
-            List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(20)), (rank, c) -> "no error");
+            List<Object> results =
+                    TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(20)), (rank, c) -> "no error");
             boolean explained = false;
             for (Object r : results) {
                 JcclException e = assertInstanceOf(JcclException.class, r);
-                explained |= e.getMessage().contains("is too small") && e.getMessage().contains("JCCL_SHM_DISABLE=1");
+                explained |= e.getMessage().contains("is too small")
+                        && e.getMessage().contains("JCCL_SHM_DISABLE=1");
             }
             assertTrue(explained, results.toString());
         } finally {
@@ -116,7 +122,11 @@ class SharedMemoryTest {
         for (int r = 0; r < 2; r++) {
             int rank = r;
             Thread t = new Thread(() -> {
-                try (Communicator c = Jccl.init(rank, 2, id, base.toBuilder().algo(rank == 0 ? "Ring" : null).build())) {
+                try (Communicator c = Jccl.init(
+                        rank,
+                        2,
+                        id,
+                        base.toBuilder().algo(rank == 0 ? "Ring" : null).build())) {
                     out[rank] = "started";
                 } catch (Throwable e) {
                     out[rank] = e;
@@ -129,7 +139,9 @@ class SharedMemoryTest {
         results.addAll(Arrays.asList(out));
         for (Object r : results) {
             JcclException e = assertInstanceOf(JcclException.class, r);
-            assertTrue(e.getMessage().contains("JCCL_ALGO=Ring") && e.getMessage().contains("JCCL_ALGO=(unset)"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("JCCL_ALGO=Ring") && e.getMessage().contains("JCCL_ALGO=(unset)"),
+                    e.getMessage());
         }
     }
 
@@ -143,8 +155,11 @@ class SharedMemoryTest {
             List<Thread> threads = new ArrayList<>();
             for (int r = 0; r < 3; r++) {
                 int rank = r;
-                Config config = TestRanks.loopback(Duration.ofSeconds(20)).toBuilder().debugLevel(Config.DebugLevel.INFO)
-                        .debugSubsys("INIT,TUNING").hostId(rank < 2 ? "host-a" : "host-b").build();
+                Config config = TestRanks.loopback(Duration.ofSeconds(20)).toBuilder()
+                        .debugLevel(Config.DebugLevel.INFO)
+                        .debugSubsys("INIT,TUNING")
+                        .hostId(rank < 2 ? "host-a" : "host-b")
+                        .build();
                 Thread t = new Thread(() -> {
                     try (Communicator c = Jccl.init(rank, 3, id, config)) {
                         c.barrier();
@@ -158,17 +173,24 @@ class SharedMemoryTest {
             System.setOut(original);
         }
         String log = captured.toString(StandardCharsets.UTF_8);
-        assertTrue(log.matches("(?s).*\\[0] JCCL INFO INIT : peer 1 \\([^)]*\\) via SHM/direct \\(same host\\).*"), log);
-        assertTrue(log.matches("(?s).*\\[0] JCCL INFO INIT : peer 2 \\([^)]*\\) via NET/Socket/127\\.0\\.0\\.1 \\(different host\\).*"), log);
-        assertTrue(log.matches("(?s).*\\[2] JCCL INFO INIT : peer 0 \\([^)]*\\) via NET/Socket/127\\.0\\.0\\.1 \\(different host\\).*"), log);
+        assertTrue(
+                log.matches("(?s).*\\[0] JCCL INFO INIT : peer 1 \\([^)]*\\) via SHM/direct \\(same host\\).*"), log);
+        assertTrue(
+                log.matches("(?s).*\\[0] JCCL INFO INIT : peer 2 \\([^)]*\\) via NET/Socket/127\\.0\\.0\\.1 "
+                        + "\\(different host\\).*"),
+                log);
+        assertTrue(
+                log.matches("(?s).*\\[2] JCCL INFO INIT : peer 0 \\([^)]*\\) via NET/Socket/127\\.0\\.0\\.1 "
+                        + "\\(different host\\).*"),
+                log);
         assertTrue(log.contains("JCCL INFO TUNING : Algorithm"), log);
         assertTrue(log.matches("(?s).*JCCL INFO TUNING : AllReduce +\\|.*"), log);
     }
 
     /**
-     * Non-roots of a one-shot Broadcast or Reduce leave as soon as they have what they need, so
-     * ranks drift apart; a rank must not rewrite its low-latency slot while a slow peer may still
-     * read it. Skewed ranks, mixed with ring-sized operations, every result checked.
+     * Non-roots of a one-shot Broadcast or Reduce leave as soon as they have what they need, so ranks drift apart; a
+     * rank must not rewrite its low-latency slot while a slow peer may still read it. Skewed ranks, mixed with
+     * ring-sized operations, every result checked.
      */
     @Test
     void lowLatencySlotsAreReusedOnlyOnceEveryRankIsDoneWithThem() throws Exception {
@@ -181,16 +203,24 @@ class SharedMemoryTest {
                 long[] b = new long[16];
                 if (rank == root) Arrays.fill(b, i * 1000L + root);
                 c.broadcast(b, root);
-                for (long v : b) if (v != i * 1000L + root) wrong++;
+                for (long v : b) {
+                    if (v != i * 1000L + root) wrong++;
+                }
                 long[] r = new long[16];
                 Arrays.fill(r, rank + i);
                 c.reduce(r, dev.jccl.DataType.INT64, ReduceOp.SUM, (i + 1) % size);
-                if (rank == (i + 1) % size) for (long v : r) if (v != 3L * i + 3) wrong++;
+                if (rank == (i + 1) % size) {
+                    for (long v : r) {
+                        if (v != 3L * i + 3) wrong++;
+                    }
+                }
                 if (i % 50 == 0) {
                     float[] big = new float[1 << 18];
                     Arrays.fill(big, 1);
                     c.allReduce(big, ReduceOp.SUM);
-                    for (float v : big) if (v != size) wrong++;
+                    for (float v : big) {
+                        if (v != size) wrong++;
+                    }
                 }
                 if (rank == 2 && pause.nextInt(10) == 0) Thread.sleep(1);
             }
@@ -199,7 +229,10 @@ class SharedMemoryTest {
         assertEquals(List.of(0, 0, 0), results);
     }
 
-    /** Operations too big for the caches reduce with the streaming kernels: still exact, over both transports and every op. */
+    /**
+     * Operations too big for the caches reduce with the streaming kernels: still exact, over both transports and every
+     * op.
+     */
     @Test
     void reductionsTooBigForTheCachesAreExact() throws Exception {
         int count = (int) (dev.jccl.reduce.ReduceKernels.STREAMING_BYTES / 4) + 13;
@@ -230,8 +263,10 @@ class SharedMemoryTest {
 
     private static boolean mountTmpfs(Path dir, String size) throws InterruptedException {
         try {
-            Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size + ",mode=1777", "tmpfs", dir.toString())
-                    .redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(
+                            "mount", "-t", "tmpfs", "-o", "size=" + size + ",mode=1777", "tmpfs", dir.toString())
+                    .redirectErrorStream(true)
+                    .start();
             return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
             return false;
@@ -239,7 +274,10 @@ class SharedMemoryTest {
     }
 
     private static void unmount(Path dir) throws IOException, InterruptedException {
-        new ProcessBuilder("umount", dir.toString()).redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
+        new ProcessBuilder("umount", dir.toString())
+                .redirectErrorStream(true)
+                .start()
+                .waitFor(10, TimeUnit.SECONDS);
         Files.deleteIfExists(dir);
     }
 

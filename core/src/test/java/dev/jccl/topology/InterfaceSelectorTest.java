@@ -1,12 +1,11 @@
 package dev.jccl.topology;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.junit.jupiter.api.Assertions.*;
 
 import java.net.InetAddress;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(30)
 class InterfaceSelectorTest {
@@ -45,8 +44,8 @@ class InterfaceSelectorTest {
     void filterThatMatchesNothingListsTheInterfaces() throws Exception {
         var lo = c("lo", "127.0.0.1");
         var eth = c("eth0", "10.1.2.3");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> InterfaceSelector.select("ens5", List.of(lo, eth)));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> InterfaceSelector.select("ens5", List.of(lo, eth)));
         assertTrue(e.getMessage().contains("ens5"), e.getMessage());
         assertTrue(e.getMessage().contains("lo:127.0.0.1") && e.getMessage().contains("eth0:10.1.2.3"), e.getMessage());
     }

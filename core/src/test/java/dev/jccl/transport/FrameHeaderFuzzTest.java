@@ -1,27 +1,28 @@
 package dev.jccl.transport;
 
-import dev.jccl.Fuzz;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.junit.jupiter.api.Assertions.*;
 
+import dev.jccl.Fuzz;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
- * Frame headers against mutated and random bytes: both decoders (socket buffer and shared
- * memory) agree on every input, and what they accept re-encodes to the same bytes.
+ * Frame headers against mutated and random bytes: both decoders (socket buffer and shared memory) agree on every input,
+ * and what they accept re-encodes to the same bytes.
  */
 @Timeout(60)
 class FrameHeaderFuzzTest {
     @Test
     void bothDecodersAgreeAndRoundTrip() {
-        List<byte[]> seeds = List.of(encode(new FrameHeader(1, 7, 0, 3, -1, 42, 65536, 1 << 20)),
-                encode(FrameHeader.abandon(120)), encode(new FrameHeader(4, 2, FrameHeader.NO_OP, 0, 2, 9, 0, 0)));
+        List<byte[]> seeds = List.of(
+                encode(new FrameHeader(1, 7, 0, 3, -1, 42, 65536, 1 << 20)),
+                encode(FrameHeader.abandon(120)),
+                encode(new FrameHeader(4, 2, FrameHeader.NO_OP, 0, 2, 9, 0, 0)));
         Fuzz.Report report = Fuzz.run("FrameHeader.decode", seeds, 16 << 10, input -> {
             if (input.length < FrameHeader.BYTES) return false; // transports decode only once 40 bytes are there
             FrameHeader fromBuffer = FrameHeader.decode(ByteBuffer.wrap(input).order(ByteOrder.LITTLE_ENDIAN));

@@ -1,7 +1,6 @@
 package dev.jccl.cuda;
 
 import dev.jccl.debug.HostIdentity;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -9,8 +8,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * {@link DeviceMemory} on a real GPU, through {@link CudaRuntime}. Keeps a list of what it
- * allocated, so {@link #close} frees what callers forgot.
+ * {@link DeviceMemory} on a real GPU, through {@link CudaRuntime}. Keeps a list of what it allocated, so {@link #close}
+ * frees what callers forgot.
  */
 @SuppressWarnings("restricted") // binding native libraries is what this class is for
 public final class CudaDeviceMemory implements DeviceMemory {
@@ -28,8 +27,9 @@ public final class CudaDeviceMemory implements DeviceMemory {
         cuda.setDevice(device);
         String name = cuda.deviceName(device);
         String pci = cuda.pciBusId(device);
-        this.description = "cuda:" + device + (name == null ? "" : " " + name) + " [" + pci + "] (CUDA " + CudaRuntime.version(cuda.runtimeVersion())
-                + ", driver " + CudaRuntime.version(cuda.driverVersion()) + ")";
+        this.description = "cuda:" + device + (name == null ? "" : " " + name) + " [" + pci + "] (CUDA "
+                + CudaRuntime.version(cuda.runtimeVersion()) + ", driver " + CudaRuntime.version(cuda.driverVersion())
+                + ")";
         this.key = HostIdentity.hostId(null) + "/" + pci;
     }
 
@@ -39,16 +39,20 @@ public final class CudaDeviceMemory implements DeviceMemory {
     }
 
     /**
-     * Device {@code device}, finding libcudart as {@code env} says. Throws
-     * {@link CudaUnavailableException} with the reason when CUDA cannot be used or the device is not there.
+     * Device {@code device}, finding libcudart as {@code env} says. Throws {@link CudaUnavailableException} with the
+     * reason when CUDA cannot be used or the device is not there.
      */
     public static CudaDeviceMemory open(int device, Map<String, String> env) {
         CudaProbe probe = CudaRuntime.probe(env);
         if (!probe.available()) throw new CudaUnavailableException(probe.reason());
         if (device < 0 || device >= probe.deviceCount()) {
             throw new CudaUnavailableException("no CUDA device " + device + ": this process sees " + probe.deviceCount()
-                    + (probe.deviceCount() == 1 ? " device (cuda:0)" : " devices (cuda:0 to cuda:" + (probe.deviceCount() - 1) + ")")
-                    + (env.get("CUDA_VISIBLE_DEVICES") == null ? "" : " with CUDA_VISIBLE_DEVICES=" + env.get("CUDA_VISIBLE_DEVICES")));
+                    + (probe.deviceCount() == 1
+                            ? " device (cuda:0)"
+                            : " devices (cuda:0 to cuda:" + (probe.deviceCount() - 1) + ")")
+                    + (env.get("CUDA_VISIBLE_DEVICES") == null
+                            ? ""
+                            : " with CUDA_VISIBLE_DEVICES=" + env.get("CUDA_VISIBLE_DEVICES")));
         }
         return new CudaDeviceMemory(CudaRuntime.load(env), device);
     }
@@ -101,7 +105,8 @@ public final class CudaDeviceMemory implements DeviceMemory {
     public void free(DeviceBuffer buffer) {
         if (buffer.address() == 0) return;
         if (deviceAllocations.remove(buffer.address()) == null) {
-            throw new IllegalArgumentException(buffer + " was not allocated by this DeviceMemory, or was freed already");
+            throw new IllegalArgumentException(
+                    buffer + " was not allocated by this DeviceMemory, or was freed already");
         }
         bindThread();
         cuda.free(buffer.address());
@@ -121,7 +126,8 @@ public final class CudaDeviceMemory implements DeviceMemory {
     @Override
     public void freePinned(MemorySegment pinned) {
         if (!pinnedAllocations.remove(pinned.address())) {
-            throw new IllegalArgumentException("this memory was not allocated by allocatePinned here, or was freed already");
+            throw new IllegalArgumentException(
+                    "this memory was not allocated by allocatePinned here, or was freed already");
         }
         cuda.freeHost(pinned.address());
     }
@@ -199,12 +205,19 @@ public final class CudaDeviceMemory implements DeviceMemory {
     }
 
     private static void checkHost(MemorySegment s, long bytes) {
-        if (s.byteSize() < bytes) throw new IllegalArgumentException("host buffer of " + s.byteSize() + " bytes is smaller than the " + bytes + " to copy");
+        if (s.byteSize() < bytes) {
+            throw new IllegalArgumentException(
+                    "host buffer of " + s.byteSize() + " bytes is smaller than the " + bytes + " to copy");
+        }
     }
 
     /** Asynchronous copies read and write host memory by address, after the call returns: no heap segments. */
     private static long hostAddress(MemorySegment s) {
-        if (!s.isNative()) throw new IllegalArgumentException("asynchronous CUDA copies need native host memory (pinned, from allocatePinned), not a heap segment");
+        if (!s.isNative()) {
+            throw new IllegalArgumentException(
+                    "asynchronous CUDA copies need native host memory (pinned, from allocatePinned), "
+                            + "not a heap segment");
+        }
         return s.address();
     }
 

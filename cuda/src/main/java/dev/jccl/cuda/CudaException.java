@@ -3,9 +3,9 @@ package dev.jccl.cuda;
 import dev.jccl.JcclException;
 
 /**
- * A CUDA runtime call failed. The message names the call, CUDA's error name and its sentence
- * (e.g. {@code cudaMemcpyAsync failed: cudaErrorInvalidValue (invalid argument)}), and, where a
- * collective was running, the operation, the rank and the chunk.
+ * A CUDA runtime call failed. The message names the call, CUDA's error name and its sentence (e.g.
+ * {@code cudaMemcpyAsync failed: cudaErrorInvalidValue (invalid argument)}), and, where a collective was running, the
+ * operation, the rank and the chunk.
  */
 public class CudaException extends JcclException {
     private final int error;

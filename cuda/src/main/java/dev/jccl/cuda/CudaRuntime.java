@@ -1,5 +1,9 @@
 package dev.jccl.cuda;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -7,38 +11,40 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 /**
- * The CUDA runtime ({@code libcudart}) bound through the Foreign Function &amp; Memory API: found
- * at run time, never at build time, so that Jccl builds and runs where there is no GPU and uses
- * one where there is.
+ * The CUDA runtime ({@code libcudart}) bound through the Foreign Function &amp; Memory API: found at run time, never at
+ * build time, so that Jccl builds and runs where there is no GPU and uses one where there is.
  *
- * <p>{@link #load} finds the library ({@value #LIBRARY_VARIABLE} names a file; else
- * {@code libcudart.so}, {@code .so.13}, {@code .so.12}, {@code .so.11.0} through the dynamic loader,
- * then {@code /usr/local/cuda} and pip's {@code nvidia/cuda_runtime}); {@link #probe} says in a
- * sentence whether CUDA can be used and why not. Functions are bound on first call.
+ * <p>{@link #load} finds the library ({@value #LIBRARY_VARIABLE} names a file; else {@code libcudart.so},
+ * {@code .so.13}, {@code .so.12}, {@code .so.11.0} through the dynamic loader, then {@code /usr/local/cuda} and pip's
+ * {@code nvidia/cuda_runtime}); {@link #probe} says in a sentence whether CUDA can be used and why not. Functions are
+ * bound on first call.
  *
- * <p>Every call checks CUDA's result and throws {@link CudaException} with the call's name and
- * CUDA's own words. Calls act on the calling thread's current device (CUDA's rule): call
- * {@link #setDevice} first on every thread that issues work.
+ * <p>Every call checks CUDA's result and throws {@link CudaException} with the call's name and CUDA's own words. Calls
+ * act on the calling thread's current device (CUDA's rule): call {@link #setDevice} first on every thread that issues
+ * work.
  */
 @SuppressWarnings("restricted") // binding native libraries is what this class is for
 public final class CudaRuntime {
     /** Names the libcudart file to load, instead of searching. */
     public static final String LIBRARY_VARIABLE = "JCCL_CUDA_LIB";
 
-    static final NativeLibraries.Search SEARCH = new NativeLibraries.Search(LIBRARY_VARIABLE,
+    static final NativeLibraries.Search SEARCH = new NativeLibraries.Search(
+            LIBRARY_VARIABLE,
             List.of("libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"),
-            List.of("/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib", "/usr/local/cuda/targets/sbsa-linux/lib"),
-            List.of("nvidia/cuda_runtime/lib/libcudart.so.12", "nvidia/cuda_runtime/lib/libcudart.so.13",
+            List.of(
+                    "/usr/local/cuda/lib64",
+                    "/usr/local/cuda/targets/x86_64-linux/lib",
+                    "/usr/local/cuda/targets/sbsa-linux/lib"),
+            List.of(
+                    "nvidia/cuda_runtime/lib/libcudart.so.12", "nvidia/cuda_runtime/lib/libcudart.so.13",
                     "nvidia/cuda_runtime/lib/libcudart.so.11.0", "nvidia/cu13/lib/libcudart.so.13"));
 
-    static final String INSTALL = "install the CUDA toolkit or runtime (apt-get install cuda-cudart-12-x from NVIDIA's repository), "
-            + "or pip install torch (its wheels ship libcudart under site-packages/nvidia/cuda_runtime/lib), or set "
-            + LIBRARY_VARIABLE + " to a libcudart.so";
+    static final String INSTALL =
+            "install the CUDA toolkit or runtime (apt-get install cuda-cudart-12-x from NVIDIA's repository), "
+                    + "or pip install torch (its wheels ship libcudart under site-packages/nvidia/cuda_runtime/lib), "
+                    + "or set "
+                    + LIBRARY_VARIABLE + " to a libcudart.so";
 
     // cudaError_t values Jccl tells apart.
     static final int SUCCESS = 0;
@@ -86,39 +92,77 @@ public final class CudaRuntime {
     private final NativeFunction pointerGetAttributes;
 
     /** Eight bytes per thread for out-parameters. */
-    private static final ThreadLocal<MemorySegment> OUT = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
+    private static final ThreadLocal<MemorySegment> OUT =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
 
     private CudaRuntime(NativeLibraries.Loaded lib) {
         this.library = lib.name();
-        java.util.function.Function<String, RuntimeException> missing = why -> new CudaUnavailableException(why
-                + ": not a CUDA runtime, or one too old for Jccl (CUDA 11 or newer); " + INSTALL);
+        java.util.function.Function<String, RuntimeException> missing = why -> new CudaUnavailableException(
+                why + ": not a CUDA runtime, or one too old for Jccl (CUDA 11 or newer); " + INSTALL);
         var l = lib.lookup();
-        getDeviceCount = new NativeFunction(l, library, "cudaGetDeviceCount", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        runtimeGetVersion = new NativeFunction(l, library, "cudaRuntimeGetVersion", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        driverGetVersion = new NativeFunction(l, library, "cudaDriverGetVersion", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        getDeviceCount = new NativeFunction(
+                l, library, "cudaGetDeviceCount", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        runtimeGetVersion = new NativeFunction(
+                l, library, "cudaRuntimeGetVersion", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        driverGetVersion = new NativeFunction(
+                l, library, "cudaDriverGetVersion", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
         setDevice = new NativeFunction(l, library, "cudaSetDevice", FunctionDescriptor.of(JAVA_INT, JAVA_INT), missing);
-        malloc = new NativeFunction(l, library, "cudaMalloc", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        malloc = new NativeFunction(
+                l, library, "cudaMalloc", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
         free = new NativeFunction(l, library, "cudaFree", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        hostAlloc = new NativeFunction(l, library, "cudaHostAlloc", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT), missing);
+        hostAlloc = new NativeFunction(
+                l, library, "cudaHostAlloc", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT), missing);
         freeHost = new NativeFunction(l, library, "cudaFreeHost", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        memcpy = new NativeFunction(l, library, "cudaMemcpy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT), missing);
-        memcpyAsync = new NativeFunction(l, library, "cudaMemcpyAsync",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG), missing);
-        memset = new NativeFunction(l, library, "cudaMemset", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG), missing);
-        streamCreateWithFlags = new NativeFunction(l, library, "cudaStreamCreateWithFlags", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
-        streamDestroy = new NativeFunction(l, library, "cudaStreamDestroy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        streamQuery = new NativeFunction(l, library, "cudaStreamQuery", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        streamSynchronize = new NativeFunction(l, library, "cudaStreamSynchronize", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        eventCreateWithFlags = new NativeFunction(l, library, "cudaEventCreateWithFlags", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
-        eventRecord = new NativeFunction(l, library, "cudaEventRecord", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
-        eventQuery = new NativeFunction(l, library, "cudaEventQuery", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        eventDestroy = new NativeFunction(l, library, "cudaEventDestroy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        getErrorString = new NativeFunction(l, library, "cudaGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT), missing);
-        getErrorName = new NativeFunction(l, library, "cudaGetErrorName", FunctionDescriptor.of(ADDRESS, JAVA_INT), missing);
-        deviceGetPciBusId = new NativeFunction(l, library, "cudaDeviceGetPCIBusId", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT), missing);
-        getDeviceProperties2 = new NativeFunction(l, library, "cudaGetDeviceProperties_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
-        getDeviceProperties = new NativeFunction(l, library, "cudaGetDeviceProperties", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
-        pointerGetAttributes = new NativeFunction(l, library, "cudaPointerGetAttributes", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        memcpy = new NativeFunction(
+                l,
+                library,
+                "cudaMemcpy",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT),
+                missing);
+        memcpyAsync = new NativeFunction(
+                l,
+                library,
+                "cudaMemcpyAsync",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
+                missing);
+        memset = new NativeFunction(
+                l, library, "cudaMemset", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG), missing);
+        streamCreateWithFlags = new NativeFunction(
+                l, library, "cudaStreamCreateWithFlags", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
+        streamDestroy = new NativeFunction(
+                l, library, "cudaStreamDestroy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        streamQuery =
+                new NativeFunction(l, library, "cudaStreamQuery", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        streamSynchronize = new NativeFunction(
+                l, library, "cudaStreamSynchronize", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        eventCreateWithFlags = new NativeFunction(
+                l, library, "cudaEventCreateWithFlags", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
+        eventRecord = new NativeFunction(
+                l, library, "cudaEventRecord", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        eventQuery =
+                new NativeFunction(l, library, "cudaEventQuery", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        eventDestroy =
+                new NativeFunction(l, library, "cudaEventDestroy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        getErrorString =
+                new NativeFunction(l, library, "cudaGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT), missing);
+        getErrorName =
+                new NativeFunction(l, library, "cudaGetErrorName", FunctionDescriptor.of(ADDRESS, JAVA_INT), missing);
+        deviceGetPciBusId = new NativeFunction(
+                l,
+                library,
+                "cudaDeviceGetPCIBusId",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT),
+                missing);
+        getDeviceProperties2 = new NativeFunction(
+                l,
+                library,
+                "cudaGetDeviceProperties_v2",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT),
+                missing);
+        getDeviceProperties = new NativeFunction(
+                l, library, "cudaGetDeviceProperties", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
+        pointerGetAttributes = new NativeFunction(
+                l, library, "cudaPointerGetAttributes", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
     }
 
     /** {@link #load(Map)} with the process environment. */
@@ -128,22 +172,26 @@ public final class CudaRuntime {
 
     /**
      * Finds and loads libcudart, reading {@value #LIBRARY_VARIABLE} from {@code env}; throws
-     * {@link CudaUnavailableException} saying what was tried and what to install. Does not touch a
-     * device (see {@link #probe}).
+     * {@link CudaUnavailableException} saying what was tried and what to install. Does not touch a device (see
+     * {@link #probe}).
      */
     public static CudaRuntime load(Map<String, String> env) {
         NativeLibraries.Loaded lib;
         try {
-            // A machine may have several runtimes (a CUDA toolkit, PyTorch's wheels): take the first the driver supports.
+            // A machine may have several runtimes (a CUDA toolkit, PyTorch's wheels): take the first the driver
+            // supports.
             lib = NativeLibraries.load(SEARCH, env, CudaRuntime::supportedByDriver);
         } catch (NativeLibraries.NotFound e) {
-            throw new CudaUnavailableException("no CUDA runtime: libcudart not found (" + e.getMessage() + "); " + INSTALL, e);
+            throw new CudaUnavailableException(
+                    "no CUDA runtime: libcudart not found (" + e.getMessage() + "); " + INSTALL, e);
         } catch (IllegalCallerException e) {
-            throw new CudaUnavailableException("native access is denied to Jccl; run java with --enable-native-access=ALL-UNNAMED", e);
+            throw new CudaUnavailableException(
+                    "native access is denied to Jccl; run java with --enable-native-access=ALL-UNNAMED", e);
         }
         CudaRuntime rt = LOADED.computeIfAbsent(lib.name(), n -> new CudaRuntime(lib));
         if (!rt.getDeviceCount.exists() || !rt.getErrorString.exists()) {
-            throw new CudaUnavailableException(lib.name() + " has no cudaGetDeviceCount/cudaGetErrorString: it is not the CUDA runtime; " + INSTALL);
+            throw new CudaUnavailableException(lib.name()
+                    + " has no cudaGetDeviceCount/cudaGetErrorString: it is not the CUDA runtime; " + INSTALL);
         }
         return rt;
     }
@@ -152,7 +200,9 @@ public final class CudaRuntime {
     private static boolean supportedByDriver(NativeLibraries.Loaded lib) {
         try {
             CudaRuntime rt = LOADED.computeIfAbsent(lib.name(), n -> new CudaRuntime(lib));
-            if (!rt.getDeviceCount.exists() || !rt.runtimeGetVersion.exists() || !rt.driverGetVersion.exists()) return false;
+            if (!rt.getDeviceCount.exists() || !rt.runtimeGetVersion.exists() || !rt.driverGetVersion.exists()) {
+                return false;
+            }
             int driver = rt.driverVersion();
             return driver > 0 && driver >= rt.runtimeVersion();
         } catch (RuntimeException e) {
@@ -166,8 +216,8 @@ public final class CudaRuntime {
     }
 
     /**
-     * Whether CUDA can be used here: library, driver, devices, each failure in a sentence. Never
-     * throws for a missing piece; that is what it reports.
+     * Whether CUDA can be used here: library, driver, devices, each failure in a sentence. Never throws for a missing
+     * piece; that is what it reports.
      */
     public static CudaProbe probe(Map<String, String> env) {
         CudaRuntime rt;
@@ -180,19 +230,30 @@ public final class CudaRuntime {
             int runtime = rt.runtimeVersion();
             int driver = rt.driverVersion();
             if (driver == 0) {
-                return CudaProbe.unavailable(rt.library, runtime, 0, "no NVIDIA driver: the CUDA " + version(runtime) + " runtime at " + rt.library
-                        + " finds no driver (libcuda.so.1); install the NVIDIA driver, or in a container pass the GPUs in (docker --gpus all, "
-                        + "the NVIDIA device plugin on Kubernetes)");
+                return CudaProbe.unavailable(
+                        rt.library,
+                        runtime,
+                        0,
+                        "no NVIDIA driver: the CUDA " + version(runtime) + " runtime at " + rt.library
+                                + " finds no driver (libcuda.so.1); install the NVIDIA driver, or in a container "
+                                + "pass the GPUs in (docker --gpus all, "
+                                + "the NVIDIA device plugin on Kubernetes)");
             }
             int code = rt.rawDeviceCount();
             if (code == ERROR_INSUFFICIENT_DRIVER) {
-                return CudaProbe.unavailable(rt.library, runtime, driver, "the NVIDIA driver supports CUDA up to " + version(driver) + " but "
-                        + rt.library + " is CUDA " + version(runtime) + ": update the driver, or point " + LIBRARY_VARIABLE
-                        + " at a libcudart no newer than " + version(driver));
+                return CudaProbe.unavailable(
+                        rt.library,
+                        runtime,
+                        driver,
+                        "the NVIDIA driver supports CUDA up to " + version(driver) + " but "
+                                + rt.library + " is CUDA " + version(runtime) + ": update the driver, or point "
+                                + LIBRARY_VARIABLE
+                                + " at a libcudart no newer than " + version(driver));
             }
             if (code == ERROR_NO_DEVICE) return CudaProbe.unavailable(rt.library, runtime, driver, noDevice(env));
             if (code != SUCCESS) {
-                return CudaProbe.unavailable(rt.library, runtime, driver, "cudaGetDeviceCount failed: " + rt.describeError(code));
+                return CudaProbe.unavailable(
+                        rt.library, runtime, driver, "cudaGetDeviceCount failed: " + rt.describeError(code));
             }
             int count = OUT.get().get(JAVA_INT, 0);
             if (count == 0) return CudaProbe.unavailable(rt.library, runtime, driver, noDevice(env));
@@ -269,19 +330,23 @@ public final class CudaRuntime {
         }
     }
 
-    /** {@code cudaMemoryTypeDevice} and {@code cudaMemoryTypeManaged}: memory a kernel (and NCCL) reads on the device. */
+    /**
+     * {@code cudaMemoryTypeDevice} and {@code cudaMemoryTypeManaged}: memory a kernel (and NCCL) reads on the device.
+     */
     private static final int MEMORY_TYPE_DEVICE = 2;
+
     private static final int MEMORY_TYPE_MANAGED = 3;
 
     /**
-     * The ordinal of the GPU whose memory {@code pointer} is (device or managed memory), or -1 for
-     * host memory, pinned or not ({@code cudaPointerGetAttributes}; CUDA 11 layout: type, device,
-     * device pointer, host pointer).
+     * The ordinal of the GPU whose memory {@code pointer} is (device or managed memory), or -1 for host memory, pinned
+     * or not ({@code cudaPointerGetAttributes}; CUDA 11 layout: type, device, device pointer, host pointer).
      */
     public int deviceOf(long pointer) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attributes = arena.allocate(24, 8);
-            if (call(pointerGetAttributes, attributes.address(), pointer) != SUCCESS) return -1; // older CUDA: unregistered host memory
+            if (call(pointerGetAttributes, attributes.address(), pointer) != SUCCESS) {
+                return -1;
+            } // older CUDA: unregistered host memory
             int type = attributes.get(JAVA_INT, 0);
             return type == MEMORY_TYPE_DEVICE || type == MEMORY_TYPE_MANAGED ? attributes.get(JAVA_INT, 4) : -1;
         }
@@ -314,7 +379,9 @@ public final class CudaRuntime {
     }
 
     public void memcpyAsync(long dst, long src, long bytes, int kind, long stream) {
-        check(callAsync(memcpyAsync, dst, src, bytes, kind, stream), "cudaMemcpyAsync(" + bytes + " bytes, " + kindName(kind) + ")");
+        check(
+                callAsync(memcpyAsync, dst, src, bytes, kind, stream),
+                "cudaMemcpyAsync(" + bytes + " bytes, " + kindName(kind) + ")");
     }
 
     public void memset(long dst, int value, long bytes) {
@@ -488,5 +555,4 @@ public final class CudaRuntime {
             throw new IllegalStateException(f.name(), t);
         }
     }
-
 }

@@ -3,9 +3,9 @@ package dev.jccl.cuda;
 import dev.jccl.JcclException;
 
 /**
- * CUDA cannot be used in this process, and the message says why in a sentence a user can act on:
- * no libcudart (with the names tried and how to name another), no driver, a driver older than the
- * runtime, no device visible. Host collectives are not affected.
+ * CUDA cannot be used in this process, and the message says why in a sentence a user can act on: no libcudart (with the
+ * names tried and how to name another), no driver, a driver older than the runtime, no device visible. Host collectives
+ * are not affected.
  */
 public class CudaUnavailableException extends JcclException {
     public CudaUnavailableException(String message) {

@@ -3,13 +3,13 @@ package dev.jccl.cuda;
 import java.lang.foreign.MemorySegment;
 
 /**
- * What Jccl needs of a GPU: device memory, page-locked host memory, and streams of asynchronous
- * copies with events. {@link CudaDeviceMemory} is the real one (the CUDA runtime through FFM);
- * {@link StandInDeviceMemory} does the same with host memory and a thread per stream, so that
- * everything above it (the staging pipeline, the tools) runs and is tested where there is no GPU.
+ * What Jccl needs of a GPU: device memory, page-locked host memory, and streams of asynchronous copies with events.
+ * {@link CudaDeviceMemory} is the real one (the CUDA runtime through FFM); {@link StandInDeviceMemory} does the same
+ * with host memory and a thread per stream, so that everything above it (the staging pipeline, the tools) runs and is
+ * tested where there is no GPU.
  *
- * <p>One instance serves one device. Its methods may be called from any thread; CUDA's notion
- * of a current device per thread is handled inside ({@link #bindThread}).
+ * <p>One instance serves one device. Its methods may be called from any thread; CUDA's notion of a current device per
+ * thread is handled inside ({@link #bindThread}).
  */
 public interface DeviceMemory extends AutoCloseable {
     /** The device ordinal this instance works on. */
@@ -19,8 +19,8 @@ public interface DeviceMemory extends AutoCloseable {
     String describe();
 
     /**
-     * Identifies the physical device across the ranks of a job ({@code host id + PCI bus id}): two
-     * ranks with the same key share a GPU, which NCCL does not allow.
+     * Identifies the physical device across the ranks of a job ({@code host id + PCI bus id}): two ranks with the same
+     * key share a GPU, which NCCL does not allow.
      */
     String deviceKey();
 
@@ -31,8 +31,8 @@ public interface DeviceMemory extends AutoCloseable {
     DeviceBuffer allocate(long bytes);
 
     /**
-     * The ordinal of the GPU whose memory {@code address} is, or -1 for host memory (pageable or
-     * pinned): how a communicator tells a device buffer from a host one.
+     * The ordinal of the GPU whose memory {@code address} is, or -1 for host memory (pageable or pinned): how a
+     * communicator tells a device buffer from a host one.
      */
     int deviceOf(long address);
 
@@ -40,8 +40,8 @@ public interface DeviceMemory extends AutoCloseable {
     void free(DeviceBuffer buffer);
 
     /**
-     * Allocates {@code bytes} of page-locked host memory ({@code cudaHostAlloc}), accessible from
-     * any thread, zeroed. Free it with {@link #freePinned}.
+     * Allocates {@code bytes} of page-locked host memory ({@code cudaHostAlloc}), accessible from any thread, zeroed.
+     * Free it with {@link #freePinned}.
      */
     MemorySegment allocatePinned(long bytes);
 

@@ -4,7 +4,10 @@ import java.util.Locale;
 
 /** How a communicator with a GPU attached ({@link CudaSupport}) moves device buffers. */
 public enum DevicePath {
-    /** Pipelined copies through pinned host memory and the host communicator (works with any GPU, any number of ranks per GPU). */
+    /**
+     * Pipelined copies through pinned host memory and the host communicator (works with any GPU, any number of ranks
+     * per GPU).
+     */
     STAGED,
     /** NCCL through FFM, on the GPUs (one GPU per rank). */
     NCCL;
@@ -25,7 +28,8 @@ public enum DevicePath {
             try {
                 return valueOf(value.trim().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(VARIABLE + "='" + value + "' is not a path; use auto, staged or nccl");
+                throw new IllegalArgumentException(
+                        VARIABLE + "='" + value + "' is not a path; use auto, staged or nccl");
             }
         }
 

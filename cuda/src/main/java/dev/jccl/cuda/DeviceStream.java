@@ -3,14 +3,12 @@ package dev.jccl.cuda;
 import java.lang.foreign.MemorySegment;
 
 /**
- * An in-order queue of asynchronous work on one device (a {@code cudaStream_t}): copies issued to it
- * run one after another, in issue order, while the issuing thread goes on. Copies in different
- * streams may run at the same time (a GPU has a copy engine for each direction). Used by one
- * thread at a time.
+ * An in-order queue of asynchronous work on one device (a {@code cudaStream_t}): copies issued to it run one after
+ * another, in issue order, while the issuing thread goes on. Copies in different streams may run at the same time (a
+ * GPU has a copy engine for each direction). Used by one thread at a time.
  *
- * <p>Host memory passed to the copies must stay valid until an event recorded after them is
- * complete, and should be pinned ({@link DeviceMemory#allocatePinned}); pageable memory makes
- * CUDA copy synchronously.
+ * <p>Host memory passed to the copies must stay valid until an event recorded after them is complete, and should be
+ * pinned ({@link DeviceMemory#allocatePinned}); pageable memory makes CUDA copy synchronously.
  */
 public interface DeviceStream extends AutoCloseable {
     /** The native handle ({@code cudaStream_t}), for libraries that take one (NCCL). */

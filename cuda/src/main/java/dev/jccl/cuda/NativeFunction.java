@@ -9,13 +9,12 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * One C function of a loaded library, bound on first use: a symbol the library lacks (an older
- * release) fails only the feature that needs it, with a sentence naming the function and the
- * library, instead of failing the library's load.
+ * One C function of a loaded library, bound on first use: a symbol the library lacks (an older release) fails only the
+ * feature that needs it, with a sentence naming the function and the library, instead of failing the library's load.
  *
- * <p>Pointers and handles are passed as {@code long} ({@code JAVA_LONG}): on the LP64 platforms
- * CUDA runs on (x86-64, aarch64) a pointer argument travels exactly like a 64-bit integer, and
- * the device addresses and handles Jccl passes are numbers, not Java-accessible memory.
+ * <p>Pointers and handles are passed as {@code long} ({@code JAVA_LONG}): on the LP64 platforms CUDA runs on (x86-64,
+ * aarch64) a pointer argument travels exactly like a 64-bit integer, and the device addresses and handles Jccl passes
+ * are numbers, not Java-accessible memory.
  */
 @SuppressWarnings("restricted") // binding native libraries is what this class is for
 final class NativeFunction {
@@ -26,8 +25,12 @@ final class NativeFunction {
     private final Function<String, RuntimeException> missing;
     private volatile MethodHandle handle;
 
-    NativeFunction(SymbolLookup library, String libraryName, String name, FunctionDescriptor descriptor,
-                   Function<String, RuntimeException> missing) {
+    NativeFunction(
+            SymbolLookup library,
+            String libraryName,
+            String name,
+            FunctionDescriptor descriptor,
+            Function<String, RuntimeException> missing) {
         this.library = library;
         this.libraryName = libraryName;
         this.name = name;

@@ -13,12 +13,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Finds a shared library the way a user expects it found: the path a variable names (and only
- * that, when set), else the dynamic loader's own search ({@code LD_LIBRARY_PATH}, the ldconfig
- * cache) for each of a list of names, else a few well-known directories, including the
- * {@code site-packages/nvidia/…/lib} directories where PyTorch's pip wheels put libcudart and
- * libnccl. Nothing is loaded until a caller asks, so a missing library costs nothing and says
- * what was tried.
+ * Finds a shared library the way a user expects it found: the path a variable names (and only that, when set), else the
+ * dynamic loader's own search ({@code LD_LIBRARY_PATH}, the ldconfig cache) for each of a list of names, else a few
+ * well-known directories, including the {@code site-packages/nvidia/…/lib} directories where PyTorch's pip wheels put
+ * libcudart and libnccl. Nothing is loaded until a caller asks, so a missing library costs nothing and says what was
+ * tried.
  */
 @SuppressWarnings("restricted") // binding native libraries is what this class is for
 final class NativeLibraries {
@@ -27,10 +26,10 @@ final class NativeLibraries {
     /**
      * What to look for.
      *
-     * @param variable     the variable that names the library's path ({@code JCCL_CUDA_LIB})
-     * @param names        names for the dynamic loader, most general first
-     * @param directories  directories to look in for any of {@code names}
-     * @param pythonPaths  paths relative to a Python {@code site-packages} directory
+     * @param variable the variable that names the library's path ({@code JCCL_CUDA_LIB})
+     * @param names names for the dynamic loader, most general first
+     * @param directories directories to look in for any of {@code names}
+     * @param pythonPaths paths relative to a Python {@code site-packages} directory
      */
     record Search(String variable, List<String> names, List<String> directories, List<String> pythonPaths) {}
 
@@ -50,18 +49,21 @@ final class NativeLibraries {
     }
 
     /**
-     * Loads the first library of the search that {@code usable} accepts (a CUDA runtime the driver
-     * supports, where a machine has several), else the first one found, else throws {@link NotFound}.
-     * A library named by the variable is the only one tried.
+     * Loads the first library of the search that {@code usable} accepts (a CUDA runtime the driver supports, where a
+     * machine has several), else the first one found, else throws {@link NotFound}. A library named by the variable is
+     * the only one tried.
      */
-    static Loaded load(Search search, Map<String, String> env, java.util.function.Predicate<Loaded> usable) throws NotFound {
+    static Loaded load(Search search, Map<String, String> env, java.util.function.Predicate<Loaded> usable)
+            throws NotFound {
         String named = env.get(search.variable());
         if (named != null && !named.isBlank()) {
             String path = named.trim();
             try {
                 return new Loaded(SymbolLookup.libraryLookup(Path.of(path), Arena.global()), path);
             } catch (IllegalArgumentException e) {
-                String why = Files.exists(Path.of(path)) ? "it exists but cannot be loaded (" + e.getMessage() + ")" : "no such file";
+                String why = Files.exists(Path.of(path))
+                        ? "it exists but cannot be loaded (" + e.getMessage() + ")"
+                        : "no such file";
                 throw new NotFound(search.variable() + "=" + path + ": " + why, e);
             }
         }
@@ -86,12 +88,16 @@ final class NativeLibraries {
             }
         }
         if (first != null) return first;
-        StringBuilder tried = new StringBuilder("tried ").append(String.join(", ", search.names()))
+        StringBuilder tried = new StringBuilder("tried ")
+                .append(String.join(", ", search.names()))
                 .append(" (the dynamic loader's path: LD_LIBRARY_PATH and ldconfig)");
         if (!search.directories().isEmpty()) tried.append(", ").append(String.join(", ", search.directories()));
         if (!search.pythonPaths().isEmpty()) {
-            tried.append(" and site-packages/").append(search.pythonPaths().getFirst().replaceFirst("/[^/]*$", ""))
-                    .append(" of ").append(sitePackages(env).size()).append(" Python installation(s)");
+            tried.append(" and site-packages/")
+                    .append(search.pythonPaths().getFirst().replaceFirst("/[^/]*$", ""))
+                    .append(" of ")
+                    .append(sitePackages(env).size())
+                    .append(" Python installation(s)");
         }
         tried.append("; ").append(search.variable()).append(" may name the file");
         throw new NotFound(tried.toString(), last);
@@ -130,7 +136,9 @@ final class NativeLibraries {
         Set<Path> out = new LinkedHashSet<>();
         String pythonPath = env.get("PYTHONPATH");
         if (pythonPath != null) {
-            for (String entry : pythonPath.split(":")) if (!entry.isBlank()) out.add(Path.of(entry));
+            for (String entry : pythonPath.split(":")) {
+                if (!entry.isBlank()) out.add(Path.of(entry));
+            }
         }
         for (Path root : roots) {
             if (!Files.isDirectory(root)) continue;

@@ -1,10 +1,9 @@
 package dev.jccl.cuda;
 
 /**
- * The NCCL functions Jccl calls, one Java method per C function, with NCCL's own argument order and
- * raw values (pointers, handles, enum values, {@code ncclResult_t}). {@link NcclLibrary} is the real
- * one (libnccl through FFM); tests put a stand-in behind the same interface to exercise deadlines,
- * aborts and asynchronous errors without a GPU.
+ * The NCCL functions Jccl calls, one Java method per C function, with NCCL's own argument order and raw values
+ * (pointers, handles, enum values, {@code ncclResult_t}). {@link NcclLibrary} is the real one (libnccl through FFM);
+ * tests put a stand-in behind the same interface to exercise deadlines, aborts and asynchronous errors without a GPU.
  */
 interface NcclApi {
     /** NCCL's version code ({@code ncclGetVersion}). */

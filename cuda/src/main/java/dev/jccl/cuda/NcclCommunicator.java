@@ -6,7 +6,6 @@ import dev.jccl.JcclException;
 import dev.jccl.JcclTimeoutException;
 import dev.jccl.ReduceOp;
 import dev.jccl.concurrent.IdleStrategy;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -17,17 +16,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * An NCCL communicator under Jccl's rules. Set-up goes through Jccl's bootstrap: rank 0 makes the
- * {@code ncclUniqueId} and the host communicator broadcasts its 128 bytes. Operations are queued
- * on this communicator's CUDA stream and then polled, never waited on with a blocking call: while
- * one is pending, NCCL's asynchronous error ({@code ncclCommGetAsyncError}) is checked, and past the
- * deadline ({@code JCCL_TIMEOUT}) the NCCL communicator is aborted ({@code ncclCommAbort}) and a
- * {@link JcclTimeoutException} names the operation, where NCCL itself would wait forever.
+ * An NCCL communicator under Jccl's rules. Set-up goes through Jccl's bootstrap: rank 0 makes the {@code ncclUniqueId}
+ * and the host communicator broadcasts its 128 bytes. Operations are queued on this communicator's CUDA stream and then
+ * polled, never waited on with a blocking call: while one is pending, NCCL's asynchronous error
+ * ({@code ncclCommGetAsyncError}) is checked, and past the deadline ({@code JCCL_TIMEOUT}) the NCCL communicator is
+ * aborted ({@code ncclCommAbort}) and a {@link JcclTimeoutException} names the operation, where NCCL itself would wait
+ * forever.
  *
- * <p>NCCL has no AllToAll: it is a group of sends and receives, as NCCL's own documentation
- * writes it. In-place AllToAll and SendRecv first copy the outgoing data to device scratch memory,
- * since a send and a receive on one buffer would race. Driven by one thread (the device
- * communicator's worker); not thread-safe.
+ * <p>NCCL has no AllToAll: it is a group of sends and receives, as NCCL's own documentation writes it. In-place
+ * AllToAll and SendRecv first copy the outgoing data to device scratch memory, since a send and a receive on one buffer
+ * would race. Driven by one thread (the device communicator's worker); not thread-safe.
  */
 final class NcclCommunicator implements AutoCloseable {
     /** How often a pending operation asks NCCL for an asynchronous error. */
@@ -48,7 +46,8 @@ final class NcclCommunicator implements AutoCloseable {
     /** An operation queued on the stream, to be polled until its event completes. */
     record Pending(DeviceEvent done, String label, long deadlineNanos) {}
 
-    private NcclCommunicator(NcclApi api, long comm, DeviceMemory memory, DeviceStream stream, int rank, int size, Duration timeout) {
+    private NcclCommunicator(
+            NcclApi api, long comm, DeviceMemory memory, DeviceStream stream, int rank, int size, Duration timeout) {
         this.api = api;
         this.comm = comm;
         this.memory = memory;
@@ -60,9 +59,9 @@ final class NcclCommunicator implements AutoCloseable {
     }
 
     /**
-     * Collective over {@code host}: makes the NCCL communicator of the same ranks, on
-     * {@code memory}'s device. Operations are then queued by whichever thread holds the
-     * communicator's turn (one at a time), each binding the device first.
+     * Collective over {@code host}: makes the NCCL communicator of the same ranks, on {@code memory}'s device.
+     * Operations are then queued by whichever thread holds the communicator's turn (one at a time), each binding the
+     * device first.
      */
     static NcclCommunicator create(NcclApi api, Communicator host, DeviceMemory memory, Duration timeout) {
         int rank = host.rank();
@@ -80,7 +79,11 @@ final class NcclCommunicator implements AutoCloseable {
             MemorySegment.copy(id, 0, msg, ValueLayout.JAVA_BYTE, 1, id.length);
             host.broadcast(msg, msg, msg.byteSize(), DataType.UINT8, 0);
             if (msg.get(ValueLayout.JAVA_BYTE, 0) != 0) {
-                throw new NcclException(1, made != null ? made : "rank " + rank + ": rank 0 could not make an NCCL unique id (its log says why)");
+                throw new NcclException(
+                        1,
+                        made != null
+                                ? made
+                                : "rank " + rank + ": rank 0 could not make an NCCL unique id (its log says why)");
             }
             MemorySegment.copy(msg, ValueLayout.JAVA_BYTE, 1, id, 0, id.length);
         }
@@ -94,8 +97,10 @@ final class NcclCommunicator implements AutoCloseable {
                 long[] out = new long[1];
                 int rc = api.commInitRank(out, size, id, rank);
                 if (rc != NcclTypes.SUCCESS) {
-                    init.completeExceptionally(new NcclException(rc, "rank " + rank + ": NCCL set-up (ncclCommInitRank, " + size + " ranks) failed: "
-                            + describe(api, rc, 0)));
+                    init.completeExceptionally(new NcclException(
+                            rc,
+                            "rank " + rank + ": NCCL set-up (ncclCommInitRank, " + size + " ranks) failed: "
+                                    + describe(api, rc, 0)));
                 } else {
                     init.complete(out);
                 }
@@ -107,9 +112,11 @@ final class NcclCommunicator implements AutoCloseable {
         try {
             handle = init.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            throw new JcclTimeoutException("rank " + rank + ": NCCL set-up (ncclCommInitRank, " + size + " ranks on " + memory.describe()
-                    + ") did not finish within " + timeout.toMillis() / 1000.0 + " s (JCCL_TIMEOUT): a rank did not get there, or NCCL could "
-                    + "not connect the ranks (NCCL_DEBUG=INFO says why)");
+            throw new JcclTimeoutException(
+                    "rank " + rank + ": NCCL set-up (ncclCommInitRank, " + size + " ranks on " + memory.describe()
+                            + ") did not finish within " + timeout.toMillis() / 1000.0
+                            + " s (JCCL_TIMEOUT): a rank did not get there, or NCCL could "
+                            + "not connect the ranks (NCCL_DEBUG=INFO says why)");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException r) throw r;
             throw new JcclException("rank " + rank + ": NCCL set-up failed: " + e.getCause(), e.getCause());
@@ -132,33 +139,82 @@ final class NcclCommunicator implements AutoCloseable {
     // ---------------------------------------------------------------- operations (queue, then poll)
 
     Pending allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, String label) {
-        check(api.allReduce(send.address(), recv.address(), count, NcclTypes.dataType(type, version), NcclTypes.redOp(op, version), comm,
-                stream.handle()), "ncclAllReduce", label);
+        check(
+                api.allReduce(
+                        send.address(),
+                        recv.address(),
+                        count,
+                        NcclTypes.dataType(type, version),
+                        NcclTypes.redOp(op, version),
+                        comm,
+                        stream.handle()),
+                "ncclAllReduce",
+                label);
         return pending(label);
     }
 
     Pending broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, String label) {
         long sendAddress = send == null ? recv.address() : send.address();
-        check(api.broadcast(sendAddress, recv.address(), count, NcclTypes.dataType(type, version), root, comm, stream.handle()), "ncclBroadcast", label);
+        check(
+                api.broadcast(
+                        sendAddress,
+                        recv.address(),
+                        count,
+                        NcclTypes.dataType(type, version),
+                        root,
+                        comm,
+                        stream.handle()),
+                "ncclBroadcast",
+                label);
         return pending(label);
     }
 
-    Pending reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root, String label) {
+    Pending reduce(
+            DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root, String label) {
         // Only the root's recv is written; other ranks pass their send buffer, a valid pointer NCCL will not touch.
         long recvAddress = recv == null ? send.address() : recv.address();
-        check(api.reduce(send.address(), recvAddress, count, NcclTypes.dataType(type, version), NcclTypes.redOp(op, version), root, comm,
-                stream.handle()), "ncclReduce", label);
+        check(
+                api.reduce(
+                        send.address(),
+                        recvAddress,
+                        count,
+                        NcclTypes.dataType(type, version),
+                        NcclTypes.redOp(op, version),
+                        root,
+                        comm,
+                        stream.handle()),
+                "ncclReduce",
+                label);
         return pending(label);
     }
 
     Pending allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, String label) {
-        check(api.allGather(send.address(), recv.address(), sendCount, NcclTypes.dataType(type, version), comm, stream.handle()), "ncclAllGather", label);
+        check(
+                api.allGather(
+                        send.address(),
+                        recv.address(),
+                        sendCount,
+                        NcclTypes.dataType(type, version),
+                        comm,
+                        stream.handle()),
+                "ncclAllGather",
+                label);
         return pending(label);
     }
 
-    Pending reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op, String label) {
-        check(api.reduceScatter(send.address(), recv.address(), recvCount, NcclTypes.dataType(type, version), NcclTypes.redOp(op, version), comm,
-                stream.handle()), "ncclReduceScatter", label);
+    Pending reduceScatter(
+            DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op, String label) {
+        check(
+                api.reduceScatter(
+                        send.address(),
+                        recv.address(),
+                        recvCount,
+                        NcclTypes.dataType(type, version),
+                        NcclTypes.redOp(op, version),
+                        comm,
+                        stream.handle()),
+                "ncclReduceScatter",
+                label);
         return pending(label);
     }
 
@@ -171,7 +227,9 @@ final class NcclCommunicator implements AutoCloseable {
         int rc = NcclTypes.SUCCESS;
         for (int j = 0; j < size && rc == NcclTypes.SUCCESS; j++) {
             rc = api.send(from.address() + j * block, countPerPeer, t, j, comm, stream.handle());
-            if (rc == NcclTypes.SUCCESS) rc = api.recv(recv.address() + j * block, countPerPeer, t, j, comm, stream.handle());
+            if (rc == NcclTypes.SUCCESS) {
+                rc = api.recv(recv.address() + j * block, countPerPeer, t, j, comm, stream.handle());
+            }
         }
         int end = api.groupEnd();
         check(rc, "ncclSend/ncclRecv", label);
@@ -180,16 +238,23 @@ final class NcclCommunicator implements AutoCloseable {
     }
 
     Pending send(DeviceBuffer buf, long count, DataType type, int peer, String label) {
-        check(api.send(buf.address(), count, NcclTypes.dataType(type, version), peer, comm, stream.handle()), "ncclSend", label);
+        check(
+                api.send(buf.address(), count, NcclTypes.dataType(type, version), peer, comm, stream.handle()),
+                "ncclSend",
+                label);
         return pending(label);
     }
 
     Pending recv(DeviceBuffer buf, long count, DataType type, int peer, String label) {
-        check(api.recv(buf.address(), count, NcclTypes.dataType(type, version), peer, comm, stream.handle()), "ncclRecv", label);
+        check(
+                api.recv(buf.address(), count, NcclTypes.dataType(type, version), peer, comm, stream.handle()),
+                "ncclRecv",
+                label);
         return pending(label);
     }
 
-    Pending sendRecv(DeviceBuffer send, int sendPeer, DeviceBuffer recv, int recvPeer, long count, DataType type, String label) {
+    Pending sendRecv(
+            DeviceBuffer send, int sendPeer, DeviceBuffer recv, int recvPeer, long count, DataType type, String label) {
         int t = NcclTypes.dataType(type, version);
         long bytes = count * type.byteSize();
         if (sendPeer == rank && recvPeer == rank) {
@@ -206,7 +271,10 @@ final class NcclCommunicator implements AutoCloseable {
         return pending(label);
     }
 
-    /** Copies {@code data} into scratch device memory on the stream (ordered before what follows), for sends out of a buffer that also receives. */
+    /**
+     * Copies {@code data} into scratch device memory on the stream (ordered before what follows), for sends out of a
+     * buffer that also receives.
+     */
     private DeviceBuffer outgoingCopy(DeviceBuffer data) {
         if (scratch == null || scratch.byteSize() < data.byteSize()) {
             if (scratch != null) {
@@ -225,9 +293,8 @@ final class NcclCommunicator implements AutoCloseable {
     }
 
     /**
-     * True once {@code p} has completed. While it has not: an asynchronous NCCL error, or the
-     * deadline passing, aborts the NCCL communicator and throws ({@link NcclException},
-     * {@link JcclTimeoutException}).
+     * True once {@code p} has completed. While it has not: an asynchronous NCCL error, or the deadline passing, aborts
+     * the NCCL communicator and throws ({@link NcclException}, {@link JcclTimeoutException}).
      */
     boolean poll(Pending p) {
         if (p.done().isComplete()) {
@@ -243,15 +310,19 @@ final class NcclCommunicator implements AutoCloseable {
             if (result != NcclTypes.SUCCESS && result != NcclTypes.IN_PROGRESS) {
                 String detail = describe(api, result, comm);
                 abort();
-                throw new NcclException(result, "rank " + rank + ": " + p.label() + " on device buffers (NCCL) failed: NCCL reports "
-                        + detail + "; the NCCL communicator was aborted");
+                throw new NcclException(
+                        result,
+                        "rank " + rank + ": " + p.label() + " on device buffers (NCCL) failed: NCCL reports " + detail
+                                + "; the NCCL communicator was aborted");
             }
         }
         if (now - p.deadlineNanos() > 0) {
             abort();
-            throw new JcclTimeoutException("rank " + rank + ": " + p.label() + " on device buffers (NCCL) did not complete within "
-                    + timeoutNanos / 1_000_000 / 1000.0 + " s (JCCL_TIMEOUT): a peer did not take part or cannot be reached; "
-                    + "the NCCL communicator was aborted (ncclCommAbort)");
+            throw new JcclTimeoutException(
+                    "rank " + rank + ": " + p.label() + " on device buffers (NCCL) did not complete within "
+                            + timeoutNanos / 1_000_000 / 1000.0
+                            + " s (JCCL_TIMEOUT): a peer did not take part or cannot be reached; "
+                            + "the NCCL communicator was aborted (ncclCommAbort)");
         }
         return false;
     }
@@ -260,15 +331,19 @@ final class NcclCommunicator implements AutoCloseable {
         if (rc == NcclTypes.SUCCESS) return;
         String detail = describe(api, rc, comm);
         abort();
-        throw new NcclException(rc, "rank " + rank + ": " + label + " on device buffers (NCCL) failed: " + call + " returned " + detail
-                + "; the NCCL communicator was aborted");
+        throw new NcclException(
+                rc,
+                "rank " + rank + ": " + label + " on device buffers (NCCL) failed: " + call + " returned " + detail
+                        + "; the NCCL communicator was aborted");
     }
 
     /** {@code ncclRemoteError (remote process exited or there was a network error): <ncclGetLastError>}. */
     static String describe(NcclApi api, int result, long comm) {
         StringBuilder s = new StringBuilder(NcclTypes.resultName(result));
         String sentence = api.errorString(result);
-        if (sentence != null && !sentence.isBlank()) s.append(" (").append(sentence).append(')');
+        if (sentence != null && !sentence.isBlank()) {
+            s.append(" (").append(sentence).append(')');
+        }
         String last = api.lastError(comm);
         if (last != null && !last.isBlank()) s.append(": ").append(last.trim());
         return s.toString();
@@ -289,12 +364,16 @@ final class NcclCommunicator implements AutoCloseable {
         long deadline = System.nanoTime() + timeoutNanos;
         IdleStrategy idle = Idle.strategy();
         while (!stream.isIdle()) {
-            if (System.nanoTime() - deadline > 0) throw new JcclTimeoutException("rank " + rank + ": the NCCL stream did not drain within the deadline");
+            if (System.nanoTime() - deadline > 0) {
+                throw new JcclTimeoutException("rank " + rank + ": the NCCL stream did not drain within the deadline");
+            }
             idle.idleOrPark(Idle.MAX_PARK_NANOS);
         }
     }
 
-    /** Destroys the NCCL communicator once its work is done (or aborts it, if that does not happen within the deadline). */
+    /**
+     * Destroys the NCCL communicator once its work is done (or aborts it, if that does not happen within the deadline).
+     */
     @Override
     public void close() {
         try {

@@ -6,18 +6,16 @@ import dev.jccl.concurrent.IdleStrategy;
 import dev.jccl.runtime.ArgumentChecks;
 import dev.jccl.runtime.HostPath;
 import dev.jccl.runtime.Operation;
-
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Runs device operations with NCCL: {@link #start} queues the operation on NCCL's stream and
- * returns, so that the communicator's next operation may start while the GPU works; a poller
- * thread completes each operation's future when its event fires, in order, and keeps the
- * deadlines. NCCL calls can also block inside NCCL (connecting to a peer that never comes) where
- * no poll can keep the deadline: past it, the poller aborts the NCCL communicator from outside,
+ * Runs device operations with NCCL: {@link #start} queues the operation on NCCL's stream and returns, so that the
+ * communicator's next operation may start while the GPU works; a poller thread completes each operation's future when
+ * its event fires, in order, and keeps the deadlines. NCCL calls can also block inside NCCL (connecting to a peer that
+ * never comes) where no poll can keep the deadline: past it, the poller aborts the NCCL communicator from outside,
  * which makes the stuck call return, as NCCL documents for {@code ncclCommAbort}.
  */
 final class NcclExecutor extends CudaExecutor {
@@ -32,6 +30,7 @@ final class NcclExecutor extends CudaExecutor {
     private final Thread poller;
     /** When a thread entered the NCCL call it is making (0: none), and which, for the deadline. */
     private volatile long issuingSince;
+
     private volatile String issuingLabel;
     private volatile JcclException failure;
     private volatile boolean stopping;
@@ -43,7 +42,10 @@ final class NcclExecutor extends CudaExecutor {
         this.poller = Thread.ofPlatform().daemon().name("jccl-nccl-rank" + rank).start(this::poll);
     }
 
-    /** NCCL's enums for a call, checked before it is sequenced: an NCCL too old for the type or op is a bad argument, not a failure. */
+    /**
+     * NCCL's enums for a call, checked before it is sequenced: an NCCL too old for the type or op is a bad argument,
+     * not a failure.
+     */
     @Override
     public void check(Operation op, ArgumentChecks check) {
         super.check(op, check);
@@ -109,14 +111,18 @@ final class NcclExecutor extends CudaExecutor {
             JcclException f = failure;
             if (f != null) throw f;
             if (System.nanoTime() - deadline > 0) {
-                throw new JcclTimeoutException("rank " + rank + ": " + label + " waited " + timeoutNanos / 1_000_000 / 1000.0 + " s for one of the "
-                        + MAX_IN_FLIGHT + " NCCL operations before it to complete (JCCL_TIMEOUT)");
+                throw new JcclTimeoutException("rank " + rank + ": " + label + " waited "
+                        + timeoutNanos / 1_000_000 / 1000.0 + " s for one of the " + MAX_IN_FLIGHT
+                        + " NCCL operations before it to complete (JCCL_TIMEOUT)");
             }
             idle.idleOrPark(Idle.MAX_PARK_NANOS);
         }
     }
 
-    /** The poller: completes queued operations in order, fails them all on the first error, and keeps the deadline of a stuck call. */
+    /**
+     * The poller: completes queued operations in order, fails them all on the first error, and keeps the deadline of a
+     * stuck call.
+     */
     private void poll() {
         IdleStrategy idle = Idle.strategy();
         boolean bound = false;
@@ -145,7 +151,11 @@ final class NcclExecutor extends CudaExecutor {
                     continue;
                 }
             } catch (RuntimeException e) {
-                fail(e instanceof JcclException j ? j : new JcclException("rank " + rank + ": " + head.label() + " failed: " + e.getMessage(), e));
+                fail(
+                        e instanceof JcclException j
+                                ? j
+                                : new JcclException(
+                                        "rank " + rank + ": " + head.label() + " failed: " + e.getMessage(), e));
             }
             idle.idleOrPark(Idle.MAX_PARK_NANOS);
         }
@@ -154,24 +164,30 @@ final class NcclExecutor extends CudaExecutor {
     private void checkStuckCall() {
         long since = issuingSince;
         if (since == 0 || System.nanoTime() - since <= timeoutNanos || failure != null) return;
-        fail(new JcclTimeoutException("rank " + rank + ": " + issuingLabel + " on device buffers (NCCL): the NCCL call did not return within "
-                + timeoutNanos / 1_000_000 / 1000.0 + " s (JCCL_TIMEOUT): a peer did not take part or cannot be reached; the NCCL "
-                + "communicator was aborted (ncclCommAbort)"));
+        fail(new JcclTimeoutException(
+                "rank " + rank + ": " + issuingLabel + " on device buffers (NCCL): the NCCL call did not return within "
+                        + timeoutNanos / 1_000_000 / 1000.0
+                        + " s (JCCL_TIMEOUT): a peer did not take part or cannot be reached; the NCCL "
+                        + "communicator was aborted (ncclCommAbort)"));
     }
 
     /** The first failure aborts NCCL and fails every queued operation with it. */
     private void fail(JcclException e) {
         synchronized (inFlight) {
             if (failure == null) failure = e;
-            for (InFlight x : inFlight) x.done().completeExceptionally(x == inFlight.peekFirst() ? failure : refusal(x.label()));
+            for (InFlight x : inFlight) {
+                x.done().completeExceptionally(x == inFlight.peekFirst() ? failure : refusal(x.label()));
+            }
             inFlight.clear();
         }
         nccl.abort();
     }
 
     private JcclException refusal(String label) {
-        return new JcclException("rank " + rank + ": " + label + " refused: this communicator failed earlier (" + failure.getMessage()
-                + "). Close it and create a new one.", failure);
+        return new JcclException(
+                "rank " + rank + ": " + label + " refused: this communicator failed earlier (" + failure.getMessage()
+                        + "). Close it and create a new one.",
+                failure);
     }
 
     @Override
@@ -196,8 +212,9 @@ final class NcclExecutor extends CudaExecutor {
                 if (inFlight.isEmpty()) break;
             }
             if (System.nanoTime() - deadline > 0) {
-                fail(new JcclTimeoutException("rank " + rank + ": NCCL operations still queued when the communicator closed did not complete "
-                        + "within " + timeoutNanos / 1_000_000 / 1000.0 + " s (JCCL_TIMEOUT)"));
+                fail(new JcclTimeoutException(
+                        "rank " + rank + ": NCCL operations still queued when the communicator closed did not complete "
+                                + "within " + timeoutNanos / 1_000_000 / 1000.0 + " s (JCCL_TIMEOUT)"));
                 break;
             }
             idle.idleOrPark(Idle.MAX_PARK_NANOS);

@@ -1,5 +1,10 @@
 package dev.jccl.cuda;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
@@ -10,17 +15,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 /**
- * NCCL ({@code libnccl.so.2}) bound through the Foreign Function &amp; Memory API, found at run
- * time: {@value #LIBRARY_VARIABLE} names the file; else the dynamic loader's {@code libnccl.so.2},
- * then {@code /usr/local/cuda} and pip's {@code site-packages/nvidia/nccl/lib} (where PyTorch's
- * wheels put it). Each function is bound on first call, so an older NCCL fails only the feature
- * it lacks, in a sentence.
+ * NCCL ({@code libnccl.so.2}) bound through the Foreign Function &amp; Memory API, found at run time:
+ * {@value #LIBRARY_VARIABLE} names the file; else the dynamic loader's {@code libnccl.so.2}, then
+ * {@code /usr/local/cuda} and pip's {@code site-packages/nvidia/nccl/lib} (where PyTorch's wheels put it). Each
+ * function is bound on first call, so an older NCCL fails only the feature it lacks, in a sentence.
  */
 @SuppressWarnings("restricted") // binding native libraries is what this class is for
 final class NcclLibrary implements NcclApi {
@@ -30,18 +29,25 @@ final class NcclLibrary implements NcclApi {
     /** NCCL 2.7.0 (old version encoding): the first with ncclSend/ncclRecv. */
     static final int MIN_VERSION = 2700;
 
-    static final NativeLibraries.Search SEARCH = new NativeLibraries.Search(LIBRARY_VARIABLE, List.of("libnccl.so.2", "libnccl.so"),
-            List.of("/usr/local/cuda/lib64", "/usr/local/nccl/lib", "/opt/nccl/lib"), List.of("nvidia/nccl/lib/libnccl.so.2"));
+    static final NativeLibraries.Search SEARCH = new NativeLibraries.Search(
+            LIBRARY_VARIABLE,
+            List.of("libnccl.so.2", "libnccl.so"),
+            List.of("/usr/local/cuda/lib64", "/usr/local/nccl/lib", "/opt/nccl/lib"),
+            List.of("nvidia/nccl/lib/libnccl.so.2"));
 
-    static final String INSTALL = "install NCCL (apt-get install libnccl2 from NVIDIA's CUDA repository), or point " + LIBRARY_VARIABLE
-            + " at a libnccl.so.2: PyTorch's pip wheels ship one at site-packages/nvidia/nccl/lib/libnccl.so.2";
+    static final String INSTALL =
+            "install NCCL (apt-get install libnccl2 from NVIDIA's CUDA repository), or point " + LIBRARY_VARIABLE
+                    + " at a libnccl.so.2: PyTorch's pip wheels ship one at site-packages/nvidia/nccl/lib/libnccl.so.2";
 
     /** {@code ncclUniqueId}: {@code struct { char internal[128]; }}, passed by value to ncclCommInitRank. */
-    static final StructLayout UNIQUE_ID = MemoryLayout.structLayout(MemoryLayout.sequenceLayout(NcclTypes.UNIQUE_ID_BYTES, JAVA_BYTE).withName("internal"));
+    static final StructLayout UNIQUE_ID = MemoryLayout.structLayout(
+            MemoryLayout.sequenceLayout(NcclTypes.UNIQUE_ID_BYTES, JAVA_BYTE).withName("internal"));
 
     private static final Map<String, NcclLibrary> LOADED = new ConcurrentHashMap<>();
-    private static final ThreadLocal<MemorySegment> OUT = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
-    private static final ThreadLocal<MemorySegment> ID = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(UNIQUE_ID));
+    private static final ThreadLocal<MemorySegment> OUT =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(8, 8));
+    private static final ThreadLocal<MemorySegment> ID =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(UNIQUE_ID));
 
     private final String library;
     private final int version;
@@ -65,37 +71,83 @@ final class NcclLibrary implements NcclApi {
 
     private NcclLibrary(NativeLibraries.Loaded lib) {
         this.library = lib.name();
-        Function<String, RuntimeException> missing = why -> new NcclUnavailableException(why + ": not NCCL, or an NCCL too old for Jccl "
-                + "(2.7 or newer); " + INSTALL);
+        Function<String, RuntimeException> missing = why -> new NcclUnavailableException(
+                why + ": not NCCL, or an NCCL too old for Jccl " + "(2.7 or newer); " + INSTALL);
         var l = lib.lookup();
-        getVersion = new NativeFunction(l, library, "ncclGetVersion", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        getUniqueId = new NativeFunction(l, library, "ncclGetUniqueId", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        commInitRank = new NativeFunction(l, library, "ncclCommInitRank", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, UNIQUE_ID, JAVA_INT), missing);
-        allReduce = new NativeFunction(l, library, "ncclAllReduce",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
-        broadcast = new NativeFunction(l, library, "ncclBroadcast",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
-        reduce = new NativeFunction(l, library, "ncclReduce",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
-        allGather = new NativeFunction(l, library, "ncclAllGather",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
-        reduceScatter = new NativeFunction(l, library, "ncclReduceScatter",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
-        send = new NativeFunction(l, library, "ncclSend", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
-        recv = new NativeFunction(l, library, "ncclRecv", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        getVersion =
+                new NativeFunction(l, library, "ncclGetVersion", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        getUniqueId =
+                new NativeFunction(l, library, "ncclGetUniqueId", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        commInitRank = new NativeFunction(
+                l,
+                library,
+                "ncclCommInitRank",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, UNIQUE_ID, JAVA_INT),
+                missing);
+        allReduce = new NativeFunction(
+                l,
+                library,
+                "ncclAllReduce",
+                FunctionDescriptor.of(
+                        JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
+                missing);
+        broadcast = new NativeFunction(
+                l,
+                library,
+                "ncclBroadcast",
+                FunctionDescriptor.of(
+                        JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
+                missing);
+        reduce = new NativeFunction(
+                l,
+                library,
+                "ncclReduce",
+                FunctionDescriptor.of(
+                        JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
+                missing);
+        allGather = new NativeFunction(
+                l,
+                library,
+                "ncclAllGather",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+                missing);
+        reduceScatter = new NativeFunction(
+                l,
+                library,
+                "ncclReduceScatter",
+                FunctionDescriptor.of(
+                        JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
+                missing);
+        send = new NativeFunction(
+                l,
+                library,
+                "ncclSend",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
+                missing);
+        recv = new NativeFunction(
+                l,
+                library,
+                "ncclRecv",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
+                missing);
         groupStart = new NativeFunction(l, library, "ncclGroupStart", FunctionDescriptor.of(JAVA_INT), missing);
         groupEnd = new NativeFunction(l, library, "ncclGroupEnd", FunctionDescriptor.of(JAVA_INT), missing);
-        commGetAsyncError = new NativeFunction(l, library, "ncclCommGetAsyncError", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
-        commAbort = new NativeFunction(l, library, "ncclCommAbort", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        commDestroy = new NativeFunction(l, library, "ncclCommDestroy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        getErrorString = new NativeFunction(l, library, "ncclGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT), missing);
-        getLastError = new NativeFunction(l, library, "ncclGetLastError", FunctionDescriptor.of(ADDRESS, JAVA_LONG), missing);
+        commGetAsyncError = new NativeFunction(
+                l, library, "ncclCommGetAsyncError", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        commAbort =
+                new NativeFunction(l, library, "ncclCommAbort", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        commDestroy =
+                new NativeFunction(l, library, "ncclCommDestroy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
+        getErrorString =
+                new NativeFunction(l, library, "ncclGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT), missing);
+        getLastError =
+                new NativeFunction(l, library, "ncclGetLastError", FunctionDescriptor.of(ADDRESS, JAVA_LONG), missing);
         this.version = readVersion();
     }
 
     /**
-     * Finds and loads NCCL as {@code env} says, checks its version; throws
-     * {@link NcclUnavailableException} naming what was tried and what to install.
+     * Finds and loads NCCL as {@code env} says, checks its version; throws {@link NcclUnavailableException} naming what
+     * was tried and what to install.
      */
     static NcclLibrary load(Map<String, String> env) {
         NativeLibraries.Loaded lib;
@@ -104,12 +156,13 @@ final class NcclLibrary implements NcclApi {
         } catch (NativeLibraries.NotFound e) {
             throw new NcclUnavailableException("NCCL not found (" + e.getMessage() + "): " + INSTALL, e);
         } catch (IllegalCallerException e) {
-            throw new NcclUnavailableException("native access is denied to Jccl; run java with --enable-native-access=ALL-UNNAMED", e);
+            throw new NcclUnavailableException(
+                    "native access is denied to Jccl; run java with --enable-native-access=ALL-UNNAMED", e);
         }
         NcclLibrary nccl = LOADED.computeIfAbsent(lib.name(), n -> new NcclLibrary(lib));
         if (nccl.version < MIN_VERSION) {
-            throw new NcclUnavailableException(lib.name() + " is NCCL " + NcclTypes.version(nccl.version) + "; Jccl needs 2.7 or newer "
-                    + "(ncclSend/ncclRecv): " + INSTALL);
+            throw new NcclUnavailableException(lib.name() + " is NCCL " + NcclTypes.version(nccl.version)
+                    + "; Jccl needs 2.7 or newer " + "(ncclSend/ncclRecv): " + INSTALL);
         }
         return nccl;
     }
@@ -125,7 +178,9 @@ final class NcclLibrary implements NcclApi {
         } catch (Throwable t) {
             throw new IllegalStateException("ncclGetVersion", t);
         }
-        if (rc != NcclTypes.SUCCESS) throw new NcclUnavailableException(library + ": ncclGetVersion failed with " + NcclTypes.resultName(rc));
+        if (rc != NcclTypes.SUCCESS) {
+            throw new NcclUnavailableException(library + ": ncclGetVersion failed with " + NcclTypes.resultName(rc));
+        }
         return out.get(JAVA_INT, 0);
     }
 

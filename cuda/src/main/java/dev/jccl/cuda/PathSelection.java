@@ -3,7 +3,6 @@ package dev.jccl.cuda;
 import dev.jccl.Communicator;
 import dev.jccl.DataType;
 import dev.jccl.JcclException;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -14,11 +13,10 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * The ranks agree on one path, since NCCL must be used by all ranks or by none: each rank says what
- * it asks for ({@code JCCL_CUDA_PATH}), whether it can use NCCL (and why not), and which physical
- * GPU it is on; one AllGather over the host communicator, and every rank decides the same way.
- * NCCL when every rank can load it and no two ranks share a GPU (NCCL refuses that); staging
- * otherwise, with the reason kept for {@code describePath()} and the tools.
+ * The ranks agree on one path, since NCCL must be used by all ranks or by none: each rank says what it asks for
+ * ({@code JCCL_CUDA_PATH}), whether it can use NCCL (and why not), and which physical GPU it is on; one AllGather over
+ * the host communicator, and every rank decides the same way. NCCL when every rank can load it and no two ranks share a
+ * GPU (NCCL refuses that); staging otherwise, with the reason kept for {@code describePath()} and the tools.
  *
  * <pre>
  *  record per rank (512 bytes):  [0] request ordinal  [1] 1 if NCCL loads here
@@ -38,10 +36,11 @@ final class PathSelection {
     private PathSelection() {}
 
     /**
-     * Collective over {@code host}. {@code loadNccl} is only called when this rank may use NCCL; it
-     * throws {@link NcclUnavailableException} to say why not.
+     * Collective over {@code host}. {@code loadNccl} is only called when this rank may use NCCL; it throws
+     * {@link NcclUnavailableException} to say why not.
      */
-    static Choice choose(Communicator host, DeviceMemory memory, DevicePath.Request request, Supplier<NcclApi> loadNccl) {
+    static Choice choose(
+            Communicator host, DeviceMemory memory, DevicePath.Request request, Supplier<NcclApi> loadNccl) {
         NcclApi nccl = null;
         String whyNot = null;
         if (request == DevicePath.Request.STAGED) {
@@ -75,11 +74,14 @@ final class PathSelection {
         for (int r = 1; r < size; r++) {
             DevicePath.Request other = DevicePath.Request.values()[all[r * RECORD]];
             if (other != first) {
-                throw new JcclException("rank " + rank + ": " + DevicePath.VARIABLE + " differs between ranks (rank 0: " + first.spelling() + ", rank "
-                        + r + ": " + other.spelling() + "); every rank must use the same path, so set it alike everywhere");
+                throw new JcclException("rank " + rank + ": " + DevicePath.VARIABLE + " differs between ranks (rank 0: "
+                        + first.spelling() + ", rank " + r + ": " + other.spelling()
+                        + "); every rank must use the same path, so set it alike everywhere");
             }
         }
-        if (first == DevicePath.Request.STAGED) return new Choice(DevicePath.STAGED, DevicePath.VARIABLE + "=staged", null);
+        if (first == DevicePath.Request.STAGED) {
+            return new Choice(DevicePath.STAGED, DevicePath.VARIABLE + "=staged", null);
+        }
         String reason = null;
         for (int r = 0; r < size && reason == null; r++) {
             if (all[r * RECORD + 1] == 0) {
@@ -97,8 +99,8 @@ final class PathSelection {
         }
         if (reason == null) return new Choice(DevicePath.NCCL, "NCCL on every rank, a GPU per rank", nccl);
         if (first == DevicePath.Request.NCCL) {
-            throw new JcclException("rank " + rank + ": " + DevicePath.VARIABLE + "=nccl, but NCCL cannot be used: " + reason
-                    + ". Unset it (or set staged) to stage device buffers through host memory");
+            throw new JcclException("rank " + rank + ": " + DevicePath.VARIABLE + "=nccl, but NCCL cannot be used: "
+                    + reason + ". Unset it (or set staged) to stage device buffers through host memory");
         }
         return new Choice(DevicePath.STAGED, reason, null);
     }

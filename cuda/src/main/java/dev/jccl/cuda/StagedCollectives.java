@@ -5,7 +5,6 @@ import dev.jccl.JcclTimeoutException;
 import dev.jccl.PeerFailedException;
 import dev.jccl.concurrent.IdleStrategy;
 import dev.jccl.runtime.HostPath;
-
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -15,10 +14,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Collectives on device buffers through pinned host memory, pipelined: while chunk {@code k} is in
- * the host collective, chunk {@code k+1} is being copied device→host and chunk {@code k-1}
- * host→device, on two CUDA streams (a GPU copies both ways at once), so that for large buffers the
- * copies hide behind the network. This is what NCCL does when GPU Direct RDMA is not there.
+ * Collectives on device buffers through pinned host memory, pipelined: while chunk {@code k} is in the host collective,
+ * chunk {@code k+1} is being copied device→host and chunk {@code k-1} host→device, on two CUDA streams (a GPU copies
+ * both ways at once), so that for large buffers the copies hide behind the network. This is what NCCL does when GPU
+ * Direct RDMA is not there.
  *
  * <pre>
  *  slot:          0        1        2        3        0 (reused once chunk 0 is back on the device)
@@ -27,17 +26,18 @@ import java.util.concurrent.TimeoutException;
  *  to device                                 [ H2D 0 ][ H2D 1 ] …
  * </pre>
  *
- * <p>The host collective of each chunk is the communicator's own, run on its {@link HostPath}
- * within the device operation's turn, so reductions, AVG, types and error reports are exactly the
- * host path's, and no other call can come between a device operation's chunks. A chunk's host
- * collective runs on the pipeline's thread while the GPU copies the next chunk in and the previous
- * one out. A failure anywhere (a copy, a peer, a deadline) is thrown with the operation, the chunk
- * and the phase named, and fails the communicator, which tells the peers at once rather than at
- * their deadline. Not thread-safe: one thread (the
- * one holding the device operation's turn) drives it.
+ * <p>The host collective of each chunk is the communicator's own, run on its {@link HostPath} within the device
+ * operation's turn, so reductions, AVG, types and error reports are exactly the host path's, and no other call can come
+ * between a device operation's chunks. A chunk's host collective runs on the pipeline's thread while the GPU copies the
+ * next chunk in and the previous one out. A failure anywhere (a copy, a peer, a deadline) is thrown with the operation,
+ * the chunk and the phase named, and fails the communicator, which tells the peers at once rather than at their
+ * deadline. Not thread-safe: one thread (the one holding the device operation's turn) drives it.
  */
 final class StagedCollectives implements AutoCloseable {
-    /** Extra time the pipeline gives a host collective beyond the deadline, so that the communicator's own, more precise report comes first. */
+    /**
+     * Extra time the pipeline gives a host collective beyond the deadline, so that the communicator's own, more precise
+     * report comes first.
+     */
     private static final long HOST_GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final DeviceMemory memory;
@@ -50,11 +50,12 @@ final class StagedCollectives implements AutoCloseable {
     private MemorySegment[] slots;
 
     /**
-     * @param slotBytes bytes of one staging slot: the chunk size (one block's chunk is {@code slotBytes / ranks}
-     *                  for AllGather, ReduceScatter and AllToAll)
+     * @param slotBytes bytes of one staging slot: the chunk size (one block's chunk is {@code slotBytes / ranks} for
+     *     AllGather, ReduceScatter and AllToAll)
      * @param slotCount slots in flight (at least 2: one filling while one is exchanged)
      */
-    StagedCollectives(int ranks, DeviceMemory memory, long slotBytes, int slotCount, Duration timeout, StagingListener listener) {
+    StagedCollectives(
+            int ranks, DeviceMemory memory, long slotBytes, int slotCount, Duration timeout, StagingListener listener) {
         if (slotCount < 2) throw new IllegalArgumentException("staging needs at least 2 slots, got " + slotCount);
         this.memory = memory;
         // Every block of the widest layout must hold at least one element of the widest type.
@@ -72,7 +73,10 @@ final class StagedCollectives implements AutoCloseable {
         return slotCount;
     }
 
-    /** Runs {@code op} to completion on the calling thread, which holds the turn; {@code label} names it in errors ({@code AllReduce #7}). */
+    /**
+     * Runs {@code op} to completion on the calling thread, which holds the turn; {@code label} names it in errors
+     * ({@code AllReduce #7}).
+     */
     void run(StagedOp op, String label, HostPath host) {
         ensureResources();
         int n = op.chunks();
@@ -107,7 +111,9 @@ final class StagedCollectives implements AutoCloseable {
                     int k = nextExchange;
                     where = phase("host collective", k, n);
                     long now = System.nanoTime();
-                    if (toHost[k] != null) listener.phase(label, StagingListener.Phase.TO_HOST, k, n, started[3 * k], now);
+                    if (toHost[k] != null) {
+                        listener.phase(label, StagingListener.Phase.TO_HOST, k, n, started[3 * k], now);
+                    }
                     started[3 * k + 1] = now;
                     exchange[k] = op.exchange(k, slots[k % slotCount], host);
                     nextExchange++;
@@ -130,7 +136,8 @@ final class StagedCollectives implements AutoCloseable {
                 while (nextRetire < nextToDevice && done(toDevice[nextRetire])) {
                     int k = nextRetire;
                     if (toDevice[k] != null) {
-                        listener.phase(label, StagingListener.Phase.TO_DEVICE, k, n, started[3 * k + 2], System.nanoTime());
+                        listener.phase(
+                                label, StagingListener.Phase.TO_DEVICE, k, n, started[3 * k + 2], System.nanoTime());
                         toDevice[k].close();
                     }
                     if (toHost[k] != null) toHost[k].close();
@@ -145,8 +152,9 @@ final class StagedCollectives implements AutoCloseable {
                 }
                 boolean waitingOnHost = nextToDevice < nextExchange && nextRetire == nextToDevice;
                 if (now - lastProgress > timeoutNanos + (waitingOnHost ? HOST_GRACE_NANOS : 0)) {
-                    throw new JcclTimeoutException(stuck(nextToHost, nextExchange, nextToDevice, nextRetire, n) + " did not finish within "
-                            + Duration.ofNanos(timeoutNanos).toMillis() / 1000.0 + " s (JCCL_TIMEOUT)");
+                    throw new JcclTimeoutException(
+                            stuck(nextToHost, nextExchange, nextToDevice, nextRetire, n) + " did not finish within "
+                                    + Duration.ofNanos(timeoutNanos).toMillis() / 1000.0 + " s (JCCL_TIMEOUT)");
                 }
                 idle.idleOrPark(Idle.MAX_PARK_NANOS);
             }
@@ -174,7 +182,10 @@ final class StagedCollectives implements AutoCloseable {
                 }
             }
             settle(exchange, nextExchange);
-            throw contextual(cause, "rank " + host.rank() + ": " + label + " on device buffers (staged through host memory) failed at the " + where);
+            throw contextual(
+                    cause,
+                    "rank " + host.rank() + ": " + label
+                            + " on device buffers (staged through host memory) failed at the " + where);
         }
     }
 
@@ -202,8 +213,8 @@ final class StagedCollectives implements AutoCloseable {
     }
 
     /**
-     * After a failure: wait (within the deadline) for the host collectives already started and the
-     * copies already queued, so that nothing writes into the slots or the caller's buffers later.
+     * After a failure: wait (within the deadline) for the host collectives already started and the copies already
+     * queued, so that nothing writes into the slots or the caller's buffers later.
      */
     private void settle(CompletableFuture<Void>[] exchange, int started) {
         long deadline = System.nanoTime() + Math.min(timeoutNanos, TimeUnit.SECONDS.toNanos(10));

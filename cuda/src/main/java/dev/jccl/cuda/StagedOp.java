@@ -4,23 +4,21 @@ import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.runtime.HostPath;
 import dev.jccl.runtime.Operation;
-
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One collective on device buffers, cut into chunks that each fit one pinned staging slot. For
- * chunk {@code k} the pipeline calls {@link #toHost} (queue the device-to-host copies into the
- * slot), then, once they are done, {@link #exchange} (the host collective on the slot, run at once on
- * the host path within the device operation's turn), then {@link #toDevice} (queue the host-to-device copies out of the
- * slot).
+ * One collective on device buffers, cut into chunks that each fit one pinned staging slot. For chunk {@code k} the
+ * pipeline calls {@link #toHost} (queue the device-to-host copies into the slot), then, once they are done,
+ * {@link #exchange} (the host collective on the slot, run at once on the host path within the device operation's turn),
+ * then {@link #toDevice} (queue the host-to-device copies out of the slot).
  *
- * <p>Every rank cuts the same call into the same chunks (the cut depends only on the count, the
- * type, the rank count and the slot size), so the host collectives pair up chunk by chunk. A
- * chunk's device ranges never overlap another chunk's, which is what makes in-place calls safe
- * while chunk {@code k+1} is being read and chunk {@code k} written.
+ * <p>Every rank cuts the same call into the same chunks (the cut depends only on the count, the type, the rank count
+ * and the slot size), so the host collectives pair up chunk by chunk. A chunk's device ranges never overlap another
+ * chunk's, which is what makes in-place calls safe while chunk {@code k+1} is being read and chunk {@code k} written.
  *
  * <p>Slot layouts, for a chunk of {@code len} elements (block {@code r} is at {@code r × len}):
+ *
  * <pre>
  *  AllReduce, Broadcast, Reduce, Send, Recv  [ chunk                        ]
  *  SendRecv                                   [ outgoing chunk | incoming    ]
@@ -44,7 +42,9 @@ abstract sealed class StagedOp {
         this.chunkElements = chunkElements;
     }
 
-    /** Chunks of the call; a call of 0 elements has one empty chunk, so that the ranks still meet in a host collective. */
+    /**
+     * Chunks of the call; a call of 0 elements has one empty chunk, so that the ranks still meet in a host collective.
+     */
     final int chunks() {
         return count == 0 ? 1 : Math.toIntExact((count + chunkElements - 1) / chunkElements);
     }
@@ -89,7 +89,10 @@ abstract sealed class StagedOp {
     /** Queues this chunk's host-to-device copies; returns whether there were any. */
     abstract boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream);
 
-    /** The staged form of {@code op} (on device buffers of {@code device}) for a rank of {@code size}, with slots of {@code slotBytes}. */
+    /**
+     * The staged form of {@code op} (on device buffers of {@code device}) for a rank of {@code size}, with slots of
+     * {@code slotBytes}.
+     */
     static StagedOp of(Operation op, int device, int rank, int size, long slotBytes) {
         DeviceBuffer send = new DeviceBuffer(op.send().address(), op.send().byteSize(), device);
         DeviceBuffer recv = new DeviceBuffer(op.recv().address(), op.recv().byteSize(), device);
@@ -190,7 +193,15 @@ abstract sealed class StagedOp {
         private final int root;
         private final boolean isRoot;
 
-        Reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root, int rank, long slotBytes) {
+        Reduce(
+                DeviceBuffer send,
+                DeviceBuffer recv,
+                long count,
+                DataType type,
+                ReduceOp op,
+                int root,
+                int rank,
+                long slotBytes) {
             super("Reduce", type, count, chunkElements(slotBytes, 1, type));
             this.send = send;
             this.recv = recv;
@@ -279,7 +290,14 @@ abstract sealed class StagedOp {
         private final DeviceBuffer recv;
         private final int recvPeer;
 
-        SendRecv(DeviceBuffer send, int sendPeer, DeviceBuffer recv, int recvPeer, long count, DataType type, long slotBytes) {
+        SendRecv(
+                DeviceBuffer send,
+                int sendPeer,
+                DeviceBuffer recv,
+                int recvPeer,
+                long count,
+                DataType type,
+                long slotBytes) {
             super("SendRecv", type, count, chunkElements(slotBytes, 2, type));
             this.send = send;
             this.sendPeer = sendPeer;
@@ -295,7 +313,8 @@ abstract sealed class StagedOp {
         @Override
         CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             long n = length(chunk);
-            return host.run(host.checks().sendRecv(bytes(slot, 0, n), sendPeer, bytes(slot, chunkElements, n), recvPeer, n, type));
+            return host.run(host.checks()
+                    .sendRecv(bytes(slot, 0, n), sendPeer, bytes(slot, chunkElements, n), recvPeer, n, type));
         }
 
         @Override
@@ -314,7 +333,14 @@ abstract sealed class StagedOp {
         private final int rank;
         private final int ranks;
 
-        AllGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int rank, int ranks, long slotBytes) {
+        AllGather(
+                DeviceBuffer send,
+                DeviceBuffer recv,
+                long sendCount,
+                DataType type,
+                int rank,
+                int ranks,
+                long slotBytes) {
             super("AllGather", type, sendCount, chunkElements(slotBytes, ranks, type));
             this.send = send;
             this.recv = recv;
@@ -333,14 +359,17 @@ abstract sealed class StagedOp {
         @Override
         CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             long len = length(chunk);
-            return host.run(host.checks().allGather(bytes(slot, rank * len, len), bytes(slot, 0, ranks * len), len, type));
+            return host.run(
+                    host.checks().allGather(bytes(slot, rank * len, len), bytes(slot, 0, ranks * len), len, type));
         }
 
         @Override
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
             if (count == 0) return false;
             long len = length(chunk);
-            for (int r = 0; r < ranks; r++) stream.copyToDevice(bytes(slot, r * len, len), range(recv, r * count + first(chunk), len));
+            for (int r = 0; r < ranks; r++) {
+                stream.copyToDevice(bytes(slot, r * len, len), range(recv, r * count + first(chunk), len));
+            }
             return true;
         }
     }
@@ -352,7 +381,15 @@ abstract sealed class StagedOp {
         private final int rank;
         private final int ranks;
 
-        ReduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op, int rank, int ranks, long slotBytes) {
+        ReduceScatter(
+                DeviceBuffer send,
+                DeviceBuffer recv,
+                long recvCount,
+                DataType type,
+                ReduceOp op,
+                int rank,
+                int ranks,
+                long slotBytes) {
             super("ReduceScatter", type, recvCount, chunkElements(slotBytes, ranks, type));
             this.send = send;
             this.recv = recv;
@@ -365,14 +402,17 @@ abstract sealed class StagedOp {
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
             if (count == 0) return false;
             long len = length(chunk);
-            for (int r = 0; r < ranks; r++) stream.copyToHost(range(send, r * count + first(chunk), len), bytes(slot, r * len, len));
+            for (int r = 0; r < ranks; r++) {
+                stream.copyToHost(range(send, r * count + first(chunk), len), bytes(slot, r * len, len));
+            }
             return true;
         }
 
         @Override
         CompletableFuture<Void> exchange(int chunk, MemorySegment slot, HostPath host) {
             long len = length(chunk);
-            return host.run(host.checks().reduceScatter(bytes(slot, 0, ranks * len), bytes(slot, rank * len, len), len, type, op));
+            return host.run(host.checks()
+                    .reduceScatter(bytes(slot, 0, ranks * len), bytes(slot, rank * len, len), len, type, op));
         }
 
         @Override
@@ -400,7 +440,9 @@ abstract sealed class StagedOp {
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
             if (count == 0) return false;
             long len = length(chunk);
-            for (int j = 0; j < ranks; j++) stream.copyToHost(range(send, j * count + first(chunk), len), bytes(slot, j * len, len));
+            for (int j = 0; j < ranks; j++) {
+                stream.copyToHost(range(send, j * count + first(chunk), len), bytes(slot, j * len, len));
+            }
             return true;
         }
 
@@ -415,7 +457,9 @@ abstract sealed class StagedOp {
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
             if (count == 0) return false;
             long len = length(chunk);
-            for (int j = 0; j < ranks; j++) stream.copyToDevice(bytes(slot, j * len, len), range(recv, j * count + first(chunk), len));
+            for (int j = 0; j < ranks; j++) {
+                stream.copyToDevice(bytes(slot, j * len, len), range(recv, j * count + first(chunk), len));
+            }
             return true;
         }
     }

@@ -16,22 +16,28 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A {@link DeviceMemory} without a GPU, for tests and for trying the device path anywhere: "device"
- * memory is native host memory, and each stream is a thread that performs its copies one after
- * another, asynchronously to the caller, as a CUDA stream does. Copies can be slowed down (to make
- * copy and network time comparable and show the overlap), traced, and made to fail (to show that a
- * failed copy surfaces as an error and never as a hang).
+ * A {@link DeviceMemory} without a GPU, for tests and for trying the device path anywhere: "device" memory is native
+ * host memory, and each stream is a thread that performs its copies one after another, asynchronously to the caller, as
+ * a CUDA stream does. Copies can be slowed down (to make copy and network time comparable and show the overlap),
+ * traced, and made to fail (to show that a failed copy surfaces as an error and never as a hang).
  *
  * <p>Like CUDA, a copy that touches memory outside the allocations made here is refused at once
- * ({@code cudaErrorInvalidValue}), which turns an offset mistake in the code above into a test
- * failure rather than silent corruption. An injected failure is asynchronous and sticky, as
- * CUDA's are: the stream's later work does not run and every later event on it reports the error.
+ * ({@code cudaErrorInvalidValue}), which turns an offset mistake in the code above into a test failure rather than
+ * silent corruption. An injected failure is asynchronous and sticky, as CUDA's are: the stream's later work does not
+ * run and every later event on it reports the error.
  */
 public final class StandInDeviceMemory implements DeviceMemory {
     /** Which way a copy went. */
-    public enum Direction { DEVICE_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_DEVICE }
+    public enum Direction {
+        DEVICE_TO_HOST,
+        HOST_TO_DEVICE,
+        DEVICE_TO_DEVICE
+    }
 
-    /** Told of every copy a stream performed, with its start and end ({@link System#nanoTime}); called on the stream's thread. */
+    /**
+     * Told of every copy a stream performed, with its start and end ({@link System#nanoTime}); called on the stream's
+     * thread.
+     */
     @FunctionalInterface
     public interface CopyListener {
         void copied(long stream, Direction direction, long bytes, long startNanos, long endNanos);
@@ -50,8 +56,12 @@ public final class StandInDeviceMemory implements DeviceMemory {
     private final int failingCopy;
     private final AtomicInteger copies = new AtomicInteger();
     private final NavigableMap<Long, Allocation> allocations = new ConcurrentSkipListMap<>();
-    /** Every live stand-in's device allocations by start address, so that {@link #deviceOf} knows other devices' memory, as CUDA does. */
+    /**
+     * Every live stand-in's device allocations by start address, so that {@link #deviceOf} knows other devices' memory,
+     * as CUDA does.
+     */
     private static final NavigableMap<Long, StandInDeviceMemory> DEVICE_MEMORY_OWNERS = new ConcurrentSkipListMap<>();
+
     private final List<Stream> streams = new ArrayList<>();
     private volatile boolean closed;
 
@@ -59,7 +69,9 @@ public final class StandInDeviceMemory implements DeviceMemory {
 
     private StandInDeviceMemory(Builder b) {
         this.device = b.device;
-        this.key = b.key != null ? b.key : "stand-in@" + Integer.toHexString(System.identityHashCode(this)) + "/cuda:" + b.device;
+        this.key = b.key != null
+                ? b.key
+                : "stand-in@" + Integer.toHexString(System.identityHashCode(this)) + "/cuda:" + b.device;
         this.copyDelayNanos = b.copyDelay.toNanos();
         this.listener = b.listener;
         this.failingCopy = b.failingCopy;
@@ -91,7 +103,9 @@ public final class StandInDeviceMemory implements DeviceMemory {
             return this;
         }
 
-        /** The physical-device identity ({@link DeviceMemory#deviceKey}); equal keys on two ranks mean "one shared GPU". */
+        /**
+         * The physical-device identity ({@link DeviceMemory#deviceKey}); equal keys on two ranks mean "one shared GPU".
+         */
         public Builder deviceKey(String key) {
             this.key = key;
             return this;
@@ -127,7 +141,8 @@ public final class StandInDeviceMemory implements DeviceMemory {
 
     @Override
     public String describe() {
-        return "cuda:" + device + " stand-in (host memory, a thread per stream" + (copyDelayNanos > 0 ? ", copies delayed " + copyDelayNanos / 1000 + " µs" : "") + ")";
+        return "cuda:" + device + " stand-in (host memory, a thread per stream"
+                + (copyDelayNanos > 0 ? ", copies delayed " + copyDelayNanos / 1000 + " µs" : "") + ")";
     }
 
     @Override
@@ -162,7 +177,11 @@ public final class StandInDeviceMemory implements DeviceMemory {
         var owner = DEVICE_MEMORY_OWNERS.floorEntry(address);
         if (owner == null) return -1;
         Allocation a = owner.getValue().allocations.get(owner.getKey());
-        return a != null && !a.pinned() && address - owner.getKey() < a.segment().byteSize() ? owner.getValue().device : -1;
+        return a != null
+                        && !a.pinned()
+                        && address - owner.getKey() < a.segment().byteSize()
+                ? owner.getValue().device
+                : -1;
     }
 
     @Override
@@ -193,8 +212,8 @@ public final class StandInDeviceMemory implements DeviceMemory {
     private void release(long address, boolean pinned) {
         Allocation a = allocations.get(address);
         if (a == null || a.pinned() != pinned) {
-            throw new IllegalArgumentException("0x" + Long.toHexString(address) + " was not allocated by this stand-in " + (pinned ? "with allocatePinned" : "with allocate")
-                    + ", or was freed already");
+            throw new IllegalArgumentException("0x" + Long.toHexString(address) + " was not allocated by this stand-in "
+                    + (pinned ? "with allocatePinned" : "with allocate") + ", or was freed already");
         }
         allocations.remove(address);
         DEVICE_MEMORY_OWNERS.remove(address, this);
@@ -204,13 +223,21 @@ public final class StandInDeviceMemory implements DeviceMemory {
     /** The device memory a buffer names, or a CudaException as CUDA would give for memory it does not know. */
     MemorySegment resolve(DeviceBuffer b, String call) {
         if (b.device() != device) {
-            throw new CudaException(CudaRuntime.ERROR_INVALID_VALUE, call + " failed: cudaErrorInvalidValue (stand-in: invalid argument): " + b + " is not on cuda:" + device);
+            throw new CudaException(
+                    CudaRuntime.ERROR_INVALID_VALUE,
+                    call + " failed: cudaErrorInvalidValue (stand-in: invalid argument): " + b + " is not on cuda:"
+                            + device);
         }
         if (b.byteSize() == 0) return MemorySegment.NULL;
         var e = allocations.floorEntry(b.address());
-        if (e == null || e.getValue().pinned() || b.address() - e.getKey() + b.byteSize() > e.getValue().segment().byteSize()) {
-            throw new CudaException(CudaRuntime.ERROR_INVALID_VALUE, call + " failed: cudaErrorInvalidValue (stand-in: invalid argument): " + b
-                    + " is not inside one device allocation");
+        if (e == null
+                || e.getValue().pinned()
+                || b.address() - e.getKey() + b.byteSize()
+                        > e.getValue().segment().byteSize()) {
+            throw new CudaException(
+                    CudaRuntime.ERROR_INVALID_VALUE,
+                    call + " failed: cudaErrorInvalidValue (stand-in: invalid argument): " + b
+                            + " is not inside one device allocation");
         }
         return e.getValue().segment().asSlice(b.address() - e.getKey(), b.byteSize());
     }
@@ -225,7 +252,9 @@ public final class StandInDeviceMemory implements DeviceMemory {
         return s;
     }
 
-    /** The stream with this handle, for stand-ins of libraries that take a {@code cudaStream_t} (a fake NCCL in tests). */
+    /**
+     * The stream with this handle, for stand-ins of libraries that take a {@code cudaStream_t} (a fake NCCL in tests).
+     */
     static Stream stream(long handle) {
         Stream s = STREAMS.get(handle);
         if (s == null) throw new IllegalArgumentException("no stand-in stream 0x" + Long.toHexString(handle));
@@ -279,12 +308,16 @@ public final class StandInDeviceMemory implements DeviceMemory {
         private final AtomicInteger pending = new AtomicInteger();
         /** Set by the first failed task; later tasks are skipped and later events fail with it. */
         private volatile CudaException failure;
+
         private volatile boolean closed;
 
         Stream(long handle) {
             this.handle = handle;
             STREAMS.put(handle, this);
-            worker = Thread.ofPlatform().daemon().name("jccl-standin-stream-" + Long.toHexString(handle)).start(this::run);
+            worker = Thread.ofPlatform()
+                    .daemon()
+                    .name("jccl-standin-stream-" + Long.toHexString(handle))
+                    .start(this::run);
         }
 
         private void run() {
@@ -305,7 +338,9 @@ public final class StandInDeviceMemory implements DeviceMemory {
             return handle;
         }
 
-        /** Runs {@code work} on the stream's thread after everything queued before it (skipped once the stream failed). */
+        /**
+         * Runs {@code work} on the stream's thread after everything queued before it (skipped once the stream failed).
+         */
         void submit(Runnable work) {
             if (closed) throw new IllegalStateException("stand-in stream 0x" + Long.toHexString(handle) + " is closed");
             pending.incrementAndGet();
@@ -329,8 +364,11 @@ public final class StandInDeviceMemory implements DeviceMemory {
             submit(() -> {
                 long start = System.nanoTime();
                 if (fail) {
-                    throw new CudaException(ILLEGAL_ADDRESS, call + " failed: cudaErrorIllegalAddress (stand-in: the copy failed)"
-                            + " [stand-in: failure injected into copy #" + index + ", " + bytes + " bytes " + direction + "]");
+                    throw new CudaException(
+                            ILLEGAL_ADDRESS,
+                            call + " failed: cudaErrorIllegalAddress (stand-in: the copy failed)"
+                                    + " [stand-in: failure injected into copy #" + index + ", " + bytes + " bytes "
+                                    + direction + "]");
                 }
                 MemorySegment.copy(from, 0, to, 0, bytes);
                 if (copyDelayNanos > 0) {
@@ -400,7 +438,10 @@ public final class StandInDeviceMemory implements DeviceMemory {
 
     private static void checkHost(MemorySegment s, long bytes) {
         Objects.requireNonNull(s, "host buffer");
-        if (s.byteSize() < bytes) throw new IllegalArgumentException("host buffer of " + s.byteSize() + " bytes is smaller than the " + bytes + " to copy");
+        if (s.byteSize() < bytes) {
+            throw new IllegalArgumentException(
+                    "host buffer of " + s.byteSize() + " bytes is smaller than the " + bytes + " to copy");
+        }
     }
 
     private static final class Event implements DeviceEvent {

@@ -1,13 +1,14 @@
 package dev.jccl.conformance;
 
+import static org.junit.jupiter.api.Assertions.fail;
+
 import dev.jccl.Communicator;
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.conformance.TestData.Dist;
-import dev.jccl.cuda.DeviceBuffer;
 import dev.jccl.cuda.CudaSupport;
+import dev.jccl.cuda.DeviceBuffer;
 import dev.jccl.cuda.DeviceMemory;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -15,12 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 /**
- * One rank's device conformance cases, run through a {@link Communicator} with a GPU attached ({@link CudaSupport}) on any
- * {@link DeviceMemory} (the stand-in in CI, a GPU where there is one); every rank runs the same
- * list in the same order and returns what went wrong.
+ * One rank's device conformance cases, run through a {@link Communicator} with a GPU attached ({@link CudaSupport}) on
+ * any {@link DeviceMemory} (the stand-in in CI, a GPU where there is one); every rank runs the same list in the same
+ * order and returns what went wrong.
  */
 public final class DeviceBattery {
     static final long[] COUNTS = {0, 1, 2, 13, 97, 1031};
@@ -43,7 +42,10 @@ public final class DeviceBattery {
                 for (String s : wrong) problems.add("rank " + r + ": " + s);
             }
         }
-        if (!problems.isEmpty()) fail(problems.size() + " problems, first ones:\n" + String.join("\n", problems.subList(0, Math.min(20, problems.size()))));
+        if (!problems.isEmpty()) {
+            fail(problems.size() + " problems, first ones:\n"
+                    + String.join("\n", problems.subList(0, Math.min(20, problems.size()))));
+        }
     }
 
     private final int rank;
@@ -71,7 +73,12 @@ public final class DeviceBattery {
             for (DataType t : WIDTHS) {
                 for (long count : COUNTS) {
                     for (int root = 0; root < n; root++) broadcast(t, count, root, (count + root) % 2 == 0);
-                    reduce(t, t.isFloatingPoint() ? ReduceOp.SUM : ReduceOp.MAX, count, (int) (count % n), count % 2 == 0);
+                    reduce(
+                            t,
+                            t.isFloatingPoint() ? ReduceOp.SUM : ReduceOp.MAX,
+                            count,
+                            (int) (count % n),
+                            count % 2 == 0);
                     allGather(t, count, count % 2 == 1);
                     reduceScatter(t, ReduceOp.SUM, count, count % 2 == 0);
                     reduceScatter(t, ReduceOp.AVG, count, count % 2 == 1);
@@ -109,8 +116,18 @@ public final class DeviceBattery {
         DeviceBuffer recv = guarded(bytes);
         DeviceBuffer send = inPlace ? recv : guarded(bytes);
         upload(send, s, rank, 0, count, t, Dist.BITS);
-        comm.broadcast(rank == root || !inPlace ? send.slice(0, bytes).segment() : null, recv.slice(0, bytes).segment(), count, t, root);
-        check("Broadcast " + t + " " + count + " root " + root, recv, count, t, i -> TestData.bits(s, root, i, t, Dist.BITS));
+        comm.broadcast(
+                rank == root || !inPlace ? send.slice(0, bytes).segment() : null,
+                recv.slice(0, bytes).segment(),
+                count,
+                t,
+                root);
+        check(
+                "Broadcast " + t + " " + count + " root " + root,
+                recv,
+                count,
+                t,
+                i -> TestData.bits(s, root, i, t, Dist.BITS));
         free(send, recv);
     }
 
@@ -122,10 +139,19 @@ public final class DeviceBattery {
         DeviceBuffer send = inPlace ? recv : guarded(bytes);
         upload(send, s, rank, 0, count, t, d);
         if (!inPlace) memory.fill(recv, SENTINEL);
-        comm.reduce(send.slice(0, bytes).segment(), rank == root || inPlace ? recv.slice(0, bytes).segment() : null, count, t, op, root);
+        comm.reduce(
+                send.slice(0, bytes).segment(),
+                rank == root || inPlace ? recv.slice(0, bytes).segment() : null,
+                count,
+                t,
+                op,
+                root);
         Reference.Reduction ref = new Reference.Reduction(s, n, t, op, d);
-        if (rank == root) check("Reduce " + t + " " + op + " " + count + " root " + root, recv, count, t, ref::expected);
-        else if (!inPlace) checkSentinel("Reduce non-root recv untouched", recv, recv.byteSize());
+        if (rank == root) {
+            check("Reduce " + t + " " + op + " " + count + " root " + root, recv, count, t, ref::expected);
+        } else if (!inPlace) {
+            checkSentinel("Reduce non-root recv untouched", recv, recv.byteSize());
+        }
         free(send, recv);
     }
 
@@ -136,7 +162,12 @@ public final class DeviceBattery {
         DeviceBuffer send = inPlace ? recv.slice(rank * block, block) : guarded(block);
         upload(send, s, rank, 0, count, t, Dist.BITS);
         comm.allGather(send.slice(0, block).segment(), recv.slice(0, block * n).segment(), count, t);
-        check("AllGather " + t + " " + count, recv, count * n, t, i -> TestData.bits(s, (int) (i / count), i % count, t, Dist.BITS));
+        check(
+                "AllGather " + t + " " + count,
+                recv,
+                count * n,
+                t,
+                i -> TestData.bits(s, (int) (i / count), i % count, t, Dist.BITS));
         if (!inPlace) free(send);
         free(recv);
     }
@@ -148,7 +179,8 @@ public final class DeviceBattery {
         DeviceBuffer send = guarded(block * n);
         DeviceBuffer recv = inPlace ? send.slice(rank * block, block) : guarded(block);
         upload(send, s, rank, 0, count * n, t, d);
-        comm.reduceScatter(send.slice(0, block * n).segment(), recv.slice(0, block).segment(), count, t, op);
+        comm.reduceScatter(
+                send.slice(0, block * n).segment(), recv.slice(0, block).segment(), count, t, op);
         Reference.Reduction ref = new Reference.Reduction(s, n, t, op, d);
         check("ReduceScatter " + t + " " + op + " " + count, recv, count, t, i -> ref.expected(rank * count + i));
         if (!inPlace) free(recv);
@@ -162,12 +194,19 @@ public final class DeviceBattery {
         DeviceBuffer send = inPlace ? recv : guarded(total);
         upload(send, s, rank, 0, count * n, t, Dist.BITS);
         comm.allToAll(send.slice(0, total).segment(), recv.slice(0, total).segment(), count, t);
-        check("AllToAll " + t + " " + count + (inPlace ? " in place" : ""), recv, count * n, t,
+        check(
+                "AllToAll " + t + " " + count + (inPlace ? " in place" : ""),
+                recv,
+                count * n,
+                t,
                 i -> TestData.bits(s, (int) (i / count), rank * count + i % count, t, Dist.BITS));
         free(send, recv);
     }
 
-    /** Send to the next rank and receive from the previous, first as separate send/recv (even ranks send first), then as one sendRecv. */
+    /**
+     * Send to the next rank and receive from the previous, first as separate send/recv (even ranks send first), then as
+     * one sendRecv.
+     */
     private void sendRecvRing(DataType t, long count) {
         long s = seed++;
         long bytes = count * t.byteSize();
@@ -199,7 +238,12 @@ public final class DeviceBattery {
         DeviceBuffer send = inPlace ? recv : guarded(bytes);
         upload(send, s, rank, 0, count, t, Dist.BITS);
         comm.sendRecv(send.slice(0, bytes).segment(), next, recv.slice(0, bytes).segment(), prev, count, t);
-        check("SendRecv " + t + " " + count + (inPlace ? " in place" : ""), recv, count, t, i -> TestData.bits(s, prev, i, t, Dist.BITS));
+        check(
+                "SendRecv " + t + " " + count + (inPlace ? " in place" : ""),
+                recv,
+                count,
+                t,
+                i -> TestData.bits(s, prev, i, t, Dist.BITS));
         free(send, recv);
     }
 
@@ -215,7 +259,8 @@ public final class DeviceBattery {
             DeviceBuffer b = guarded(count * 4);
             upload(b, seed++, rank, 0, count, t, Dist.SMALL_INTS);
             buffers.add(b);
-            futures.add(comm.allReduceAsync(b.slice(0, count * 4).segment(), b.slice(0, count * 4).segment(), count, t, ReduceOp.SUM));
+            futures.add(comm.allReduceAsync(
+                    b.slice(0, count * 4).segment(), b.slice(0, count * 4).segment(), count, t, ReduceOp.SUM));
         }
         for (int c = 0; c < calls; c++) {
             futures.get(c).join();
@@ -255,7 +300,8 @@ public final class DeviceBattery {
         memory.upload(host, dst.slice(0, host.byteSize()));
     }
 
-    private void check(String what, DeviceBuffer b, long count, DataType t, java.util.function.LongUnaryOperator expected) {
+    private void check(
+            String what, DeviceBuffer b, long count, DataType t, java.util.function.LongUnaryOperator expected) {
         MemorySegment host = arena.allocate(Math.max(1, b.byteSize()), 8);
         memory.download(b, host);
         int reported = 0;
@@ -263,7 +309,8 @@ public final class DeviceBattery {
             long got = Elements.get(host, t, i);
             long want = expected.applyAsLong(i) & Elements.mask(t);
             if (got != want) {
-                problems.add(what + ": element " + i + " is " + Elements.describe(t, got) + ", expected " + Elements.describe(t, want));
+                problems.add(what + ": element " + i + " is " + Elements.describe(t, got) + ", expected "
+                        + Elements.describe(t, want));
                 reported++;
             }
         }

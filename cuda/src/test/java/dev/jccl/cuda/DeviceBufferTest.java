@@ -1,20 +1,29 @@
 package dev.jccl.cuda;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
 @Timeout(10)
 class DeviceBufferTest {
     @Test
     void validatesItsParts() {
-        assertEquals("device buffer length must be >= 0, got -1", assertThrows(IllegalArgumentException.class, () -> new DeviceBuffer(16, -1, 0)).getMessage());
-        assertEquals("device ordinal must be >= 0, got -2", assertThrows(IllegalArgumentException.class, () -> new DeviceBuffer(16, 1, -2)).getMessage());
-        assertEquals("device buffer of 8 bytes at address 0 (null)", assertThrows(IllegalArgumentException.class, () -> new DeviceBuffer(0, 8, 0)).getMessage());
+        assertEquals(
+                "device buffer length must be >= 0, got -1",
+                assertThrows(IllegalArgumentException.class, () -> new DeviceBuffer(16, -1, 0))
+                        .getMessage());
+        assertEquals(
+                "device ordinal must be >= 0, got -2",
+                assertThrows(IllegalArgumentException.class, () -> new DeviceBuffer(16, 1, -2))
+                        .getMessage());
+        assertEquals(
+                "device buffer of 8 bytes at address 0 (null)",
+                assertThrows(IllegalArgumentException.class, () -> new DeviceBuffer(0, 8, 0))
+                        .getMessage());
         assertThrows(IllegalArgumentException.class, () -> new DeviceBuffer(-4, 8, 0), "wraps around");
         assertEquals(0, new DeviceBuffer(0, 0, 0).byteSize(), "an empty buffer may be null");
     }

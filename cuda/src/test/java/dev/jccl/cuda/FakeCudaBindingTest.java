@@ -1,10 +1,13 @@
 package dev.jccl.cuda;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.jccl.TestRanks;
 import dev.jccl.conformance.DeviceBattery;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -12,17 +15,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
- * The real CUDA binding ({@link CudaRuntime}, {@link CudaDeviceMemory}) against a fake libcudart
- * built from {@code src/test/c/fake_cudart.c}: every function Jccl binds is called through FFM with
- * CUDA's signatures, so a wrong descriptor, argument order or error path fails here, without a GPU.
+ * The real CUDA binding ({@link CudaRuntime}, {@link CudaDeviceMemory}) against a fake libcudart built from
+ * {@code src/test/c/fake_cudart.c}: every function Jccl binds is called through FFM with CUDA's signatures, so a wrong
+ * descriptor, argument order or error path fails here, without a GPU.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FakeCudaBindingTest {
@@ -45,8 +44,12 @@ class FakeCudaBindingTest {
             env.put("CUDA_VISIBLE_DEVICES", "7");
             CudaProbe p = CudaRuntime.probe(env);
             assertFalse(p.available());
-            assertEquals("no CUDA device visible (CUDA_VISIBLE_DEVICES=7); check nvidia-smi, and in a container that the GPUs are passed in", p.reason());
-            CudaUnavailableException e = assertThrows(CudaUnavailableException.class, () -> CudaDeviceMemory.open(0, env));
+            assertEquals(
+                    "no CUDA device visible (CUDA_VISIBLE_DEVICES=7); check nvidia-smi, and "
+                            + "in a container that the GPUs are passed in",
+                    p.reason());
+            CudaUnavailableException e =
+                    assertThrows(CudaUnavailableException.class, () -> CudaDeviceMemory.open(0, env));
             assertEquals(p.reason(), e.getMessage());
         } finally {
             FakeLibraries.cudaSet(2, 2);
@@ -55,14 +58,16 @@ class FakeCudaBindingTest {
 
     @Test
     void aDeviceOutOfRangeNamesWhatThereIs() {
-        CudaUnavailableException e = assertThrows(CudaUnavailableException.class, () -> CudaDeviceMemory.open(5, FakeLibraries.environment(false)));
+        CudaUnavailableException e = assertThrows(
+                CudaUnavailableException.class, () -> CudaDeviceMemory.open(5, FakeLibraries.environment(false)));
         assertEquals("no CUDA device 5: this process sees 2 devices (cuda:0 to cuda:1)", e.getMessage());
     }
 
     @Test
     void memoryStreamsAndEventsGoThroughTheBinding() {
         long liveBefore = FakeLibraries.cudaGet(3);
-        try (CudaDeviceMemory m = CudaDeviceMemory.open(1, FakeLibraries.environment(false)); Arena arena = Arena.ofConfined()) {
+        try (CudaDeviceMemory m = CudaDeviceMemory.open(1, FakeLibraries.environment(false));
+                Arena arena = Arena.ofConfined()) {
             assertEquals("cuda:1 Fake GPU 1 [0000:1C:00.0] (CUDA 12.4, driver 12.6)", m.describe());
             assertTrue(m.deviceKey().endsWith("/0000:1C:00.0"), m.deviceKey());
             assertEquals(1, FakeLibraries.cudaGet(2), "cudaSetDevice(1) on this thread");
@@ -102,7 +107,8 @@ class FakeCudaBindingTest {
             m.download(a, MemorySegment.ofArray(heap));
             for (byte x : heap) assertEquals(7, x);
             m.free(b);
-            assertThrows(IllegalArgumentException.class, () -> m.free(b), "a double free is refused, not passed to CUDA");
+            assertThrows(
+                    IllegalArgumentException.class, () -> m.free(b), "a double free is refused, not passed to CUDA");
             // a is left for close() to free, and the pinned buffer too
         }
         assertEquals(liveBefore, FakeLibraries.cudaGet(3), "close() frees what was left");
@@ -110,14 +116,18 @@ class FakeCudaBindingTest {
 
     @Test
     void aFailedCallSaysWhichCallAndCudasWords() {
-        try (CudaDeviceMemory m = CudaDeviceMemory.open(0, FakeLibraries.environment(false)); DeviceStream s = m.createStream()) {
+        try (CudaDeviceMemory m = CudaDeviceMemory.open(0, FakeLibraries.environment(false));
+                DeviceStream s = m.createStream()) {
             DeviceBuffer a = m.allocate(64);
             MemorySegment pinned = m.allocatePinned(64);
             FakeLibraries.cudaSet(1, 1);
             CudaException e = assertThrows(CudaException.class, () -> s.copyToHost(a, pinned));
             assertEquals(1, e.error());
-            assertEquals("cudaMemcpyAsync(64 bytes, device to host) failed: cudaErrorInvalidValue (fake: bad argument)", e.getMessage());
-            IllegalArgumentException heap = assertThrows(IllegalArgumentException.class, () -> s.copyToHost(a, MemorySegment.ofArray(new byte[64])));
+            assertEquals(
+                    "cudaMemcpyAsync(64 bytes, device to host) failed: cudaErrorInvalidValue (fake: bad argument)",
+                    e.getMessage());
+            IllegalArgumentException heap = assertThrows(
+                    IllegalArgumentException.class, () -> s.copyToHost(a, MemorySegment.ofArray(new byte[64])));
             assertTrue(heap.getMessage().contains("need native host memory"), heap.getMessage());
         } finally {
             FakeLibraries.cudaSet(1, 0);
@@ -130,11 +140,18 @@ class FakeCudaBindingTest {
         Map<String, String> env = FakeLibraries.environment(false);
         List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(30)), (rank, comm) -> {
             try (CudaDeviceMemory m = CudaDeviceMemory.open(0, env);
-                 CudaSupport gpu = CudaSupport.attach(comm, m,
-                         CudaSupport.Options.fromEnvironment(env, comm.config()).withChunkBytes(512).withSlots(2))) {
+                    CudaSupport gpu = CudaSupport.attach(
+                            comm,
+                            m,
+                            CudaSupport.Options.fromEnvironment(env, comm.config())
+                                    .withChunkBytes(512)
+                                    .withSlots(2))) {
                 assertEquals(DevicePath.STAGED, gpu.path());
-                assertTrue(gpu.describePath().contains("NCCL not used: rank 0 cannot use NCCL: NCCL not found ("
-                        + NcclLibrary.LIBRARY_VARIABLE + "=/nonexistent/libnccl.so.2: no such file)"), gpu.describePath());
+                assertTrue(
+                        gpu.describePath()
+                                .contains("NCCL not used: rank 0 cannot use NCCL: NCCL not found ("
+                                        + NcclLibrary.LIBRARY_VARIABLE + "=/nonexistent/libnccl.so.2: no such file)"),
+                        gpu.describePath());
                 return new DeviceBattery(rank, 2, comm, m).run();
             }
         });

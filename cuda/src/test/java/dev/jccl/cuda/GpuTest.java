@@ -1,26 +1,24 @@
 package dev.jccl.cuda;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import dev.jccl.TestRanks;
 import dev.jccl.conformance.DeviceBattery;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
- * On a real GPU: the CUDA binding, the staged path with ranks sharing GPU 0, and NCCL with one rank
- * per GPU, each through the conformance battery. Skipped, saying what is missing, where there is
- * no usable GPU (CI) or no NCCL.
+ * On a real GPU: the CUDA binding, the staged path with ranks sharing GPU 0, and NCCL with one rank per GPU, each
+ * through the conformance battery. Skipped, saying what is missing, where there is no usable GPU (CI) or no NCCL.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class GpuTest {
@@ -41,7 +39,8 @@ class GpuTest {
 
     @Test
     void copiesAndEventsOnTheDevice() {
-        try (CudaDeviceMemory m = CudaDeviceMemory.open(0); DeviceStream s = m.createStream()) {
+        try (CudaDeviceMemory m = CudaDeviceMemory.open(0);
+                DeviceStream s = m.createStream()) {
             System.out.println("GPU 0: " + m.describe() + "; " + cuda.summary());
             long bytes = 64L << 20;
             DeviceBuffer a = m.allocate(bytes);
@@ -54,7 +53,9 @@ class GpuTest {
             s.copyToHost(b, back);
             try (DeviceEvent e = s.record()) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (!e.isComplete()) assertTrue(System.nanoTime() < deadline, "64 MiB of copies took more than 30 s");
+                while (!e.isComplete()) {
+                    assertTrue(System.nanoTime() < deadline, "64 MiB of copies took more than 30 s");
+                }
             }
             assertEquals(-1, pinned.mismatch(back));
             MemorySegment heap = MemorySegment.ofArray(new byte[4096]);
@@ -69,8 +70,12 @@ class GpuTest {
         for (int n : new int[] {1, 2}) {
             List<Object> results = TestRanks.run(n, TestRanks.loopback(Duration.ofSeconds(60)), (rank, comm) -> {
                 try (CudaDeviceMemory m = CudaDeviceMemory.open(0);
-                     CudaSupport gpu = CudaSupport.attach(comm, m,
-                             CudaSupport.Options.fromEnvironment(Map.of(), comm.config()).withPath(DevicePath.Request.STAGED).withChunkBytes(4096))) {
+                        CudaSupport gpu = CudaSupport.attach(
+                                comm,
+                                m,
+                                CudaSupport.Options.fromEnvironment(Map.of(), comm.config())
+                                        .withPath(DevicePath.Request.STAGED)
+                                        .withChunkBytes(4096))) {
                     assertEquals(DevicePath.STAGED, gpu.path());
                     return new DeviceBattery(rank, n, comm, m).run();
                 }
@@ -84,8 +89,11 @@ class GpuTest {
         needsNccl();
         List<Object> results = TestRanks.run(1, TestRanks.loopback(Duration.ofSeconds(60)), (rank, comm) -> {
             try (CudaDeviceMemory m = CudaDeviceMemory.open(0);
-                 CudaSupport gpu = CudaSupport.attach(comm, m, CudaSupport.Options.fromEnvironment(System.getenv(), comm.config())
-                         .withPath(DevicePath.Request.NCCL))) {
+                    CudaSupport gpu = CudaSupport.attach(
+                            comm,
+                            m,
+                            CudaSupport.Options.fromEnvironment(System.getenv(), comm.config())
+                                    .withPath(DevicePath.Request.NCCL))) {
                 System.out.println(gpu.describePath());
                 return new DeviceBattery(rank, 1, comm, m).run();
             }
@@ -98,11 +106,15 @@ class GpuTest {
     void ncclWithARankPerGpu() throws Exception {
         needsNccl();
         int n = Math.min(cuda.deviceCount(), 4);
-        assumeTrue(n >= 2, "multi-rank NCCL test skipped: " + cuda.deviceCount() + " GPU here, NCCL needs one per rank");
+        assumeTrue(
+                n >= 2, "multi-rank NCCL test skipped: " + cuda.deviceCount() + " GPU here, NCCL needs one per rank");
         List<Object> results = TestRanks.run(n, TestRanks.loopback(Duration.ofSeconds(60)), (rank, comm) -> {
             try (CudaDeviceMemory m = CudaDeviceMemory.open(rank);
-                 CudaSupport gpu = CudaSupport.attach(comm, m, CudaSupport.Options.fromEnvironment(System.getenv(), comm.config())
-                         .withPath(DevicePath.Request.NCCL))) {
+                    CudaSupport gpu = CudaSupport.attach(
+                            comm,
+                            m,
+                            CudaSupport.Options.fromEnvironment(System.getenv(), comm.config())
+                                    .withPath(DevicePath.Request.NCCL))) {
                 return new DeviceBattery(rank, n, comm, m).run();
             }
         });

@@ -1,18 +1,17 @@
 package dev.jccl.cuda;
 
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.opentest4j.TestAbortedException;
-
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.Comparator;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.opentest4j.TestAbortedException;
 
 /**
- * Runs {@link GpuTest} without Maven or a JUnit launcher, for a GPU machine that has only a Java
- * runtime and the jars ({@code cuda/gpu/run.sh}): each test method in turn, printed as PASS, SKIP
- * (with the assumption's message) or FAIL (with the stack trace); exit code 1 if any failed.
+ * Runs {@link GpuTest} without Maven or a JUnit launcher, for a GPU machine that has only a Java runtime and the jars
+ * ({@code cuda/gpu/run.sh}): each test method in turn, printed as PASS, SKIP (with the assumption's message) or FAIL
+ * (with the stack trace); exit code 1 if any failed.
  */
 public final class GpuTestMain {
     private GpuTestMain() {}

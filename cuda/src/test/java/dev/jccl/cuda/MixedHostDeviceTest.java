@@ -1,11 +1,11 @@
 package dev.jccl.cuda;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -17,14 +17,13 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
- * Host and device operations on one communicator take one order: a device operation staged
- * through host memory runs its chunks' host collectives as one unit, so host calls made meanwhile,
- * from this thread or another, cannot come between them on one rank and not on another.
+ * Host and device operations on one communicator take one order: a device operation staged through host memory runs its
+ * chunks' host collectives as one unit, so host calls made meanwhile, from this thread or another, cannot come between
+ * them on one rank and not on another.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MixedHostDeviceTest {
@@ -35,8 +34,12 @@ class MixedHostDeviceTest {
         int n = 3;
         List<Object> results = TestRanks.run(n, TestRanks.loopback(Duration.ofSeconds(30)), (rank, comm) -> {
             try (StandInDeviceMemory memory = StandInDeviceMemory.create(rank);
-                 CudaSupport gpu = CudaSupport.attach(comm, memory, CudaSupport.Options.fromEnvironment(Map.of(), comm.config()).withChunkBytes(256));
-                 Arena arena = Arena.ofShared()) {
+                    CudaSupport gpu = CudaSupport.attach(
+                            comm,
+                            memory,
+                            CudaSupport.Options.fromEnvironment(Map.of(), comm.config())
+                                    .withChunkBytes(256));
+                    Arena arena = Arena.ofShared()) {
                 Random pattern = new Random(42); // the same sequence of host/device choices on every rank
                 List<Check> checks = new ArrayList<>();
                 List<CompletableFuture<Void>> futures = new ArrayList<>();
@@ -48,7 +51,8 @@ class MixedHostDeviceTest {
                     if (pattern.nextBoolean()) {
                         DeviceBuffer device = memory.allocate(4L * COUNT);
                         memory.upload(host, device);
-                        futures.add(comm.allReduceAsync(device.segment(), device.segment(), COUNT, DataType.INT32, ReduceOp.SUM));
+                        futures.add(comm.allReduceAsync(
+                                device.segment(), device.segment(), COUNT, DataType.INT32, ReduceOp.SUM));
                         checks.add(new Check("device #" + i, expected, host, device));
                     } else {
                         futures.add(comm.allReduceAsync(host, host, COUNT, DataType.INT32, ReduceOp.SUM));
@@ -74,25 +78,34 @@ class MixedHostDeviceTest {
         for (int r = 0; r < n; r++) assertEquals(List.of(), results.get(r), "rank " + r);
     }
 
-    /** A device call on one thread, then a host call on another once the first was made: the same order on every rank. */
+    /**
+     * A device call on one thread, then a host call on another once the first was made: the same order on every rank.
+     */
     @Test
     void callsFromTwoThreadsFollowTheirCallOrder() throws Exception {
         List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(30)), (rank, comm) -> {
             try (StandInDeviceMemory memory = StandInDeviceMemory.create(rank);
-                 CudaSupport gpu = CudaSupport.attach(comm, memory, CudaSupport.Options.fromEnvironment(Map.of(), comm.config()).withChunkBytes(256));
-                 Arena arena = Arena.ofShared()) {
+                    CudaSupport gpu = CudaSupport.attach(
+                            comm,
+                            memory,
+                            CudaSupport.Options.fromEnvironment(Map.of(), comm.config())
+                                    .withChunkBytes(256));
+                    Arena arena = Arena.ofShared()) {
                 MemorySegment hostData = arena.allocate(4L * COUNT, 8);
                 MemorySegment deviceData = arena.allocate(4L * COUNT, 8);
                 hostData.fill((byte) 0);
                 for (int k = 0; k < COUNT; k++) deviceData.setAtIndex(ValueLayout.JAVA_INT, k, rank == 0 ? k : 0);
                 DeviceBuffer device = memory.allocate(4L * COUNT);
                 memory.upload(deviceData, device);
-                if (rank == 0) for (int k = 0; k < COUNT; k++) hostData.setAtIndex(ValueLayout.JAVA_INT, k, -k);
+                if (rank == 0) {
+                    for (int k = 0; k < COUNT; k++) hostData.setAtIndex(ValueLayout.JAVA_INT, k, -k);
+                }
                 CountDownLatch deviceCalled = new CountDownLatch(1);
                 CompletableFuture<Void> deviceOp = new CompletableFuture<>();
                 Thread first = Thread.ofPlatform().start(() -> {
                     try {
-                        CompletableFuture<Void> f = comm.broadcastAsync(device.segment(), device.segment(), COUNT, DataType.INT32, 0);
+                        CompletableFuture<Void> f =
+                                comm.broadcastAsync(device.segment(), device.segment(), COUNT, DataType.INT32, 0);
                         deviceCalled.countDown();
                         f.get(30, TimeUnit.SECONDS);
                         deviceOp.complete(null);
@@ -102,7 +115,12 @@ class MixedHostDeviceTest {
                     }
                 });
                 assertTrue(deviceCalled.await(30, TimeUnit.SECONDS));
-                comm.broadcast(hostData, hostData, COUNT, DataType.INT32, 0); // runs after the device broadcast, on this thread
+                comm.broadcast(
+                        hostData,
+                        hostData,
+                        COUNT,
+                        DataType.INT32,
+                        0); // runs after the device broadcast, on this thread
                 deviceOp.get(30, TimeUnit.SECONDS);
                 first.join();
                 memory.download(device, deviceData);
@@ -113,7 +131,9 @@ class MixedHostDeviceTest {
                 return "ok";
             }
         });
-        for (Object o : results) if (o instanceof Throwable t) throw new AssertionError(t);
+        for (Object o : results) {
+            if (o instanceof Throwable t) throw new AssertionError(t);
+        }
     }
 
     private record Check(String what, int expected, MemorySegment host, DeviceBuffer device) {}

@@ -4,31 +4,29 @@ import dev.jccl.Communicator;
 import dev.jccl.DataType;
 import dev.jccl.JcclException;
 import dev.jccl.ReduceOp;
-
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Averages gradients over the ranks in buckets, the way PyTorch's DistributedDataParallel does:
- * the flat gradient array (laid out in backward order, see {@link Mlp}) is cut into consecutive
- * slices of at most {@code bucketBytes}, and each slice is one in-place
- * {@link Communicator#allReduceAsync AllReduce} with {@link ReduceOp#AVG}.
+ * Averages gradients over the ranks in buckets, the way PyTorch's DistributedDataParallel does: the flat gradient array
+ * (laid out in backward order, see {@link Mlp}) is cut into consecutive slices of at most {@code bucketBytes}, and each
+ * slice is one in-place {@link Communicator#allReduceAsync AllReduce} with {@link ReduceOp#AVG}.
  *
- * <p>With overlap on, a bucket's AllReduce starts the moment the backward pass reports its last
- * gradient, and runs on the communicator's progress thread while the pass computes the layers
- * below; with overlap off, all of them start when the pass is over. Either way the buckets, their
- * order and so the arithmetic are the same, so both give bitwise the same gradients. Every rank
- * launches the same buckets in the same order, as Jccl (like NCCL) requires.
+ * <p>With overlap on, a bucket's AllReduce starts the moment the backward pass reports its last gradient, and runs on
+ * the communicator's progress thread while the pass computes the layers below; with overlap off, all of them start when
+ * the pass is over. Either way the buckets, their order and so the arithmetic are the same, so both give bitwise the
+ * same gradients. Every rank launches the same buckets in the same order, as Jccl (like NCCL) requires.
  *
- * <p>Also keeps the time of the current step's communication: when the first bucket started and
- * when the last one completed.
+ * <p>Also keeps the time of the current step's communication: when the first bucket started and when the last one
+ * completed.
  */
 final class BucketedAllReduce implements GradientExchange {
     private final Communicator comm;
     private final MemorySegment gradients;
     /** Bucket k is [bounds[k], bounds[k + 1]) in elements. */
     private final int[] bounds;
+
     private boolean overlap;
     private final CompletableFuture<?>[] pending;
     private int launched;
@@ -78,7 +76,10 @@ final class BucketedAllReduce implements GradientExchange {
         }
     }
 
-    /** Nanoseconds from the start of this step's first AllReduce to the completion of its last (after {@link #finishStep}). */
+    /**
+     * Nanoseconds from the start of this step's first AllReduce to the completion of its last (after
+     * {@link #finishStep}).
+     */
     long inFlightNanos() {
         return doneNanos[pending.length - 1] - firstStartNanos;
     }
@@ -86,7 +87,8 @@ final class BucketedAllReduce implements GradientExchange {
     private void launch(int k) {
         long now = System.nanoTime();
         if (k == 0) firstStartNanos = now;
-        MemorySegment slice = gradients.asSlice((long) bounds[k] * Float.BYTES, (long) (bounds[k + 1] - bounds[k]) * Float.BYTES);
+        MemorySegment slice =
+                gradients.asSlice((long) bounds[k] * Float.BYTES, (long) (bounds[k + 1] - bounds[k]) * Float.BYTES);
         // whenComplete's future completes after the time is written, so waiting on it makes the write visible.
         pending[k] = comm.allReduceAsync(slice, slice, bounds[k + 1] - bounds[k], DataType.FLOAT32, ReduceOp.AVG)
                 .whenComplete((v, e) -> doneNanos[k] = System.nanoTime());

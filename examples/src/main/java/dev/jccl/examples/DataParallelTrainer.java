@@ -3,17 +3,16 @@ package dev.jccl.examples;
 import java.util.SplittableRandom;
 
 /**
- * One rank's share of data-parallel SGD. Every epoch all ranks shuffle the training set the same
- * way (from the seed); step {@code s} takes the global batch {@code order[s·B, (s+1)·B)}, and rank
- * {@code r} of {@code n} trains on block {@code r} of it, {@code B/n} samples. Each rank's
- * gradient is the mean over its block; the {@link GradientExchange} averages those over the ranks,
- * which is the mean over the whole global batch, so every rank applies the update a single process
- * would have applied to the whole batch, up to float rounding.
+ * One rank's share of data-parallel SGD. Every epoch all ranks shuffle the training set the same way (from the seed);
+ * step {@code s} takes the global batch {@code order[s·B, (s+1)·B)}, and rank {@code r} of {@code n} trains on block
+ * {@code r} of it, {@code B/n} samples. Each rank's gradient is the mean over its block; the {@link GradientExchange}
+ * averages those over the ranks, which is the mean over the whole global batch, so every rank applies the update a
+ * single process would have applied to the whole batch, up to float rounding.
  *
- * <p>Each step is timed: compute (batch gather, forward, backward, update), time blocked waiting
- * for communication, and (when the exchange is a {@link BucketedAllReduce}) how long the AllReduces
- * were in flight. Whether a step overlaps its AllReduces with its backward pass follows
- * {@link TrainingOptions#overlap()}; it changes the timing, never the weights.
+ * <p>Each step is timed: compute (batch gather, forward, backward, update), time blocked waiting for communication, and
+ * (when the exchange is a {@link BucketedAllReduce}) how long the AllReduces were in flight. Whether a step overlaps
+ * its AllReduces with its backward pass follows {@link TrainingOptions#overlap()}; it changes the timing, never the
+ * weights.
  */
 final class DataParallelTrainer {
     private final TrainingOptions options;
@@ -28,15 +27,17 @@ final class DataParallelTrainer {
 
     /** Per step, over the whole run: total, compute, blocked on communication, communication in flight (ns). */
     final long[] stepNanos;
+
     final long[] computeNanos;
     final long[] waitNanos;
     final long[] inFlightNanos;
     /** Per step: whether its AllReduces overlapped the backward pass. */
     final boolean[] overlapped;
+
     private int step;
 
-    DataParallelTrainer(TrainingOptions options, TeacherDataset data, int rank, int size, Mlp model,
-                        GradientExchange exchange) {
+    DataParallelTrainer(
+            TrainingOptions options, TeacherDataset data, int rank, int size, Mlp model, GradientExchange exchange) {
         if (options.batch() % size != 0) {
             throw new IllegalArgumentException("--batch " + options.batch() + " does not split evenly over " + size
                     + " ranks; use a multiple of " + size + " (equal shards keep the average exact)");
@@ -98,8 +99,8 @@ final class DataParallelTrainer {
     }
 
     /**
-     * Evaluates this rank's block of the held-out set (rank r of n takes samples
-     * {@code [r·T/n, (r+1)·T/n)}): returns {summed loss, number right, number of samples}.
+     * Evaluates this rank's block of the held-out set (rank r of n takes samples {@code [r·T/n, (r+1)·T/n)}): returns
+     * {summed loss, number right, number of samples}.
      */
     double[] evaluateShard() {
         int t = data.testSamples;

@@ -4,28 +4,31 @@ import java.util.SplittableRandom;
 import java.util.function.IntConsumer;
 
 /**
- * A multilayer perceptron in plain Java: fully connected layers, ReLU between them, softmax
- * cross-entropy on top, and a backward pass that hands out its gradients as it finishes them.
+ * A multilayer perceptron in plain Java: fully connected layers, ReLU between them, softmax cross-entropy on top, and a
+ * backward pass that hands out its gradients as it finishes them.
  *
  * <h2>One flat array, in backward order</h2>
- * All parameters live in {@link #params}, all gradients at the same offsets in {@link #grads}, laid
- * out in the order the backward pass produces them, last layer first:
+ *
+ * All parameters live in {@link #params}, all gradients at the same offsets in {@link #grads}, laid out in the order
+ * the backward pass produces them, last layer first:
+ *
  * <pre>
  *  0                                                                                       P
  *  | b[L-1] | W[L-1] | b[L-2] | W[L-2] |  …  | b[0] | W[0] |
  *    W[l] is in(l) × out(l), row-major: row i holds the weights from input unit i
  *  ──────────────────────────────────────────────────────────▶ backward pass writes this way
  * </pre>
- * So "the gradients are final up to offset {@code k}" is one number, which the backward pass
- * reports (through {@code readyUpTo}) after each row of a weight gradient. A bucket of
- * gradients is then a slice {@code [start, end)} of {@link #grads} that can be reduced in place as
- * soon as {@code end} has been reported, while the pass goes on below it: the pass never writes
- * to a slice it has reported, and reads only {@link #params}.
+ *
+ * So "the gradients are final up to offset {@code k}" is one number, which the backward pass reports (through
+ * {@code readyUpTo}) after each row of a weight gradient. A bucket of gradients is then a slice {@code [start, end)} of
+ * {@link #grads} that can be reduced in place as soon as {@code end} has been reported, while the pass goes on below
+ * it: the pass never writes to a slice it has reported, and reads only {@link #params}.
  *
  * <h2>Determinism</h2>
- * Every sum runs in a fixed order that does not depend on the batch size or on which samples share
- * a batch, so a sample's activations are bitwise the same whether it is in a shard or in the whole
- * batch; only the sums over samples (the gradients) round differently.
+ *
+ * Every sum runs in a fixed order that does not depend on the batch size or on which samples share a batch, so a
+ * sample's activations are bitwise the same whether it is in a shard or in the whole batch; only the sums over samples
+ * (the gradients) round differently.
  *
  * <p>Not thread-safe: one model per rank.
  */
@@ -89,11 +92,11 @@ final class Mlp {
     }
 
     /**
-     * Forward and backward over the {@code batch} samples in {@link #input}: leaves in {@link #grads}
-     * the gradient of the mean cross-entropy over the batch, and returns that mean loss.
+     * Forward and backward over the {@code batch} samples in {@link #input}: leaves in {@link #grads} the gradient of
+     * the mean cross-entropy over the batch, and returns that mean loss.
      *
-     * @param readyUpTo told {@code k} each time {@code grads[0, k)} is final, with {@code k} growing
-     *                  to {@code grads.length}; it must not touch {@code grads} beyond {@code k}
+     * @param readyUpTo told {@code k} each time {@code grads[0, k)} is final, with {@code k} growing to
+     *     {@code grads.length}; it must not touch {@code grads} beyond {@code k}
      */
     double forwardBackward(int batch, int[] labels, int labelOffset, IntConsumer readyUpTo) {
         forward(batch);
@@ -104,7 +107,9 @@ final class Mlp {
             if (l < layers - 1) {
                 // delta of a hidden layer's output, through its ReLU (act > 0 exactly where z > 0)
                 float[] h = act[l + 1];
-                for (int k = 0; k < batch * out; k++) if (h[k] <= 0) d[k] = 0;
+                for (int k = 0; k < batch * out; k++) {
+                    if (h[k] <= 0) d[k] = 0;
+                }
             }
             biasGradient(batch, out, d, biasOffset[l]);
             weightGradient(batch, in, out, a, d, weightOffset[l], readyUpTo);
@@ -114,8 +119,8 @@ final class Mlp {
     }
 
     /**
-     * Forward only, for evaluation: adds the summed cross-entropy of the {@code batch} samples in
-     * {@link #input} to {@code out[0]} and the number classified right to {@code out[1]}.
+     * Forward only, for evaluation: adds the summed cross-entropy of the {@code batch} samples in {@link #input} to
+     * {@code out[0]} and the number classified right to {@code out[1]}.
      */
     void evaluate(int batch, int[] labels, int labelOffset, double[] out) {
         forward(batch);
@@ -123,7 +128,9 @@ final class Mlp {
         int c = classes();
         for (int b = 0; b < batch; b++) {
             int row = b * c, best = 0;
-            for (int o = 1; o < c; o++) if (z[row + o] > z[row + best]) best = o;
+            for (int o = 1; o < c; o++) {
+                if (z[row + o] > z[row + best]) best = o;
+            }
             int y = labels[labelOffset + b];
             out[0] -= logSoftmax(z, row, c, y);
             if (best == y) out[1]++;
@@ -147,7 +154,11 @@ final class Mlp {
                     for (int o = 0; o < out; o++) z[zRow + o] += ai * params[wRow + o];
                 }
             }
-            if (l < layers - 1) for (int k = 0; k < batch * out; k++) if (z[k] < 0) z[k] = 0;
+            if (l < layers - 1) {
+                for (int k = 0; k < batch * out; k++) {
+                    if (z[k] < 0) z[k] = 0;
+                }
+            }
         }
     }
 

@@ -3,20 +3,19 @@ package dev.jccl.examples;
 import dev.jccl.Communicator;
 import dev.jccl.Jccl;
 import dev.jccl.ReduceOp;
-
 import java.util.Arrays;
 
 /**
- * The smallest complete Jccl program: join the job, run three collectives on Java arrays, print
- * what arrived and check it. Every rank runs this same program.
+ * The smallest complete Jccl program: join the job, run three collectives on Java arrays, print what arrived and check
+ * it. Every rank runs this same program.
  *
  * <pre>
  * ./jccl run -np 4 -- java -cp examples/target/classes:core/target/classes dev.jccl.examples.QuickStart
  * </pre>
  *
- * Without {@code jccl run}, set {@code JCCL_RANK}, {@code JCCL_WORLD_SIZE} and {@code JCCL_ID} (a
- * {@code UniqueId} string, e.g. from {@code ./jccl id}) for each process yourself; mpirun, srun and
- * torchrun work too. Exits 0 when every result is right, 1 otherwise.
+ * Without {@code jccl run}, set {@code JCCL_RANK}, {@code JCCL_WORLD_SIZE} and {@code JCCL_ID} (a {@code UniqueId}
+ * string, e.g. from {@code ./jccl id}) for each process yourself; mpirun, srun and torchrun work too. Exits 0 when
+ * every result is right, 1 otherwise.
  */
 public final class QuickStart {
     private QuickStart() {}

@@ -3,17 +3,16 @@ package dev.jccl.examples;
 import java.util.SplittableRandom;
 
 /**
- * A classification problem generated from a seed, the same on every rank and every run, shaped
- * like real data: each sample has a few hidden causes, a {@value #LATENT}-dimensional standard
- * normal vector {@code u}, seen through a fixed random linear map into {@code inputs} features plus
- * noise ({@code x = M·u + 0.5·ε}); its label is the class that a fixed random "teacher" network
- * ({@code u} → {@value #TEACHER_HIDDEN} tanh units → classes, weights of a scale that keeps it
- * mildly non-linear) scores highest. A student MLP learns
- * it well but not instantly, which is what a training example needs; no download, no files.
+ * A classification problem generated from a seed, the same on every rank and every run, shaped like real data: each
+ * sample has a few hidden causes, a {@value #LATENT}-dimensional standard normal vector {@code u}, seen through a fixed
+ * random linear map into {@code inputs} features plus noise ({@code x = M·u + 0.5·ε}); its label is the class that a
+ * fixed random "teacher" network ({@code u} → {@value #TEACHER_HIDDEN} tanh units → classes, weights of a scale that
+ * keeps it mildly non-linear) scores highest. A student MLP learns it well but not instantly, which is what a training
+ * example needs; no download, no files.
  *
- * <p>Sample {@code i} is drawn from its own random stream, seeded from {@code (seed, i)}, so a
- * sample does not depend on how many are generated or by whom. Samples {@code [0, trainSamples)}
- * are the training set, the next {@code testSamples} the held-out set.
+ * <p>Sample {@code i} is drawn from its own random stream, seeded from {@code (seed, i)}, so a sample does not depend
+ * on how many are generated or by whom. Samples {@code [0, trainSamples)} are the training set, the next
+ * {@code testSamples} the held-out set.
  */
 final class TeacherDataset {
     static final int LATENT = 16;
@@ -26,6 +25,7 @@ final class TeacherDataset {
     final int testSamples;
     /** Row-major, {@code inputs} floats per sample, training samples first. */
     final float[] features;
+
     final int[] labels;
 
     TeacherDataset(long seed, int inputs, int classes, int trainSamples, int testSamples) {
@@ -81,7 +81,10 @@ final class TeacherDataset {
         return a;
     }
 
-    /** A seed for stream {@code i} of {@code seed}: SplitMix64's finaliser over both, so nearby inputs give unrelated seeds. */
+    /**
+     * A seed for stream {@code i} of {@code seed}: SplitMix64's finaliser over both, so nearby inputs give unrelated
+     * seeds.
+     */
     static long mix(long seed, long i) {
         long z = seed * 0x9E3779B97F4A7C15L + i * 0xC2B2AE3D27D4EB4FL + 0x165667B19E3779F9L;
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;

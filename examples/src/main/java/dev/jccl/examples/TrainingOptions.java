@@ -4,26 +4,37 @@ import java.util.Arrays;
 import java.util.stream.Collectors;
 
 /**
- * The settings of {@link DataParallelTraining}: model shape, data, optimiser, buckets. Every rank
- * must run with the same ones (the command line is the same for all ranks under {@code jccl run}).
+ * The settings of {@link DataParallelTraining}: model shape, data, optimiser, buckets. Every rank must run with the
+ * same ones (the command line is the same for all ranks under {@code jccl run}).
  *
- * @param inputs        features per sample
- * @param hidden        widths of the hidden (ReLU) layers, first to last
- * @param classes       number of classes (width of the output layer)
- * @param trainSamples  size of the training set; an epoch is {@code trainSamples / batch} steps
- * @param testSamples   size of the held-out set the loss and accuracy of each epoch are measured on
- * @param batch         global batch per step, split evenly over the ranks
- * @param epochs        passes over the training set
- * @param learningRate  SGD step size
- * @param momentum      SGD momentum (0 for plain SGD)
- * @param bucketBytes   upper bound of one gradient bucket, in bytes of FLOAT32 gradients
- * @param overlap       when each bucket's AllReduce starts (see {@link Overlap})
- * @param seed          seeds the data (teacher and samples), the initial weights and the shuffling
- * @param warmupSteps   first steps left out of the timing summary (JIT compilation, first touches)
+ * @param inputs features per sample
+ * @param hidden widths of the hidden (ReLU) layers, first to last
+ * @param classes number of classes (width of the output layer)
+ * @param trainSamples size of the training set; an epoch is {@code trainSamples / batch} steps
+ * @param testSamples size of the held-out set the loss and accuracy of each epoch are measured on
+ * @param batch global batch per step, split evenly over the ranks
+ * @param epochs passes over the training set
+ * @param learningRate SGD step size
+ * @param momentum SGD momentum (0 for plain SGD)
+ * @param bucketBytes upper bound of one gradient bucket, in bytes of FLOAT32 gradients
+ * @param overlap when each bucket's AllReduce starts (see {@link Overlap})
+ * @param seed seeds the data (teacher and samples), the initial weights and the shuffling
+ * @param warmupSteps first steps left out of the timing summary (JIT compilation, first touches)
  */
-record TrainingOptions(int inputs, int[] hidden, int classes, int trainSamples, int testSamples, int batch,
-                       int epochs, float learningRate, float momentum, int bucketBytes, Overlap overlap, long seed,
-                       int warmupSteps) {
+record TrainingOptions(
+        int inputs,
+        int[] hidden,
+        int classes,
+        int trainSamples,
+        int testSamples,
+        int batch,
+        int epochs,
+        float learningRate,
+        float momentum,
+        int bucketBytes,
+        Overlap overlap,
+        long seed,
+        int warmupSteps) {
 
     /** When the AllReduce of a bucket starts. */
     enum Overlap {
@@ -59,8 +70,8 @@ record TrainingOptions(int inputs, int[] hidden, int classes, int trainSamples, 
 
     /** The defaults: an MLP 256-1024-1024-10 (1.3 M parameters, 5.3 MB of gradients) in 1 MiB buckets. */
     static TrainingOptions defaults() {
-        return new TrainingOptions(256, new int[] {1024, 1024}, 10, 8192, 2048, 64, 3, 0.01f, 0.9f, 1 << 20, Overlap.ON,
-                1, 20);
+        return new TrainingOptions(
+                256, new int[] {1024, 1024}, 10, 8192, 2048, 64, 3, 0.01f, 0.9f, 1 << 20, Overlap.ON, 1, 20);
     }
 
     /** Parses command-line options over {@link #defaults()}; throws IllegalArgumentException saying what is wrong. */
@@ -101,13 +112,37 @@ record TrainingOptions(int inputs, int[] hidden, int classes, int trainSamples, 
         if (batch > trainSamples) {
             throw new IllegalArgumentException("--batch " + batch + " is larger than --train-samples " + trainSamples);
         }
-        return new TrainingOptions(inputs, hidden, classes, trainSamples, testSamples, batch, epochs, learningRate,
-                momentum, bucketBytes, overlap, seed, warmupSteps);
+        return new TrainingOptions(
+                inputs,
+                hidden,
+                classes,
+                trainSamples,
+                testSamples,
+                batch,
+                epochs,
+                learningRate,
+                momentum,
+                bucketBytes,
+                overlap,
+                seed,
+                warmupSteps);
     }
 
     TrainingOptions withOverlap(Overlap on) {
-        return new TrainingOptions(inputs, hidden, classes, trainSamples, testSamples, batch, epochs, learningRate,
-                momentum, bucketBytes, on, seed, warmupSteps);
+        return new TrainingOptions(
+                inputs,
+                hidden,
+                classes,
+                trainSamples,
+                testSamples,
+                batch,
+                epochs,
+                learningRate,
+                momentum,
+                bucketBytes,
+                on,
+                seed,
+                warmupSteps);
     }
 
     /** Layer widths, input first: {@code inputs, hidden..., classes}. */
@@ -154,7 +189,9 @@ record TrainingOptions(int inputs, int[] hidden, int classes, int trainSamples, 
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " needs a number, got '" + v + "'");
         }
-        if (!(f >= 0) || Float.isInfinite(f)) throw new IllegalArgumentException(name + " must be a finite number >= 0, got " + v);
+        if (!(f >= 0) || Float.isInfinite(f)) {
+            throw new IllegalArgumentException(name + " must be a finite number >= 0, got " + v);
+        }
         return f;
     }
 

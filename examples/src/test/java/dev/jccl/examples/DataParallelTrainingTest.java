@@ -1,13 +1,14 @@
 package dev.jccl.examples;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import dev.jccl.Config;
 import dev.jccl.TestRanks;
 import dev.jccl.UniqueId;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.io.File;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -18,41 +19,55 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The data-parallel example's promise: N ranks that each train on 1/N of every batch and average
- * their gradients with bucketed AllReduce end with the weights one process reaches on the whole
- * batches, whether or not the AllReduces overlap the backward pass.
+ * The data-parallel example's promise: N ranks that each train on 1/N of every batch and average their gradients with
+ * bucketed AllReduce end with the weights one process reaches on the whole batches, whether or not the AllReduces
+ * overlap the backward pass.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class DataParallelTrainingTest {
     /**
-     * A small model (5,477 parameters, so 6 buckets of 4 KiB: several per layer, and the first
-     * ones reduced while the backward pass is still in the lower layers) and 48 steps of SGD with
-     * momentum.
+     * A small model (5,477 parameters, so 6 buckets of 4 KiB: several per layer, and the first ones reduced while the
+     * backward pass is still in the lower layers) and 48 steps of SGD with momentum.
      */
-    private static final TrainingOptions SMALL = TrainingOptions.parse("--inputs", "32", "--hidden", "64,48",
-            "--classes", "5", "--train-samples", "512", "--test-samples", "128", "--batch", "32", "--epochs", "3",
-            "--lr", "0.05", "--bucket-kb", "4", "--warmup-steps", "0");
+    private static final TrainingOptions SMALL = TrainingOptions.parse(
+            "--inputs",
+            "32",
+            "--hidden",
+            "64,48",
+            "--classes",
+            "5",
+            "--train-samples",
+            "512",
+            "--test-samples",
+            "128",
+            "--batch",
+            "32",
+            "--epochs",
+            "3",
+            "--lr",
+            "0.05",
+            "--bucket-kb",
+            "4",
+            "--warmup-steps",
+            "0");
 
     /**
-     * How far N ranks' weights may be from the single process's, as a fraction of the largest
-     * weight. The two compute the same sums in different orders: a rank sums its shard's per-sample
-     * gradients, then AllReduce sums the ranks' means, where one process sums the whole batch at
-     * once. Each reordering moves a float32 sum by a few ulps (relative 1e-7), and 48 steps of
-     * momentum SGD carry those differences along; measured here: 2e-7 for 2 and 4 ranks, 0 for one.
-     * 1e-5 leaves a margin of 50 over that, and is four orders of magnitude below what a wrong
+     * How far N ranks' weights may be from the single process's, as a fraction of the largest weight. The two compute
+     * the same sums in different orders: a rank sums its shard's per-sample gradients, then AllReduce sums the ranks'
+     * means, where one process sums the whole batch at once. Each reordering moves a float32 sum by a few ulps
+     * (relative 1e-7), and 48 steps of momentum SGD carry those differences along; measured here: 2e-7 for 2 and 4
+     * ranks, 0 for one. 1e-5 leaves a margin of 50 over that, and is four orders of magnitude below what a wrong
      * average gives (SUM instead of AVG: 0.5 and more; ranks that skip the AllReduce: see
-     * {@link #ranksThatDoNotAverageEndFarFromTheReference}). The run is kept short on purpose: SGD
-     * amplifies any rounding difference over hundreds of steps (on the default model, nudging one
-     * weight in a thousand by one ulp moves the weights 2e-4 after 128 steps and 1e-2 after 384,
-     * exactly as far as 4 ranks do), so a long run could not tell a wrong sum from a reordered one.
+     * {@link #ranksThatDoNotAverageEndFarFromTheReference}). The run is kept short on purpose: SGD amplifies any
+     * rounding difference over hundreds of steps (on the default model, nudging one weight in a thousand by one ulp
+     * moves the weights 2e-4 after 128 steps and 1e-2 after 384, exactly as far as 4 ranks do), so a long run could not
+     * tell a wrong sum from a reordered one.
      */
     private static final double TOLERANCE = 1e-5;
 
@@ -66,21 +81,27 @@ class DataParallelTrainingTest {
 
         for (int r = 0; r < ranks; r++) {
             // AllReduce leaves the same bits on every rank, so the ranks never drift apart.
-            assertArrayEquals(overlapped.get(0), overlapped.get(r), "rank " + r + " ended with other weights than rank 0");
+            assertArrayEquals(
+                    overlapped.get(0), overlapped.get(r), "rank " + r + " ended with other weights than rank 0");
             // Overlap changes when each bucket is reduced, not what: same buckets, same order, same sums.
-            assertArrayEquals(overlapped.get(r), sequential.get(r),
+            assertArrayEquals(
+                    overlapped.get(r),
+                    sequential.get(r),
                     "rank " + r + ": overlapped and non-overlapped training ended with different weights");
         }
         double difference = relativeDifference(overlapped.get(0), reference);
-        assertTrue(difference <= TOLERANCE, String.format(
-                "%d ranks ended %.3g (relative to the largest weight) away from one process on the whole batch; tolerance %.0e",
-                ranks, difference, TOLERANCE));
+        assertTrue(
+                difference <= TOLERANCE,
+                String.format(
+                        "%d ranks ended %.3g (relative to the largest weight) away from one process "
+                                + "on the whole batch; tolerance %.0e",
+                        ranks, difference, TOLERANCE));
         if (ranks == 1) {
             // One rank's shard is the whole batch and AVG over one rank is the identity: same bits.
             assertArrayEquals(reference, overlapped.get(0), "1 rank differs from the process without a communicator");
         }
-        System.out.printf("%d ranks: largest weight difference from one process %.3g of the largest weight%n", ranks,
-                difference);
+        System.out.printf(
+                "%d ranks: largest weight difference from one process %.3g of the largest weight%n", ranks, difference);
     }
 
     /** Shows the tolerance can fail: ranks that skip the AllReduce each follow their own shards. */
@@ -93,10 +114,12 @@ class DataParallelTrainingTest {
             DataParallelTrainer t = new DataParallelTrainer(SMALL, data, r, 2, model, GradientExchange.NONE);
             for (int e = 0; e < SMALL.epochs(); e++) t.trainEpoch(e);
             double difference = relativeDifference(model.params, reference);
-            assertTrue(difference > 100 * TOLERANCE,
+            assertTrue(
+                    difference > 100 * TOLERANCE,
                     "rank " + r + " without AllReduce is only " + difference + " away from the reference");
-            System.out.printf("rank %d of 2 without AllReduce: %.3g of the largest weight away from one process%n", r,
-                    difference);
+            System.out.printf(
+                    "rank %d of 2 without AllReduce: %.3g of the largest weight away from one process%n",
+                    r, difference);
         }
     }
 
@@ -110,8 +133,9 @@ class DataParallelTrainingTest {
         for (int e = 1; e < SMALL.epochs(); e++) last = t.trainEpoch(e) / SMALL.stepsPerEpoch();
         double[] after = t.evaluateShard();
         assertTrue(last < 0.8 * first, "training loss went from " + first + " to " + last);
-        assertTrue(after[0] / after[2] < before[0] / before[2], "test loss rose: " + Arrays.toString(before)
-                + " -> " + Arrays.toString(after));
+        assertTrue(
+                after[0] / after[2] < before[0] / before[2],
+                "test loss rose: " + Arrays.toString(before) + " -> " + Arrays.toString(after));
         assertTrue(after[1] > before[1], "test accuracy did not improve");
     }
 
@@ -133,7 +157,9 @@ class DataParallelTrainingTest {
         assertTrue(ends.size() > 3, "expected several reports, got " + ends);
         for (int k = 0; k < ends.size(); k++) {
             if (k > 0) assertTrue(ends.get(k) > ends.get(k - 1), "reports must grow: " + ends);
-            assertArrayEquals(Arrays.copyOf(model.grads, ends.get(k)), snapshots.get(k),
+            assertArrayEquals(
+                    Arrays.copyOf(model.grads, ends.get(k)),
+                    snapshots.get(k),
                     "gradients below " + ends.get(k) + " changed after they were reported");
         }
     }
@@ -141,8 +167,19 @@ class DataParallelTrainingTest {
     /** The backward pass against central differences of the loss, for every parameter of a tiny model. */
     @Test
     void gradientsMatchFiniteDifferences() {
-        TrainingOptions o = TrainingOptions.parse("--inputs", "6", "--hidden", "5,4", "--classes", "3", "--train-samples",
-                "8", "--test-samples", "0", "--batch", "8");
+        TrainingOptions o = TrainingOptions.parse(
+                "--inputs",
+                "6",
+                "--hidden",
+                "5,4",
+                "--classes",
+                "3",
+                "--train-samples",
+                "8",
+                "--test-samples",
+                "0",
+                "--batch",
+                "8");
         TeacherDataset data = TeacherDataset.of(o);
         Mlp model = new Mlp(o.widths(), 7);
         // Zero biases put a sample whose ReLUs below are all off exactly on a kink (z = 0), where a
@@ -172,14 +209,15 @@ class DataParallelTrainingTest {
     @Test
     void aBatchThatDoesNotSplitEvenlyIsRefused() {
         TeacherDataset data = TeacherDataset.of(SMALL);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> new DataParallelTrainer(SMALL, data, 0, 3, new Mlp(SMALL.widths(), 1), GradientExchange.NONE));
         assertTrue(e.getMessage().contains("--batch 32 does not split evenly over 3 ranks"), e.getMessage());
     }
 
     /**
-     * The program as a job of 2 JVMs, set up through JCCL_* variables as jccl run does: what rank 0
-     * prints (with both timing summaries of --compare-overlap), and that rank 1 is quiet.
+     * The program as a job of 2 JVMs, set up through JCCL_* variables as jccl run does: what rank 0 prints (with both
+     * timing summaries of --compare-overlap), and that rank 1 is quiet.
      */
     @Test
     void mainPrintsLossPerEpochAndTheTimeSplitOnRankZeroOnly() throws Exception {
@@ -194,12 +232,36 @@ class DataParallelTrainingTest {
             for (int r = 0; r < 2; r++) {
                 Path log = Files.createTempFile("training-" + r + "-", ".log");
                 logs.add(log);
-                ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "--enable-native-access=ALL-UNNAMED", "-cp",
-                        System.getProperty("java.class.path"), DataParallelTraining.class.getName(), "--inputs", "32",
-                        "--hidden", "64,48", "--classes", "5", "--train-samples", "512", "--test-samples", "128",
-                        "--batch", "32", "--epochs", "2", "--bucket-kb", "4", "--lr", "0.05", "--warmup-steps", "4",
-                        "--compare-overlap")
-                        .redirectErrorStream(true).redirectOutput(log.toFile())
+                ProcessBuilder pb = new ProcessBuilder(
+                                java,
+                                "-Xmx256m",
+                                "--enable-native-access=ALL-UNNAMED",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                DataParallelTraining.class.getName(),
+                                "--inputs",
+                                "32",
+                                "--hidden",
+                                "64,48",
+                                "--classes",
+                                "5",
+                                "--train-samples",
+                                "512",
+                                "--test-samples",
+                                "128",
+                                "--batch",
+                                "32",
+                                "--epochs",
+                                "2",
+                                "--bucket-kb",
+                                "4",
+                                "--lr",
+                                "0.05",
+                                "--warmup-steps",
+                                "4",
+                                "--compare-overlap")
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
                         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
                 pb.environment().put("JCCL_RANK", Integer.toString(r));
                 pb.environment().put("JCCL_WORLD_SIZE", "2");
@@ -216,13 +278,19 @@ class DataParallelTrainingTest {
             }
             String rank0 = Files.readString(logs.get(0), StandardCharsets.UTF_8);
             String rank1 = Files.readString(logs.get(1), StandardCharsets.UTF_8);
-            for (String expected : List.of("Data-parallel training on 2 ranks: MLP 32-64-48-5, 5,477 parameters",
-                    "in 6 buckets of <= 4.0 KiB, overlap on and off in turn", "global batch 32 = 2 ranks x 16; 16 steps per epoch",
-                    "epoch 1/2: train loss ", "epoch 2/2: train loss ",
+            for (String expected : List.of(
+                    "Data-parallel training on 2 ranks: MLP 32-64-48-5, 5,477 parameters",
+                    "in 6 buckets of <= 4.0 KiB, overlap on and off in turn",
+                    "global batch 32 = 2 ranks x 16; 16 steps per epoch",
+                    "epoch 1/2: train loss ",
+                    "epoch 2/2: train loss ",
                     "step time, overlap on (14 steps after the warm-up, averaged over ranks)",
-                    "step time, overlap off (14 steps after the warm-up, averaged over ranks)", "overlap saves ",
-                    "computing (batch, forward, backward, update)", "communicating (blocked on AllReduce)",
-                    "AllReduce in flight", "weights after training: L2 norm ")) {
+                    "step time, overlap off (14 steps after the warm-up, averaged over ranks)",
+                    "overlap saves ",
+                    "computing (batch, forward, backward, update)",
+                    "communicating (blocked on AllReduce)",
+                    "AllReduce in flight",
+                    "weights after training: L2 norm ")) {
                 assertTrue(rank0.contains(expected), "rank 0 did not print \"" + expected + "\":\n" + rank0);
             }
             assertEquals("", rank1, "rank 1 should print nothing");

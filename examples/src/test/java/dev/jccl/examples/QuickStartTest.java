@@ -1,11 +1,10 @@
 package dev.jccl.examples;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.jccl.Config;
 import dev.jccl.UniqueId;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.io.File;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -14,9 +13,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** QuickStart as a real job: N JVMs configured only through JCCL_* variables, as a launcher would. */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -37,9 +36,15 @@ class QuickStartTest {
             for (int r = 0; r < size; r++) {
                 Path log = Files.createTempFile("quickstart-" + r + "-", ".log");
                 logs.add(log);
-                ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "--enable-native-access=ALL-UNNAMED",
-                        "-cp", System.getProperty("java.class.path"), QuickStart.class.getName())
-                        .redirectErrorStream(true).redirectOutput(log.toFile())
+                ProcessBuilder pb = new ProcessBuilder(
+                                java,
+                                "-Xmx256m",
+                                "--enable-native-access=ALL-UNNAMED",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                QuickStart.class.getName())
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
                         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
                 pb.environment().put("JCCL_RANK", Integer.toString(r));
                 pb.environment().put("JCCL_WORLD_SIZE", Integer.toString(size));
@@ -60,14 +65,19 @@ class QuickStartTest {
             }
             StringBuilder all = new StringBuilder();
             for (int r = 0; r < size; r++) {
-                all.append("\n--- rank ").append(r).append(": ").append(codes.get(r) == null ? "killed at the deadline" : "exit " + codes.get(r))
-                        .append('\n').append(outputs.get(r));
+                all.append("\n--- rank ")
+                        .append(r)
+                        .append(": ")
+                        .append(codes.get(r) == null ? "killed at the deadline" : "exit " + codes.get(r))
+                        .append('\n')
+                        .append(outputs.get(r));
             }
             for (int r = 0; r < size; r++) {
                 assertEquals(Integer.valueOf(0), codes.get(r), "rank " + r + " failed:" + all);
                 for (String line : expectedLines(r, size)) {
                     int rank = r;
-                    assertTrue(outputs.get(r).lines().anyMatch(line::equals),
+                    assertTrue(
+                            outputs.get(r).lines().anyMatch(line::equals),
                             () -> "rank " + rank + " did not print \"" + line + "\":" + all);
                 }
             }
@@ -82,7 +92,9 @@ class QuickStartTest {
         String me = "rank " + r + "/" + n;
         float s = n * (n + 1) / 2f;
         StringBuilder gathered = new StringBuilder("[");
-        for (int k = 0; k < n; k++) gathered.append(k == 0 ? "" : ", ").append(k).append(", ").append(k * k);
+        for (int k = 0; k < n; k++) {
+            gathered.append(k == 0 ? "" : ", ").append(k).append(", ").append(k * k);
+        }
         gathered.append(']');
         return List.of(
                 me + " allReduce(SUM): [" + s + ", " + 2 * s + ", " + 3 * s + ", " + 4 * s + "]",

@@ -6,10 +6,20 @@ import java.util.Map;
 final class ExitStatus {
     /** Linux numbering. */
     private static final Map<Integer, String> SIGNALS = Map.ofEntries(
-            Map.entry(1, "SIGHUP"), Map.entry(2, "SIGINT"), Map.entry(3, "SIGQUIT"), Map.entry(4, "SIGILL"),
-            Map.entry(6, "SIGABRT"), Map.entry(7, "SIGBUS"), Map.entry(8, "SIGFPE"), Map.entry(9, "SIGKILL"),
-            Map.entry(10, "SIGUSR1"), Map.entry(11, "SIGSEGV"), Map.entry(12, "SIGUSR2"), Map.entry(13, "SIGPIPE"),
-            Map.entry(14, "SIGALRM"), Map.entry(15, "SIGTERM"));
+            Map.entry(1, "SIGHUP"),
+            Map.entry(2, "SIGINT"),
+            Map.entry(3, "SIGQUIT"),
+            Map.entry(4, "SIGILL"),
+            Map.entry(6, "SIGABRT"),
+            Map.entry(7, "SIGBUS"),
+            Map.entry(8, "SIGFPE"),
+            Map.entry(9, "SIGKILL"),
+            Map.entry(10, "SIGUSR1"),
+            Map.entry(11, "SIGSEGV"),
+            Map.entry(12, "SIGUSR2"),
+            Map.entry(13, "SIGPIPE"),
+            Map.entry(14, "SIGALRM"),
+            Map.entry(15, "SIGTERM"));
 
     private ExitStatus() {}
 

@@ -10,7 +10,6 @@ import dev.jccl.transport.NetPlugin;
 import dev.jccl.transport.NetPluginException;
 import dev.jccl.transport.NetPlugins;
 import dev.jccl.transport.shm.ShmTransport;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -20,23 +19,36 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What {@code jccl info} reports about this host and environment, gathered once and rendered as
- * text or JSON by {@link InfoCommand}.
+ * What {@code jccl info} reports about this host and environment, gathered once and rendered as text or JSON by
+ * {@link InfoCommand}.
  *
- * @param ifnameFilter   the interface filter in effect, or null for automatic selection
- * @param ifnameSource   where the filter came from ({@code default} or a variable's name)
- * @param selected       the interface a rank here would listen on, or null if none matches
+ * @param ifnameFilter the interface filter in effect, or null for automatic selection
+ * @param ifnameSource where the filter came from ({@code default} or a variable's name)
+ * @param selected the interface a rank here would listen on, or null if none matches
  * @param selectionError why none was selected, or null
- * @param config         rows of {@link Config#describe()}: name, value, source
- * @param warnings       unknown {@code JCCL_*} variables, each with the closest real name
- * @param cpus           the CPUs this process may use (affinity mask, CPU quota), which decide how ranks wait
- * @param waiting        how ranks of this host wait for each other, as {@code JCCL_OVERSUBSCRIBED} and {@code cpus} say
- * @param kernels        which reduce kernels this JVM runs (the Vector API's or the scalar ones)
+ * @param config rows of {@link Config#describe()}: name, value, source
+ * @param warnings unknown {@code JCCL_*} variables, each with the closest real name
+ * @param cpus the CPUs this process may use (affinity mask, CPU quota), which decide how ranks wait
+ * @param waiting how ranks of this host wait for each other, as {@code JCCL_OVERSUBSCRIBED} and {@code cpus} say
+ * @param kernels which reduce kernels this JVM runs (the Vector API's or the scalar ones)
  */
-record HostReport(String jcclVersion, String javaVersion, String javaVendor, String javaHome, String hostName,
-                  String ifnameFilter, String ifnameSource, Candidate selected, String selectionError,
-                  List<Candidate> candidates, List<TransportStatus> transports, List<String[]> config,
-                  List<String> warnings, int cpus, String waiting, String kernels) {
+record HostReport(
+        String jcclVersion,
+        String javaVersion,
+        String javaVendor,
+        String javaHome,
+        String hostName,
+        String ifnameFilter,
+        String ifnameSource,
+        Candidate selected,
+        String selectionError,
+        List<Candidate> candidates,
+        List<TransportStatus> transports,
+        List<String[]> config,
+        List<String> warnings,
+        int cpus,
+        String waiting,
+        String kernels) {
 
     /** One transport and whether this process could use it. */
     record TransportStatus(String name, boolean available, String detail) {}
@@ -56,21 +68,38 @@ record HostReport(String jcclVersion, String javaVersion, String javaVendor, Str
         }
         List<String[]> rows = config.describe();
         String ifnameSource = "default";
-        for (String[] row : rows) if (row[0].equals("socketIfname")) ifnameSource = row[2];
+        for (String[] row : rows) {
+            if (row[0].equals("socketIfname")) ifnameSource = row[2];
+        }
         List<String> warnings = new ArrayList<>();
         for (String w : Config.unknownVariables(env)) warnings.add("unknown variable " + w);
         int cpus = Runtime.getRuntime().availableProcessors();
-        return new HostReport(Jccl.version(), Runtime.version().toString(), System.getProperty("java.vendor"),
-                System.getProperty("java.home"), readHostName(), config.socketIfname(), ifnameSource, selected,
-                selectionError, candidates, probeTransports(config, rows, env), rows, warnings, cpus,
-                waiting(config.oversubscription(), cpus), describeKernels());
+        return new HostReport(
+                Jccl.version(),
+                Runtime.version().toString(),
+                System.getProperty("java.vendor"),
+                System.getProperty("java.home"),
+                readHostName(),
+                config.socketIfname(),
+                ifnameSource,
+                selected,
+                selectionError,
+                candidates,
+                probeTransports(config, rows, env),
+                rows,
+                warnings,
+                cpus,
+                waiting(config.oversubscription(), cpus),
+                describeKernels());
     }
 
     private static String waiting(Config.Oversubscription setting, int cpus) {
         return switch (setting) {
             case YES -> "ranks share CPUs (JCCL_OVERSUBSCRIBED=1): waiting ranks yield";
             case NO -> "a CPU per rank (JCCL_OVERSUBSCRIBED=0): waiting ranks spin";
-            case AUTO -> "up to " + cpus + " ranks of a host spin while they wait; more share the CPUs and yield (JCCL_OVERSUBSCRIBED=auto)";
+            case AUTO ->
+                "up to " + cpus + " ranks of a host spin while they wait; more "
+                        + "share the CPUs and yield (JCCL_OVERSUBSCRIBED=auto)";
         };
     }
 
@@ -86,10 +115,14 @@ record HostReport(String jcclVersion, String javaVersion, String javaVendor, Str
     /** The transports, and GPU buffers ({@code cuda}: CUDA and NCCL found as {@code env} says). */
     static List<TransportStatus> probeTransports(Config config, List<String[]> rows, Map<String, String> env) {
         String disabledBy = "builder";
-        for (String[] row : rows) if (row[0].equals("shmDisable")) disabledBy = row[2] + "=1";
+        for (String[] row : rows) {
+            if (row[0].equals("shmDisable")) disabledBy = row[2] + "=1";
+        }
         return List.of(
                 new TransportStatus("tcp", true, "available"),
-                new TransportStatus("shm", !config.shmDisable() && ShmTransport.usableHere(),
+                new TransportStatus(
+                        "shm",
+                        !config.shmDisable() && ShmTransport.usableHere(),
                         ShmTransport.describeAvailability(config.shmDisable(), disabledBy)),
                 ucx(config),
                 cuda(env));
@@ -113,8 +146,13 @@ record HostReport(String jcclVersion, String javaVersion, String javaVendor, Str
             String what = plugin.get().probe();
             String net = config.net() == null ? "" : config.net().trim();
             boolean selected = net.equalsIgnoreCase("UCX") || net.equalsIgnoreCase("IB");
-            return new TransportStatus("ucx", true, what + (selected ? "; selected by JCCL_NET=" + net + " between hosts"
-                    : "; not selected (TCP is the default between hosts; JCCL_NET=UCX selects it)"));
+            return new TransportStatus(
+                    "ucx",
+                    true,
+                    what
+                            + (selected
+                                    ? "; selected by JCCL_NET=" + net + " between hosts"
+                                    : "; not selected (TCP is the default between hosts; JCCL_NET=UCX selects it)"));
         } catch (NetPluginException e) {
             return new TransportStatus("ucx", false, e.getMessage());
         } catch (LinkageError e) {

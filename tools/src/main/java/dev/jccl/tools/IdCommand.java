@@ -2,21 +2,24 @@ package dev.jccl.tools;
 
 import dev.jccl.Config;
 import dev.jccl.UniqueId;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
-
 import java.io.IOException;
 import java.nio.channels.ServerSocketChannel;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /** {@code jccl id}: prints a new {@link UniqueId}, for {@code JCCL_ID=$(jccl id)}. */
-@Command(name = "id", mixinStandardHelpOptions = true,
-        description = {"Print a new unique id for a communicator, e.g. export JCCL_ID=$(jccl id).",
-                "Its address is on the interface JCCL_SOCKET_IFNAME selects (see `jccl info`); rank 0 must"
-                        + " run on this host. Treat the id like a password: it holds the job's secret."})
+@Command(
+        name = "id",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Print a new unique id for a communicator, e.g. export JCCL_ID=$(jccl id).",
+            "Its address is on the interface JCCL_SOCKET_IFNAME selects (see `jccl info`); rank 0 must"
+                    + " run on this host. Treat the id like a password: it holds the job's secret."
+        })
 final class IdCommand implements Callable<Integer> {
     @ParentCommand
     private JcclCommand parent;
@@ -24,7 +27,9 @@ final class IdCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--ifname", paramLabel = "FILTER",
+    @Option(
+            names = "--ifname",
+            paramLabel = "FILTER",
             description = "Interface filter instead of JCCL_SOCKET_IFNAME: name prefixes, ^ to exclude, = for exact.")
     private String ifname;
 

@@ -1,18 +1,19 @@
 package dev.jccl.tools;
 
 import dev.jccl.topology.InterfaceSelector.Candidate;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
-
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /** {@code jccl info}: version, Java, host, interface, transports, effective configuration, warnings. */
-@Command(name = "info", mixinStandardHelpOptions = true,
+@Command(
+        name = "info",
+        mixinStandardHelpOptions = true,
         description = "Show what Jccl would use on this host: interface, transports and the effective "
                 + "configuration with where each value comes from.")
 final class InfoCommand implements Callable<Integer> {
@@ -37,26 +38,47 @@ final class InfoCommand implements Callable<Integer> {
     static String text(HostReport r) {
         StringBuilder s = new StringBuilder();
         s.append("jccl ").append(r.jcclVersion()).append('\n');
-        s.append("java        ").append(r.javaVersion()).append(" (").append(r.javaVendor()).append(") at ")
-                .append(r.javaHome()).append('\n');
+        s.append("java        ")
+                .append(r.javaVersion())
+                .append(" (")
+                .append(r.javaVendor())
+                .append(") at ")
+                .append(r.javaHome())
+                .append('\n');
         s.append("host        ").append(r.hostName()).append('\n');
         s.append('\n');
         s.append("interface   ");
-        if (r.selected() != null) s.append(r.selected().name()).append(' ').append(r.selected().address().getHostAddress());
-        else s.append("none: ").append(r.selectionError());
+        if (r.selected() != null) {
+            s.append(r.selected().name())
+                    .append(' ')
+                    .append(r.selected().address().getHostAddress());
+        } else s.append("none: ").append(r.selectionError());
         s.append('\n');
-        s.append("  filter    ").append(r.ifnameFilter() == null
-                ? "(auto: ib*, then any but lo/docker*/virbr*, then docker*, then lo)"
-                : r.ifnameFilter() + " (from " + r.ifnameSource() + ")").append('\n');
+        s.append("  filter    ")
+                .append(
+                        r.ifnameFilter() == null
+                                ? "(auto: ib*, then any but lo/docker*/virbr*, then docker*, then lo)"
+                                : r.ifnameFilter() + " (from " + r.ifnameSource() + ")")
+                .append('\n');
         s.append("  candidates");
         if (r.candidates().isEmpty()) s.append(" (none)");
-        for (Candidate c : r.candidates()) s.append(' ').append(c.name()).append(' ').append(c.address().getHostAddress()).append(',');
+        for (Candidate c : r.candidates()) {
+            s.append(' ')
+                    .append(c.name())
+                    .append(' ')
+                    .append(c.address().getHostAddress())
+                    .append(',');
+        }
         if (!r.candidates().isEmpty()) s.setLength(s.length() - 1);
         s.append('\n');
         s.append('\n');
         s.append("transports\n");
         for (HostReport.TransportStatus t : r.transports()) {
-            s.append("  ").append(String.format("%-5s", t.name())).append(' ').append(t.detail()).append('\n');
+            s.append("  ")
+                    .append(String.format("%-5s", t.name()))
+                    .append(' ')
+                    .append(t.detail())
+                    .append('\n');
         }
         s.append('\n');
         s.append("compute\n");
@@ -91,7 +113,8 @@ final class InfoCommand implements Callable<Integer> {
     static String json(HostReport r) {
         JsonWriter w = new JsonWriter().beginObject();
         w.field("version", r.jcclVersion());
-        w.name("java").beginObject()
+        w.name("java")
+                .beginObject()
                 .field("version", r.javaVersion())
                 .field("vendor", r.javaVendor())
                 .field("home", r.javaHome())
@@ -108,13 +131,26 @@ final class InfoCommand implements Callable<Integer> {
         w.endArray().endObject();
         w.name("transports").beginArray();
         for (HostReport.TransportStatus t : r.transports()) {
-            w.beginObject().field("name", t.name()).field("available", t.available()).field("detail", t.detail()).endObject();
+            w.beginObject()
+                    .field("name", t.name())
+                    .field("available", t.available())
+                    .field("detail", t.detail())
+                    .endObject();
         }
         w.endArray();
-        w.name("compute").beginObject().field("cpus", r.cpus()).field("waiting", r.waiting()).field("kernels", r.kernels()).endObject();
+        w.name("compute")
+                .beginObject()
+                .field("cpus", r.cpus())
+                .field("waiting", r.waiting())
+                .field("kernels", r.kernels())
+                .endObject();
         w.name("config").beginArray();
         for (String[] row : r.config()) {
-            w.beginObject().field("name", row[0]).field("value", row[1]).field("source", row[2]).endObject();
+            w.beginObject()
+                    .field("name", row[0])
+                    .field("value", row[1])
+                    .field("source", row[2])
+                    .endObject();
         }
         w.endArray();
         w.name("warnings").beginArray();
@@ -124,6 +160,9 @@ final class InfoCommand implements Callable<Integer> {
     }
 
     private static void candidate(JsonWriter w, Candidate c) {
-        w.beginObject().field("name", c.name()).field("address", c.address().getHostAddress()).endObject();
+        w.beginObject()
+                .field("name", c.name())
+                .field("address", c.address().getHostAddress())
+                .endObject();
     }
 }

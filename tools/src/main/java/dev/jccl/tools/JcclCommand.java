@@ -3,23 +3,25 @@ package dev.jccl.tools;
 import dev.jccl.Jccl;
 import dev.jccl.JcclException;
 import dev.jccl.tools.doctor.DoctorCommand;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.IVersionProvider;
-
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
 
 /**
- * The {@code jccl} command: {@code id}, {@code info}, {@code run}, {@code perf}, {@code doctor}. {@code ./jccl} at the repository
- * root builds and runs it.
+ * The {@code jccl} command: {@code id}, {@code info}, {@code run}, {@code perf}, {@code doctor}. {@code ./jccl} at the
+ * repository root builds and runs it.
  *
- * <p>The environment and the two output streams are fields rather than globals so that tests can
- * run the command in-process with their own; {@link #main} passes the real ones.
+ * <p>The environment and the two output streams are fields rather than globals so that tests can run the command
+ * in-process with their own; {@link #main} passes the real ones.
  */
-@Command(name = "jccl", mixinStandardHelpOptions = true, versionProvider = JcclCommand.Version.class,
+@Command(
+        name = "jccl",
+        mixinStandardHelpOptions = true,
+        versionProvider = JcclCommand.Version.class,
         subcommands = {IdCommand.class, InfoCommand.class, RunCommand.class, PerfCommand.class},
         description = "Tools for Jccl, collective communication for the JVM.")
 public final class JcclCommand {
@@ -48,7 +50,9 @@ public final class JcclCommand {
         cl.getSubcommands().get("run").setStopAtPositional(true);
         cl.setExecutionExceptionHandler((e, failed, parseResult) -> {
             PrintWriter w = failed.getErr();
-            if (e instanceof IllegalArgumentException || e instanceof IllegalStateException || e instanceof JcclException) {
+            if (e instanceof IllegalArgumentException
+                    || e instanceof IllegalStateException
+                    || e instanceof JcclException) {
                 // Jccl's own messages say what is wrong and what to do; a stack trace would bury that.
                 w.println(failed.getCommandSpec().qualifiedName() + ": " + e.getMessage());
             } else {
@@ -77,8 +81,10 @@ public final class JcclCommand {
     static final class Version implements IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[] {"jccl " + Jccl.version() + " (Java " + Runtime.version() + ", "
-                    + System.getProperty("java.vendor") + ")"};
+            return new String[] {
+                "jccl " + Jccl.version() + " (Java " + Runtime.version() + ", " + System.getProperty("java.vendor")
+                        + ")"
+            };
         }
     }
 }

@@ -4,15 +4,15 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * Writes JSON text, two spaces of indent per level, for {@code info --json}, which builds its
- * output field by field. It predates Jackson in the tools jar (perf's reports, which are read back
- * as records, use Jackson: see PerfReports). Misuse (a value where a name is due) is the caller's
- * bug and is not detected.
+ * Writes JSON text, two spaces of indent per level, for {@code info --json}, which builds its output field by field. It
+ * predates Jackson in the tools jar (perf's reports, which are read back as records, use Jackson: see PerfReports).
+ * Misuse (a value where a name is due) is the caller's bug and is not detected.
  */
 final class JsonWriter {
     private final StringBuilder out = new StringBuilder();
     /** Per open container: whether it has an element yet (for commas). */
     private final Deque<boolean[]> open = new ArrayDeque<>();
+
     private boolean afterName;
 
     JsonWriter beginObject() {

@@ -6,8 +6,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * One of the launcher's output streams, shared by every rank's copier: each call writes whole
- * lines under one lock, so lines from different ranks never interleave inside a line.
+ * One of the launcher's output streams, shared by every rank's copier: each call writes whole lines under one lock, so
+ * lines from different ranks never interleave inside a line.
  */
 final class LineSink {
     private final OutputStream out;

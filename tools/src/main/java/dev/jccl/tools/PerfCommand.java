@@ -15,14 +15,6 @@ import dev.jccl.tools.perf.PerfReport;
 import dev.jccl.tools.perf.PerfTarget;
 import dev.jccl.tools.perf.PlotCommand;
 import dev.jccl.tools.perf.SizeSweep;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,29 +22,44 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code jccl perf <benchmark>}: nccl-tests for Jccl. Same flags, same defaults, same table.
- * It runs as one rank per process: {@code -np N} starts N local processes itself; under
- * {@code mpirun}, {@code srun} or {@code jccl run} each process joins as the launcher says; with
- * neither, the process is a communicator of one rank.
+ * {@code jccl perf <benchmark>}: nccl-tests for Jccl. Same flags, same defaults, same table. It runs as one rank per
+ * process: {@code -np N} starts N local processes itself; under {@code mpirun}, {@code srun} or {@code jccl run} each
+ * process joins as the launcher says; with neither, the process is a communicator of one rank.
  */
-@Command(name = "perf", mixinStandardHelpOptions = true, subcommands = PlotCommand.class,
-        description = {"Measure a collective like nccl-tests does and print its table: size, count, type, redop, root,"
-                + " then time, algbw, busbw and #wrong, out-of-place and in-place.",
-                "BENCHMARK is all_reduce, all_gather, broadcast, reduce, reduce_scatter, alltoall or sendrecv."
-                        + " Flags and defaults are nccl-tests' own; sizes take K, M, G suffixes (binary).",
-                "Exit code 1 when any element is wrong."},
-        footer = {"", "Examples:",
-                "  jccl perf all_reduce -np 4 -b 8 -e 64M -f 4             # 4 local ranks, sizes 8 B to 64 MiB, x4 each step",
-                "  jccl perf all_gather -np 2 -d all -c 1 --json ag.json    # every type, write the rows as JSON",
-                "  jccl perf all_reduce -np 2 --device cuda -e 1G -f 2      # GPU buffers (NCCL, or staged)",
-                "  mpirun -np 8 -x JCCL_ROOT=host0 jccl perf all_reduce -b 1M -e 1G -f 2",
-                "  jccl perf plot ag.json ar.json -o busbw.png             # draw busbw against size"})
+@Command(
+        name = "perf",
+        mixinStandardHelpOptions = true,
+        subcommands = PlotCommand.class,
+        description = {
+            "Measure a collective like nccl-tests does and print its table: size, count, type, redop, root,"
+                    + " then time, algbw, busbw and #wrong, out-of-place and in-place.",
+            "BENCHMARK is all_reduce, all_gather, broadcast, reduce, reduce_scatter, alltoall or sendrecv."
+                    + " Flags and defaults are nccl-tests' own; sizes take K, M, G suffixes (binary).",
+            "Exit code 1 when any element is wrong."
+        },
+        footer = {
+            "",
+            "Examples:",
+            "  jccl perf all_reduce -np 4 -b 8 -e 64M -f 4             # 4 local ranks, "
+                    + "sizes 8 B to 64 MiB, x4 each step",
+            "  jccl perf all_gather -np 2 -d all -c 1 --json ag.json    # every type, write the rows as JSON",
+            "  jccl perf all_reduce -np 2 --device cuda -e 1G -f 2      # GPU buffers (NCCL, or staged)",
+            "  mpirun -np 8 -x JCCL_ROOT=host0 jccl perf all_reduce -b 1M -e 1G -f 2",
+            "  jccl perf plot ag.json ar.json -o busbw.png             # draw busbw against size"
+        })
 final class PerfCommand implements Callable<Integer> {
     /**
-     * Set by {@code perf -np} on its rank 0 when the launcher's own output is a terminal (a system
-     * property rather than a variable, so that Jccl's check for misspelt JCCL_ variables stays quiet).
+     * Set by {@code perf -np} on its rank 0 when the launcher's own output is a terminal (a system property rather than
+     * a variable, so that Jccl's check for misspelt JCCL_ variables stays quiet).
      */
     static final String PROGRESS_PROPERTY = "jccl.perf.progress";
 
@@ -63,70 +70,147 @@ final class PerfCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     // Optional to picocli only so that `perf plot …` parses; call() insists on it.
-    @Parameters(index = "0", arity = "0..1", paramLabel = "BENCHMARK", description = "all_reduce, all_gather, broadcast, reduce, reduce_scatter, alltoall or sendrecv")
+    @Parameters(
+            index = "0",
+            arity = "0..1",
+            paramLabel = "BENCHMARK",
+            description = "all_reduce, all_gather, broadcast, reduce, reduce_scatter, alltoall or sendrecv")
     private String benchmark;
 
-    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", defaultValue = "32M", description = "Smallest size (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-b", "--minbytes"},
+            paramLabel = "SIZE",
+            defaultValue = "32M",
+            description = "Smallest size (default ${DEFAULT-VALUE}).")
     private String minBytes;
 
-    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", defaultValue = "32M", description = "Largest size (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-e", "--maxbytes"},
+            paramLabel = "SIZE",
+            defaultValue = "32M",
+            description = "Largest size (default ${DEFAULT-VALUE}).")
     private String maxBytes;
 
-    @Option(names = {"-i", "--stepbytes"}, paramLabel = "SIZE", defaultValue = "1M", description = "Size increment when -f is 1 (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-i", "--stepbytes"},
+            paramLabel = "SIZE",
+            defaultValue = "1M",
+            description = "Size increment when -f is 1 (default ${DEFAULT-VALUE}).")
     private String stepBytes;
 
-    @Option(names = {"-f", "--stepfactor"}, paramLabel = "N", defaultValue = "1", description = "Size multiplier between rows (default ${DEFAULT-VALUE}: use -i).")
+    @Option(
+            names = {"-f", "--stepfactor"},
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Size multiplier between rows (default ${DEFAULT-VALUE}: use -i).")
     private long stepFactor;
 
-    @Option(names = {"-n", "--iters"}, paramLabel = "N", defaultValue = "20", description = "Timed iterations per row (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-n", "--iters"},
+            paramLabel = "N",
+            defaultValue = "20",
+            description = "Timed iterations per row (default ${DEFAULT-VALUE}).")
     private int iters;
 
-    @Option(names = {"-w", "--warmup_iters"}, paramLabel = "N", defaultValue = "5", description = "Warm-up iterations (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-w", "--warmup_iters"},
+            paramLabel = "N",
+            defaultValue = "5",
+            description = "Warm-up iterations (default ${DEFAULT-VALUE}).")
     private int warmupIters;
 
-    @Option(names = "--warmup-time", paramLabel = "SECONDS", defaultValue = "3",
-            description = "JVM warm-up before the first row: the first case runs at the largest and smallest size until this many seconds have passed on every rank, so the rows time compiled code (default ${DEFAULT-VALUE}; 0 for none).")
+    @Option(
+            names = "--warmup-time",
+            paramLabel = "SECONDS",
+            defaultValue = "3",
+            description = "JVM warm-up before the first row: the first case runs at the largest and "
+                    + "smallest size until this many seconds have passed on every rank, so the "
+                    + "rows time compiled code (default ${DEFAULT-VALUE}; 0 for none).")
     private double warmupSeconds;
 
-    @Option(names = {"-c", "--check"}, paramLabel = "N", defaultValue = "1", description = "Checked iterations per row; 0 turns checking off (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-c", "--check"},
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Checked iterations per row; 0 turns checking off (default ${DEFAULT-VALUE}).")
     private int check;
 
-    @Option(names = {"-o", "--op"}, paramLabel = "OP", defaultValue = "sum", description = "sum, prod, min, max, avg or all (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-o", "--op"},
+            paramLabel = "OP",
+            defaultValue = "sum",
+            description = "sum, prod, min, max, avg or all (default ${DEFAULT-VALUE}).")
     private String op;
 
-    @Option(names = {"-d", "--datatype"}, paramLabel = "TYPE", defaultValue = "float",
-            description = "int8, uint8, int32, uint32, int64, uint64, half, bfloat16, float, double or all (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-d", "--datatype"},
+            paramLabel = "TYPE",
+            defaultValue = "float",
+            description = "int8, uint8, int32, uint32, int64, uint64, half, bfloat16, float, double "
+                    + "or all (default ${DEFAULT-VALUE}).")
     private String datatype;
 
-    @Option(names = {"-r", "--root"}, paramLabel = "ROOT", defaultValue = "0", description = "Root rank of broadcast/reduce, or all (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-r", "--root"},
+            paramLabel = "ROOT",
+            defaultValue = "0",
+            description = "Root rank of broadcast/reduce, or all (default ${DEFAULT-VALUE}).")
     private String root;
 
-    @Option(names = {"-z", "--blocking"}, paramLabel = "0|1|2", defaultValue = "0",
-            description = "0: issue the iterations asynchronously, wait at the end; 1: blocking calls and a barrier after each; 2: blocking calls back to back, as MPI benchmarks time them (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-z", "--blocking"},
+            paramLabel = "0|1|2",
+            defaultValue = "0",
+            description = "0: issue the iterations asynchronously, wait at the end; 1: blocking calls "
+                    + "and a barrier after each; 2: blocking calls back to back, as MPI benchmarks "
+                    + "time them (default ${DEFAULT-VALUE}).")
     private int blocking;
 
-    @Option(names = {"-a", "--average"}, paramLabel = "0-3", defaultValue = "1",
+    @Option(
+            names = {"-a", "--average"},
+            paramLabel = "0-3",
+            defaultValue = "1",
             description = "Time reported across ranks: 0 rank 0's, 1 mean, 2 min, 3 max (default ${DEFAULT-VALUE}).")
     private int average;
 
-    @Option(names = "-np", paramLabel = "N", description = "Start N local ranks (processes) and run the benchmark across them.")
+    @Option(
+            names = "-np",
+            paramLabel = "N",
+            description = "Start N local ranks (processes) and run the benchmark across them.")
     private Integer localRanks;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write every row, with the run's facts, as JSON (read by `jccl perf plot`).")
+    @Option(
+            names = "--json",
+            paramLabel = "FILE",
+            description = "Also write every row, with the run's facts, as JSON (read by `jccl perf plot`).")
     private Path json;
 
-    @Option(names = "--plot", paramLabel = "PNG", description = "Also draw busbw against size for this run (for several runs: --json, then `perf plot`).")
+    @Option(
+            names = "--plot",
+            paramLabel = "PNG",
+            description = "Also draw busbw against size for this run (for several runs: --json, then `perf plot`).")
     private Path plot;
 
-    @Option(names = "--ifname", paramLabel = "FILTER", description = "With -np: interface for the ranks (default: JCCL_SOCKET_IFNAME if set, else lo).")
+    @Option(
+            names = "--ifname",
+            paramLabel = "FILTER",
+            description = "With -np: interface for the ranks (default: JCCL_SOCKET_IFNAME if set, else lo).")
     private String ifname;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", description = "With -np: stop all ranks after this long (30s, 5m) and exit 124.")
+    @Option(
+            names = "--timeout",
+            paramLabel = "DURATION",
+            description = "With -np: stop all ranks after this long (30s, 5m) and exit 124.")
     private String timeout;
 
-    @Option(names = "--device", paramLabel = "host|cuda", defaultValue = "host",
-            description = "Where the buffers live: host (default) or cuda, GPU memory, one GPU per local rank (local rank modulo the GPUs seen)."
-                    + " Device buffers go to NCCL where every rank can load it and has its own GPU, else they are staged through pinned host"
+    @Option(
+            names = "--device",
+            paramLabel = "host|cuda",
+            defaultValue = "host",
+            description = "Where the buffers live: host (default) or cuda, GPU memory, one GPU per "
+                    + "local rank (local rank modulo the GPUs seen)."
+                    + " Device buffers go to NCCL where every rank can load it and has its own "
+                    + "GPU, else they are staged through pinned host"
                     + " memory; the header says which and why (JCCL_CUDA_PATH=staged|nccl chooses).")
     private String device;
 
@@ -151,11 +235,25 @@ final class PerfCommand implements Callable<Integer> {
         boolean launched = LaunchEnvironment.launched(env);
         int localRank = launched ? Math.max(0, LaunchEnvironment.detect(env).localRank()) : 0;
         try (Communicator comm = launched ? join(env, config) : Jccl.init(0, 1, UniqueId.create(config), config);
-             PerfTarget target = where.open(comm, localRank, env)) {
+                PerfTarget target = where.open(comm, localRank, env)) {
             boolean progress = comm.rank() == 0 && (Boolean.getBoolean(PROGRESS_PROPERTY) || onTerminal());
-            PerfOptions run = new PerfOptions(options.collective(), options.sweep(), options.iters(), options.warmupIters(),
-                    options.warmupSeconds(), options.checks(), options.ops(), options.types(), options.roots(), options.calls(), options.average(),
-                    options.corrupt(), options.json(), options.plot(), progress, options.arguments());
+            PerfOptions run = new PerfOptions(
+                    options.collective(),
+                    options.sweep(),
+                    options.iters(),
+                    options.warmupIters(),
+                    options.warmupSeconds(),
+                    options.checks(),
+                    options.ops(),
+                    options.types(),
+                    options.roots(),
+                    options.calls(),
+                    options.average(),
+                    options.corrupt(),
+                    options.json(),
+                    options.plot(),
+                    progress,
+                    options.arguments());
             PerfReport report = new PerfBenchmark(comm, target, run, parent.out(), parent.err()).run();
             return report.outOfBounds() == 0 ? 0 : 1;
         }
@@ -168,24 +266,36 @@ final class PerfCommand implements Callable<Integer> {
 
     /** {@code -np N}: this process only launches; N children run the benchmark, rank 0 prints. */
     private int runLocalRanks(Map<String, String> env) throws IOException, InterruptedException {
-        if (localRanks < 1) throw new ParameterException(spec.commandLine(), "-np must be at least 1, got " + localRanks);
+        if (localRanks < 1) {
+            throw new ParameterException(spec.commandLine(), "-np must be at least 1, got " + localRanks);
+        }
         Duration limit = RankEnvironment.parseTimeout(spec.commandLine(), timeout);
         boolean terminal = onTerminal();
         List<Map<String, String>> environments = RankEnvironment.localJob(env, localRanks, ifname);
-        RankSupervisor job = new RankSupervisor("jccl perf", rankCommand(terminal), environments, new LineSink(parent.out()),
-                new LineSink(parent.err()), new RankSupervisor.Output(false, terminal));
+        RankSupervisor job = new RankSupervisor(
+                "jccl perf",
+                rankCommand(terminal),
+                environments,
+                new LineSink(parent.out()),
+                new LineSink(parent.err()),
+                new RankSupervisor.Output(false, terminal));
         return job.run(limit);
     }
 
     /**
-     * This same program, minus {@code -np N}, in a fresh JVM of the running kind. Only rank 0
-     * draws progress, and its stderr is ours, so the property reaches every rank harmlessly.
+     * This same program, minus {@code -np N}, in a fresh JVM of the running kind. Only rank 0 draws progress, and its
+     * stderr is ours, so the property reaches every rank harmlessly.
      */
     private List<String> rankCommand(boolean progress) {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-D" + PROGRESS_PROPERTY + "=" + progress));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-D" + PROGRESS_PROPERTY + "=" + progress));
         // The ranks reduce with the kernels this JVM has: the Vector API's where ./jccl asked for it.
-        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) cmd.addAll(List.of("--add-modules", "jdk.incubator.vector"));
+        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
+            cmd.addAll(List.of("--add-modules", "jdk.incubator.vector"));
+        }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), JcclCommand.class.getName(), "perf"));
         cmd.addAll(argumentsWithoutLocalRanks());
         return cmd;
@@ -220,18 +330,38 @@ final class PerfCommand implements Callable<Integer> {
 
     private PerfOptions options() {
         if (benchmark == null) {
-            throw new ParameterException(spec.commandLine(), "which benchmark? Name one of all_reduce, all_gather, broadcast, reduce,"
-                    + " reduce_scatter, alltoall, sendrecv (or `perf plot FILE…` to draw a --json report)");
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "which benchmark? Name one of all_reduce, all_gather, broadcast, reduce,"
+                            + " reduce_scatter, alltoall, sendrecv (or `perf plot FILE…` to draw a --json report)");
         }
         if (json != null) checkWritable("--json", json);
         if (plot != null) checkWritable("--plot", plot);
         try {
             PerfCollective collective = PerfCollective.parse(benchmark);
-            SizeSweep sweep = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes), stepFactor,
+            SizeSweep sweep = new SizeSweep(
+                    SizeSweep.parseSize("-b", minBytes),
+                    SizeSweep.parseSize("-e", maxBytes),
+                    stepFactor,
                     SizeSweep.parseSize("-i", stepBytes));
             sweep.sizes(); // refuses absurd row counts now, not after connecting
-            return new PerfOptions(collective, sweep, iters, warmupIters, warmupSeconds, check, ops(), types(), roots(), PerfOptions.Calls.of(blocking), average,
-                    corrupt, json, plot, false, perfArguments());
+            return new PerfOptions(
+                    collective,
+                    sweep,
+                    iters,
+                    warmupIters,
+                    warmupSeconds,
+                    check,
+                    ops(),
+                    types(),
+                    roots(),
+                    PerfOptions.Calls.of(blocking),
+                    average,
+                    corrupt,
+                    json,
+                    plot,
+                    false,
+                    perfArguments());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -241,7 +371,8 @@ final class PerfCommand implements Callable<Integer> {
     private void checkWritable(String option, Path file) {
         Path dir = file.toAbsolutePath().getParent();
         if (dir != null && !java.nio.file.Files.isDirectory(dir)) {
-            throw new ParameterException(spec.commandLine(), option + " " + file + ": directory " + dir + " does not exist");
+            throw new ParameterException(
+                    spec.commandLine(), option + " " + file + ": directory " + dir + " does not exist");
         }
         if (java.nio.file.Files.isDirectory(file)) {
             throw new ParameterException(spec.commandLine(), option + " " + file + " is a directory; give a file name");
@@ -250,15 +381,26 @@ final class PerfCommand implements Callable<Integer> {
 
     private List<ReduceOp> ops() {
         // nccl-tests' order for -o all.
-        if (op.equalsIgnoreCase("all")) return List.of(ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.AVG);
+        if (op.equalsIgnoreCase("all")) {
+            return List.of(ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.AVG);
+        }
         return List.of(ReduceOp.parse(op));
     }
 
     private List<DataType> types() {
         if (datatype.equalsIgnoreCase("all")) {
             // nccl-tests' order for -d all.
-            return List.of(DataType.INT8, DataType.UINT8, DataType.INT32, DataType.UINT32, DataType.INT64, DataType.UINT64,
-                    DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64, DataType.BFLOAT16);
+            return List.of(
+                    DataType.INT8,
+                    DataType.UINT8,
+                    DataType.INT32,
+                    DataType.UINT32,
+                    DataType.INT64,
+                    DataType.UINT64,
+                    DataType.FLOAT16,
+                    DataType.FLOAT32,
+                    DataType.FLOAT64,
+                    DataType.BFLOAT16);
         }
         return List.of(DataType.parse(datatype));
     }

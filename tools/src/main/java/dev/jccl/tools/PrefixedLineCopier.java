@@ -6,9 +6,9 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Copies one stream of one rank to a {@link LineSink}, each line prefixed with {@code [rank] }.
- * Bytes pass through undecoded. A line longer than {@link #MAX_LINE} is cut into pieces, each
- * prefixed, so one rank cannot make the launcher buffer without bound.
+ * Copies one stream of one rank to a {@link LineSink}, each line prefixed with {@code [rank] }. Bytes pass through
+ * undecoded. A line longer than {@link #MAX_LINE} is cut into pieces, each prefixed, so one rank cannot make the
+ * launcher buffer without bound.
  */
 final class PrefixedLineCopier implements Runnable {
     static final int MAX_LINE = 1 << 20;

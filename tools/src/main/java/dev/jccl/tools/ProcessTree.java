@@ -11,9 +11,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Stops processes together with everything they started: a rank is often a shell or a wrapper
- * script whose real work runs in a child, and killing only the wrapper would leave that child
- * running and holding the launcher's pipes open.
+ * Stops processes together with everything they started: a rank is often a shell or a wrapper script whose real work
+ * runs in a child, and killing only the wrapper would leave that child running and holding the launcher's pipes open.
  */
 final class ProcessTree {
     private static final long POLL_MILLIS = 20;
@@ -21,8 +20,8 @@ final class ProcessTree {
     private ProcessTree() {}
 
     /**
-     * Asks {@code roots} and their descendants to terminate (SIGTERM), waits up to {@code grace}
-     * for them to exit, then kills what is left (SIGKILL) and waits briefly for that to land.
+     * Asks {@code roots} and their descendants to terminate (SIGTERM), waits up to {@code grace} for them to exit, then
+     * kills what is left (SIGKILL) and waits briefly for that to land.
      */
     static void terminate(Collection<ProcessHandle> roots, Duration grace) {
         // Descendants first, and listed before anything is signalled: a child whose parent has died
@@ -30,7 +29,8 @@ final class ProcessTree {
         Set<ProcessHandle> all = withDescendants(roots);
         all.forEach(ProcessHandle::destroy);
         if (awaitExit(all, grace)) return;
-        Set<ProcessHandle> left = withDescendants(all.stream().filter(ProcessTree::isRunning).toList());
+        Set<ProcessHandle> left =
+                withDescendants(all.stream().filter(ProcessTree::isRunning).toList());
         left.forEach(ProcessHandle::destroyForcibly);
         awaitExit(left, Duration.ofSeconds(2));
     }
@@ -47,9 +47,9 @@ final class ProcessTree {
     }
 
     /**
-     * Whether {@code p} still runs. A zombie does not: it has exited and only waits to be reaped,
-     * which for an orphaned grandchild is up to the container's init, sometimes seconds later or
-     * never, while {@link ProcessHandle#isAlive} still says true.
+     * Whether {@code p} still runs. A zombie does not: it has exited and only waits to be reaped, which for an orphaned
+     * grandchild is up to the container's init, sometimes seconds later or never, while {@link ProcessHandle#isAlive}
+     * still says true.
      */
     static boolean isRunning(ProcessHandle p) {
         if (!p.isAlive()) return false;

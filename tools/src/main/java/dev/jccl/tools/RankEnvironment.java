@@ -2,9 +2,6 @@ package dev.jccl.tools;
 
 import dev.jccl.Config;
 import dev.jccl.UniqueId;
-import picocli.CommandLine;
-import picocli.CommandLine.ParameterException;
-
 import java.io.IOException;
 import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
@@ -12,10 +9,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
 
 /**
- * The variables {@code jccl run} gives each rank it starts; with these {@code Jccl.fromEnvironment()}
- * joins the job. All ranks are on this host, so local rank and size equal rank and size.
+ * The variables {@code jccl run} gives each rank it starts; with these {@code Jccl.fromEnvironment()} joins the job.
+ * All ranks are on this host, so local rank and size equal rank and size.
  */
 final class RankEnvironment {
     static final String RANK = "JCCL_RANK";
@@ -50,12 +49,13 @@ final class RankEnvironment {
     }
 
     /** The bin directory of the JDK this jccl runs on. */
-    static final String THIS_JDK_BIN = java.nio.file.Path.of(System.getProperty("java.home"), "bin").toString();
+    static final String THIS_JDK_BIN =
+            java.nio.file.Path.of(System.getProperty("java.home"), "bin").toString();
 
     /**
-     * {@code command} with a bare {@code java} replaced by this JDK's launcher: {@code jccl run -np 4
-     * -- java -jar app.jar} then runs on the JDK 25 that {@code ./jccl} found, even where the
-     * {@code java} on PATH is older (the JDK looks programs up on its own PATH, not the ranks').
+     * {@code command} with a bare {@code java} replaced by this JDK's launcher: {@code jccl run -np 4 -- java -jar
+     * app.jar} then runs on the JDK 25 that {@code ./jccl} found, even where the {@code java} on PATH is older (the JDK
+     * looks programs up on its own PATH, not the ranks').
      */
     static List<String> withThisJdk(List<String> command) {
         if (command.isEmpty() || !command.getFirst().equals("java")) return command;
@@ -65,14 +65,17 @@ final class RankEnvironment {
     }
 
     /**
-     * The environments of an N-rank job on this host ({@code jccl run}, {@code jccl perf -np}):
-     * one fresh id whose port rank 0 (a child) will bind, and the interface filter {@code ifname},
-     * else the one already set in {@code base}, else loopback, since all ranks are here.
+     * The environments of an N-rank job on this host ({@code jccl run}, {@code jccl perf -np}): one fresh id whose port
+     * rank 0 (a child) will bind, and the interface filter {@code ifname}, else the one already set in {@code base},
+     * else loopback, since all ranks are here.
      */
     static List<Map<String, String>> localJob(Map<String, String> base, int size, String ifname) throws IOException {
-        String ranksIfname = ifname != null ? ifname : Config.fromEnvironment(base).socketIfname() != null ? null : "lo";
+        String ranksIfname =
+                ifname != null ? ifname : Config.fromEnvironment(base).socketIfname() != null ? null : "lo";
         Config config = Config.fromEnvironment(base);
-        if (ranksIfname != null) config = config.toBuilder().socketIfname(ranksIfname).build();
+        if (ranksIfname != null) {
+            config = config.toBuilder().socketIfname(ranksIfname).build();
+        }
         UniqueId id = UniqueId.create(config);
         // create() holds the port for a rank 0 in this process; ours is a child, which must bind it.
         ServerSocketChannel reserved = id.takeReservedListener();
@@ -91,7 +94,9 @@ final class RankEnvironment {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(commandLine, e.getMessage());
         }
-        if (d.isNegative() || d.isZero()) throw new ParameterException(commandLine, "--timeout must be positive, got " + text);
+        if (d.isNegative() || d.isZero()) {
+            throw new ParameterException(commandLine, "--timeout must be positive, got " + text);
+        }
         return d;
     }
 }

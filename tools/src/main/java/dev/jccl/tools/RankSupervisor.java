@@ -14,10 +14,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Starts the local ranks of one {@code jccl run} job and watches them: their output goes to the
- * launcher's streams line by line with a {@code [rank]} prefix; the first rank that fails (or
- * the timeout, or a signal to the launcher) stops all the others, so a job never hangs on a dead
- * peer. Ranks get an empty stdin.
+ * Starts the local ranks of one {@code jccl run} job and watches them: their output goes to the launcher's streams line
+ * by line with a {@code [rank]} prefix; the first rank that fails (or the timeout, or a signal to the launcher) stops
+ * all the others, so a job never hangs on a dead peer. Ranks get an empty stdin.
  */
 final class RankSupervisor {
     /** Between SIGTERM and SIGKILL for the ranks being stopped. */
@@ -26,6 +25,7 @@ final class RankSupervisor {
     private static final Duration DRAIN = Duration.ofSeconds(2);
     /** Launcher exit codes, as shells and coreutils' timeout(1) use them. */
     static final int NOT_FOUND = 127;
+
     static final int NOT_EXECUTABLE = 126;
     static final int TIMED_OUT = 124;
 
@@ -40,10 +40,10 @@ final class RankSupervisor {
     }
 
     /**
-     * How ranks' output reaches the launcher's streams. {@link #PREFIXED}: every line of every
-     * rank gets {@code [rank]}. {@link #RANK_ZERO_PLAIN}: rank 0's stdout passes unprefixed (it
-     * prints the job's result, e.g. perf's table) and, with {@code rankZeroStderrToTerminal}, rank 0
-     * writes its stderr straight to ours, so that a progress line drawn with carriage returns works.
+     * How ranks' output reaches the launcher's streams. {@link #PREFIXED}: every line of every rank gets
+     * {@code [rank]}. {@link #RANK_ZERO_PLAIN}: rank 0's stdout passes unprefixed (it prints the job's result, e.g.
+     * perf's table) and, with {@code rankZeroStderrToTerminal}, rank 0 writes its stderr straight to ours, so that a
+     * progress line drawn with carriage returns works.
      */
     record Output(boolean prefixRankZero, boolean rankZeroStderrToTerminal) {
         static final Output PREFIXED = new Output(true, false);
@@ -68,8 +68,13 @@ final class RankSupervisor {
     }
 
     /** @param name how the launcher names itself in its messages ({@code jccl run}, {@code jccl perf}) */
-    RankSupervisor(String name, List<String> command, List<Map<String, String>> environments, LineSink out, LineSink err,
-                   Output output) {
+    RankSupervisor(
+            String name,
+            List<String> command,
+            List<Map<String, String>> environments,
+            LineSink out,
+            LineSink err,
+            Output output) {
         this.name = name;
         this.command = List.copyOf(command);
         this.environments = List.copyOf(environments);
@@ -79,9 +84,9 @@ final class RankSupervisor {
     }
 
     /**
-     * Runs the job to its end and returns the launcher's exit code: 0 when every rank exited 0,
-     * else the failing rank's code (1 if it has none in 1..255), {@link #TIMED_OUT}, or
-     * {@link #NOT_FOUND} / {@link #NOT_EXECUTABLE} when the command cannot be started.
+     * Runs the job to its end and returns the launcher's exit code: 0 when every rank exited 0, else the failing rank's
+     * code (1 if it has none in 1..255), {@link #TIMED_OUT}, or {@link #NOT_FOUND} / {@link #NOT_EXECUTABLE} when the
+     * command cannot be started.
      *
      * @param timeout how long the job may run, or null for no limit
      */
@@ -119,7 +124,9 @@ final class RankSupervisor {
         if (i == 0 && output.rankZeroStderrToTerminal()) pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         Process p = pb.start();
         p.getOutputStream().close();
-        Rank rank = new Rank(i, p,
+        Rank rank = new Rank(
+                i,
+                p,
                 PrefixedLineCopier.start(p.getInputStream(), i, plain, "stdout", out),
                 PrefixedLineCopier.start(p.getErrorStream(), i, plain, "stderr", err));
         ranks.add(rank);
@@ -144,7 +151,8 @@ final class RankSupervisor {
         // Let the rank's last words (often the reason) reach the terminal before ours.
         drain(List.of(failed));
         List<Rank> running = running();
-        String stopping = running.isEmpty() ? ""
+        String stopping = running.isEmpty()
+                ? ""
                 : "; stopping the other " + running.size() + (running.size() == 1 ? " rank" : " ranks");
         err.message(name + ": rank " + failed.describe() + " " + ExitStatus.describe(code) + stopping);
         stop(running);
@@ -191,7 +199,9 @@ final class RankSupervisor {
 
     private List<Rank> running() {
         List<Rank> out = new ArrayList<>();
-        for (Rank r : ranks) if (r.process().isAlive()) out.add(r);
+        for (Rank r : ranks) {
+            if (r.process().isAlive()) out.add(r);
+        }
         return out;
     }
 

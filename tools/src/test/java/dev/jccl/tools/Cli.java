@@ -1,8 +1,8 @@
 package dev.jccl.tools;
 
-import dev.jccl.Jccl;
-import picocli.CommandLine;
+import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.jccl.Jccl;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -20,8 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.fail;
+import picocli.CommandLine;
 
 /** Runs the jccl command in this JVM with captured streams, or as a real process. */
 final class Cli {
@@ -53,7 +52,7 @@ final class Cli {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code;
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
             CommandLine cl = JcclCommand.commandLine(env, o, e);
             code = cl.execute(args);
             cl.getOut().flush();
@@ -72,7 +71,11 @@ final class Cli {
         List<String> entries = new ArrayList<>();
         for (Class<?> c : List.of(JcclCommand.class, Jccl.class, CommandLine.class)) {
             try {
-                entries.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+                entries.add(Path.of(c.getProtectionDomain()
+                                .getCodeSource()
+                                .getLocation()
+                                .toURI())
+                        .toString());
             } catch (URISyntaxException e) {
                 throw new IllegalStateException(e);
             }
@@ -82,7 +85,8 @@ final class Cli {
 
     /** {@code java -cp ... dev.jccl.tools.JcclCommand args} as a started process. */
     static Process startJccl(Map<String, String> env, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(java().toString(), "-cp", classPath(), JcclCommand.class.getName()));
+        List<String> command =
+                new ArrayList<>(List.of(java().toString(), "-cp", classPath(), JcclCommand.class.getName()));
         command.addAll(List.of(args));
         return start(command, env, null);
     }
@@ -108,32 +112,37 @@ final class Cli {
         if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
-            fail("process did not end within " + limit + ": " + p.info().commandLine().orElse("?"));
+            fail("process did not end within " + limit + ": "
+                    + p.info().commandLine().orElse("?"));
         }
         return new Result(p.exitValue(), out.get(10, TimeUnit.SECONDS), err.get(10, TimeUnit.SECONDS));
     }
 
     static CompletableFuture<String> readAll(InputStream in) {
         CompletableFuture<String> f = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try (in) {
-                f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                f.completeExceptionally(new UncheckedIOException(e));
-            }
-        }, "test-reader");
+        Thread t = new Thread(
+                () -> {
+                    try (in) {
+                        f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                    } catch (IOException e) {
+                        f.completeExceptionally(new UncheckedIOException(e));
+                    }
+                },
+                "test-reader");
         t.setDaemon(true);
         t.start();
         return f;
     }
 
     /**
-     * Whether {@code pid} is a running process, read from /proc: a zombie (exited, waiting for the
-     * container's init to reap it) is not running. Independent of the code under test on purpose.
+     * Whether {@code pid} is a running process, read from /proc: a zombie (exited, waiting for the container's init to
+     * reap it) is not running. Independent of the code under test on purpose.
      */
     static boolean running(long pid) throws IOException {
         Path stat = Path.of("/proc/" + pid + "/stat");
-        if (!Files.exists(stat)) return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        if (!Files.exists(stat)) {
+            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        }
         String s;
         try {
             s = Files.readString(stat);

@@ -1,28 +1,38 @@
 package dev.jccl.tools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jccl.Config;
 import dev.jccl.Jccl;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class InfoCommandTest {
 
     @Test
     void textHasEverySectionAndTheEffectiveConfiguration() {
-        Cli.Result r = Cli.inProcess(Cli.environment("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "30",
-                "NCCL_ALGO", "ring", "JCCL_TIMOUT", "5", "JCCL_JVM_ROOT", "/opt/jdks"), "info");
+        Cli.Result r = Cli.inProcess(
+                Cli.environment(
+                        "JCCL_SOCKET_IFNAME",
+                        "lo",
+                        "JCCL_TIMEOUT",
+                        "30",
+                        "NCCL_ALGO",
+                        "ring",
+                        "JCCL_TIMOUT",
+                        "5",
+                        "JCCL_JVM_ROOT",
+                        "/opt/jdks"),
+                "info");
 
         assertEquals(0, r.code(), r::toString);
         String out = r.out();
@@ -31,10 +41,20 @@ class InfoCommandTest {
         assertTrue(out.contains("host        " + HostReport.readHostName() + "\n"), out);
         assertTrue(out.contains("interface   lo 127.0.0.1\n"), out);
         assertTrue(out.contains("  filter    lo (from JCCL_SOCKET_IFNAME)\n"), out);
-        assertTrue(Pattern.compile("^  candidates .*lo 127\\.0\\.0\\.1", Pattern.MULTILINE).matcher(out).find(), out);
-        assertTrue(Pattern.compile("transports\n  tcp   available\n  shm   available \\(/dev/shm, [0-9.]+ GiB free; waiting ranks "
-                + "sleep on futexes\\)\n  ucx   UCX 1\\.\\d+\\.\\d+ \\(libucp\\.so\\.0\\), JUCX 1\\.12\\.1, .*; not selected \\(TCP is the default "
-                + "between hosts; JCCL_NET=UCX selects it\\)\n  cuda  (not available: |CUDA )").matcher(out).find(), out);
+        assertTrue(
+                Pattern.compile("^  candidates .*lo 127\\.0\\.0\\.1", Pattern.MULTILINE)
+                        .matcher(out)
+                        .find(),
+                out);
+        assertTrue(
+                Pattern.compile("transports\n  tcp   available\n  shm   available \\(/dev/shm, [0-9.]+ "
+                                + "GiB free; waiting ranks "
+                                + "sleep on futexes\\)\n  ucx   UCX 1\\.\\d+\\.\\d+ \\(libucp\\.so\\.0\\), "
+                                + "JUCX 1\\.12\\.1, .*; not selected \\(TCP is the default "
+                                + "between hosts; JCCL_NET=UCX selects it\\)\n  cuda  (not available: |CUDA )")
+                        .matcher(out)
+                        .find(),
+                out);
         assertTrue(row(out, "NAME", "VALUE", "SOURCE"), out);
         assertTrue(row(out, "timeout", "30.0 s", "JCCL_TIMEOUT"), out);
         assertTrue(row(out, "algo", "ring", "NCCL_ALGO"), out);
@@ -62,7 +82,9 @@ class InfoCommandTest {
     void anInterfaceFilterThatMatchesNothingIsReportedNotFatal() {
         Cli.Result r = Cli.inProcess(Cli.environment("JCCL_SOCKET_IFNAME", "=nosuch0"), "info");
         assertEquals(0, r.code(), r::toString);
-        assertTrue(r.out().contains("interface   none: SOCKET_IFNAME='=nosuch0' matches no usable interface"), r::toString);
+        assertTrue(
+                r.out().contains("interface   none: SOCKET_IFNAME='=nosuch0' matches no usable interface"),
+                r::toString);
     }
 
     @Test
@@ -75,13 +97,16 @@ class InfoCommandTest {
     @Test
     void jsonHoldsTheSameReport() throws Exception {
         String awkward = "a\"b\\c\nd\te\u0001f";
-        Cli.Result r = Cli.inProcess(Cli.environment("JCCL_SOCKET_IFNAME", "lo", "JCCL_DEBUG_SUBSYS", awkward,
-                "JCCL_TIMOUT", "5"), "info", "--json");
+        Cli.Result r = Cli.inProcess(
+                Cli.environment("JCCL_SOCKET_IFNAME", "lo", "JCCL_DEBUG_SUBSYS", awkward, "JCCL_TIMOUT", "5"),
+                "info",
+                "--json");
         assertEquals(0, r.code(), r::toString);
 
         JsonNode json = new ObjectMapper().readTree(r.out());
         assertEquals(Jccl.version(), json.get("version").asText());
-        assertEquals(Runtime.version().toString(), json.get("java").get("version").asText());
+        assertEquals(
+                Runtime.version().toString(), json.get("java").get("version").asText());
         assertEquals(HostReport.readHostName(), json.get("host").asText());
         JsonNode iface = json.get("interface");
         assertEquals("lo", iface.get("filter").asText());
@@ -93,21 +118,30 @@ class InfoCommandTest {
 
         List<String> transports = new ArrayList<>();
         for (JsonNode t : json.get("transports")) {
-            transports.add(t.get("name").asText() + "=" + t.get("available").asBoolean() + ":" + t.get("detail").asText());
+            transports.add(t.get("name").asText() + "=" + t.get("available").asBoolean() + ":"
+                    + t.get("detail").asText());
         }
         assertEquals(4, transports.size(), transports.toString());
         assertEquals("tcp=true:available", transports.get(0));
         assertTrue(transports.get(1).startsWith("shm=true:available (/dev/shm, "), transports.toString());
         assertTrue(transports.get(2).startsWith("ucx=true:UCX 1."), transports.toString());
-        // No GPU in CI: the cuda entry says why (no libcudart, no driver, no device); on a GPU machine it names CUDA and the path.
-        assertTrue(transports.get(3).startsWith("cuda=false:not available: ") || transports.get(3).startsWith("cuda=true:CUDA "), transports.toString());
+        // No GPU in CI: the cuda entry says why (no libcudart, no driver, no device); on a GPU machine it names CUDA
+        // and the path.
+        assertTrue(
+                transports.get(3).startsWith("cuda=false:not available: ")
+                        || transports.get(3).startsWith("cuda=true:CUDA "),
+                transports.toString());
 
         JsonNode subsys = null;
-        for (JsonNode row : json.get("config")) if (row.get("name").asText().equals("debugSubsys")) subsys = row;
+        for (JsonNode row : json.get("config")) {
+            if (row.get("name").asText().equals("debugSubsys")) subsys = row;
+        }
         assertEquals(awkward, subsys.get("value").asText(), "escaping must round-trip");
         assertEquals("JCCL_DEBUG_SUBSYS", subsys.get("source").asText());
         assertEquals(14, json.get("config").size());
-        assertEquals("unknown variable JCCL_TIMOUT (did you mean JCCL_TIMEOUT?)", json.get("warnings").get(0).asText());
+        assertEquals(
+                "unknown variable JCCL_TIMOUT (did you mean JCCL_TIMEOUT?)",
+                json.get("warnings").get(0).asText());
     }
 
     @Test
@@ -123,7 +157,10 @@ class InfoCommandTest {
 
     /** A row of the configuration table: the three cells in order, separated by spaces only. */
     private static boolean row(String out, String name, String value, String source) {
-        return Pattern.compile("^  " + Pattern.quote(name) + " +" + Pattern.quote(value) + " +" + Pattern.quote(source) + "$",
-                Pattern.MULTILINE).matcher(out).find();
+        return Pattern.compile(
+                        "^  " + Pattern.quote(name) + " +" + Pattern.quote(value) + " +" + Pattern.quote(source) + "$",
+                        Pattern.MULTILINE)
+                .matcher(out)
+                .find();
     }
 }

@@ -1,13 +1,12 @@
 package dev.jccl.tools;
 
-import dev.jccl.Jccl;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
-import java.util.concurrent.TimeUnit;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jccl.Jccl;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class JcclCommandTest {
@@ -16,7 +15,9 @@ class JcclCommandTest {
     void versionIsJcclsAndNamesTheJava() {
         Cli.Result r = Cli.inProcess(Cli.environment(), "--version");
         assertEquals(0, r.code(), r::toString);
-        assertEquals("jccl " + Jccl.version() + " (Java " + Runtime.version() + ", " + System.getProperty("java.vendor") + ")\n",
+        assertEquals(
+                "jccl " + Jccl.version() + " (Java " + Runtime.version() + ", " + System.getProperty("java.vendor")
+                        + ")\n",
                 r.out());
     }
 

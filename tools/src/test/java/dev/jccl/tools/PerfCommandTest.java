@@ -1,13 +1,12 @@
 package dev.jccl.tools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.jccl.tools.perf.PerfReport;
 import dev.jccl.tools.perf.PerfReports;
 import dev.jccl.tools.perf.PerfRow;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
-import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,26 +14,47 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code jccl perf} as users run it: {@code -np N} starts real rank processes, and the table must
- * parse as nccl-tests' does. The launcher runs in this JVM; the ranks are child JVMs.
+ * {@code jccl perf} as users run it: {@code -np N} starts real rank processes, and the table must parse as nccl-tests'
+ * does. The launcher runs in this JVM; the ranks are child JVMs.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class PerfCommandTest {
     /** The row pattern scripts written for nccl-tests use (see NcclTestsOutput in the perf tests). */
-    private static final Pattern ROW = Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+([\\d.]+)\\s+([\\d.]+)"
-            + "\\s+([\\d.]+)\\s+(\\S+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)\\s*$");
+    private static final Pattern ROW =
+            Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+([\\d.]+)\\s+([\\d.]+)"
+                    + "\\s+([\\d.]+)\\s+(\\S+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)\\s*$");
 
     @Test
     void fourLocalRanksSweepToSixtyFourMegabytesCleanAndWriteJsonThatPlots(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("ar.json");
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-np", "4", "-b", "8", "-e", "64M", "-f", "4",
-                "-c", "1", "-n", "2", "-w", "1", "--warmup-time", "0", "--json", json.toString());
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "perf",
+                "all_reduce",
+                "-np",
+                "4",
+                "-b",
+                "8",
+                "-e",
+                "64M",
+                "-f",
+                "4",
+                "-c",
+                "1",
+                "-n",
+                "2",
+                "-w",
+                "1",
+                "--warmup-time",
+                "0",
+                "--json",
+                json.toString());
 
         assertEquals(0, r.code(), r::toString);
         List<Matcher> rows = rows(r.out());
@@ -48,10 +68,18 @@ class PerfCommandTest {
             assertEquals("0", m.group(9), r::toString);
             assertEquals("0", m.group(13), r::toString);
         }
-        assertTrue(r.out().startsWith("# nThread 1 nGpus 1 minBytes 8 maxBytes 67108864 step: 4(factor) warmup iters: 1 iters: 2"), r::toString);
-        for (int rank = 0; rank < 4; rank++) assertTrue(r.out().contains("#  Rank  " + rank + " Group  0 Pid "), r::toString);
+        assertTrue(
+                r.out()
+                        .startsWith("# nThread 1 nGpus 1 minBytes 8 maxBytes 67108864 step: 4(factor) warmup "
+                                + "iters: 1 iters: 2"),
+                r::toString);
+        for (int rank = 0; rank < 4; rank++) {
+            assertTrue(r.out().contains("#  Rank  " + rank + " Group  0 Pid "), r::toString);
+        }
         assertTrue(r.out().contains("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : "), r::toString);
-        assertTrue(!r.out().contains("[0] ") && !r.out().contains("[1] "), () -> "rank 0's table must not be prefixed:\n" + r);
+        assertTrue(
+                !r.out().contains("[0] ") && !r.out().contains("[1] "),
+                () -> "rank 0's table must not be prefixed:\n" + r);
 
         PerfReport report = PerfReports.read(json);
         assertEquals(4, report.ranks());
@@ -69,12 +97,33 @@ class PerfCommandTest {
 
     @Test
     void aDamagedElementFailsTheRunLoudly() throws Exception {
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-np", "2", "-b", "8", "-e", "1K", "-f", "4",
-                "-n", "1", "-w", "0", "--warmup-time", "0.2", "--debug-corrupt");
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "perf",
+                "all_reduce",
+                "-np",
+                "2",
+                "-b",
+                "8",
+                "-e",
+                "1K",
+                "-f",
+                "4",
+                "-n",
+                "1",
+                "-w",
+                "0",
+                "--warmup-time",
+                "0.2",
+                "--debug-corrupt");
 
         assertEquals(1, r.code(), r::toString);
-        assertTrue(r.out().contains("# JVM warm-up: the first case at every size for 0.2 s (--warmup-time), and on until every rank's JIT compiler"
-                + " has been idle for a second (at most 1 s), before timing\n"), r::toString);
+        assertTrue(
+                r.out()
+                        .contains("# JVM warm-up: the first case at every size for 0.2 s (--warmup-time), "
+                                + "and on until every rank's JIT compiler"
+                                + " has been idle for a second (at most 1 s), before timing\n"),
+                r::toString);
         List<Matcher> rows = rows(r.out());
         assertEquals(4, rows.size(), r::toString);
         for (Matcher m : rows) {
@@ -87,8 +136,24 @@ class PerfCommandTest {
     @Test
     void withoutLauncherOrNpTheProcessIsOneRankAndPlotsItself(@TempDir Path dir) throws Exception {
         Path png = dir.resolve("sr.png");
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "sendrecv", "-b", "1", "-e", "1K", "-f", "32", "-n", "1", "-w", "0",
-                "--warmup-time", "0", "--plot", png.toString());
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "perf",
+                "sendrecv",
+                "-b",
+                "1",
+                "-e",
+                "1K",
+                "-f",
+                "32",
+                "-n",
+                "1",
+                "-w",
+                "0",
+                "--warmup-time",
+                "0",
+                "--plot",
+                png.toString());
         assertEquals(0, r.code(), r::toString);
         assertEquals(3, rows(r.out()).size(), r::toString);
         assertTrue(r.out().contains("#  Rank  0 Group  0 Pid ") && !r.out().contains("#  Rank  1 "), r::toString);
@@ -98,7 +163,12 @@ class PerfCommandTest {
 
     @Test
     void anOutputFileInAMissingDirectoryIsRefusedBeforeRunning(@TempDir Path dir) {
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "--json", dir.resolve("no/such/r.json").toString());
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "perf",
+                "all_reduce",
+                "--json",
+                dir.resolve("no/such/r.json").toString());
         assertEquals(2, r.code(), r::toString);
         assertTrue(r.err().contains("does not exist"), r::toString);
         assertTrue(!r.out().contains("# nThread"), "it ran anyway");
@@ -106,8 +176,29 @@ class PerfCommandTest {
 
     @Test
     void underJcclRunEachProcessIsARank() throws Exception {
-        List<String> command = new ArrayList<>(List.of("run", "-np", "3", "--", Cli.java().toString(), "-cp", Cli.classPath(),
-                JcclCommand.class.getName(), "perf", "reduce_scatter", "-b", "96", "-e", "96", "-o", "all", "-n", "1", "-w", "0", "--warmup-time", "0"));
+        List<String> command = new ArrayList<>(List.of(
+                "run",
+                "-np",
+                "3",
+                "--",
+                Cli.java().toString(),
+                "-cp",
+                Cli.classPath(),
+                JcclCommand.class.getName(),
+                "perf",
+                "reduce_scatter",
+                "-b",
+                "96",
+                "-e",
+                "96",
+                "-o",
+                "all",
+                "-n",
+                "1",
+                "-w",
+                "0",
+                "--warmup-time",
+                "0"));
         Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), command.toArray(String[]::new));
         assertEquals(0, r.code(), r::toString);
         List<Matcher> rows = new ArrayList<>();
@@ -142,9 +233,23 @@ class PerfCommandTest {
     void helpListsNcclTestsFlags() {
         Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "--help");
         assertEquals(0, r.code(), r::toString);
-        for (String flag : List.of("-b, --minbytes", "-e, --maxbytes", "-f, --stepfactor", "-i, --stepbytes", "-n, --iters",
-                "-w, --warmup_iters", "--warmup-time", "-c, --check", "-o, --op", "-d, --datatype", "-r, --root", "-z, --blocking", "-a, --average",
-                "-np", "--json", "plot")) {
+        for (String flag : List.of(
+                "-b, --minbytes",
+                "-e, --maxbytes",
+                "-f, --stepfactor",
+                "-i, --stepbytes",
+                "-n, --iters",
+                "-w, --warmup_iters",
+                "--warmup-time",
+                "-c, --check",
+                "-o, --op",
+                "-d, --datatype",
+                "-r, --root",
+                "-z, --blocking",
+                "-a, --average",
+                "-np",
+                "--json",
+                "plot")) {
             assertTrue(r.out().contains(flag), () -> flag + " missing from\n" + r.out());
         }
         assertTrue(!r.out().contains("debug-corrupt"), "the corruption switch is for tests, not users");

@@ -1,45 +1,55 @@
 package dev.jccl.tools;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code jccl perf --device}: without a GPU, {@code cuda} is a sentence and exit code 2, before any
- * rank starts; the device path itself (device communicator, staging pipeline, mirrors, checks) runs
- * here on the host stand-in ({@code --device standin}), and its table must be clean.
+ * {@code jccl perf --device}: without a GPU, {@code cuda} is a sentence and exit code 2, before any rank starts; the
+ * device path itself (device communicator, staging pipeline, mirrors, checks) runs here on the host stand-in
+ * ({@code --device standin}), and its table must be clean.
  *
- * <p>Benchmarks run in rank processes ({@code -np}), not in this JVM: once a test here has loaded
- * UCX (info probes it), UCX's own SIGSEGV handler stands in front of the JVM's, and the JVM uses
- * SIGSEGV internally (implicit null checks in compiled code), so a hot benchmark loop in this JVM
- * can be killed by UCX. Rank processes do not load UCX unless JCCL_NET=UCX.
+ * <p>Benchmarks run in rank processes ({@code -np}), not in this JVM: once a test here has loaded UCX (info probes it),
+ * UCX's own SIGSEGV handler stands in front of the JVM's, and the JVM uses SIGSEGV internally (implicit null checks in
+ * compiled code), so a hot benchmark loop in this JVM can be killed by UCX. Rank processes do not load UCX unless
+ * JCCL_NET=UCX.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class PerfDeviceTest {
-    private static final Pattern ROW = Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+([\\d.]+)\\s+([\\d.]+)"
-            + "\\s+([\\d.]+)\\s+(\\S+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)\\s*$");
+    private static final Pattern ROW =
+            Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+([\\d.]+)\\s+([\\d.]+)"
+                    + "\\s+([\\d.]+)\\s+(\\S+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)\\s*$");
 
     @Test
     void cudaWithoutCudaIsExitTwoAndSaysWhy() {
-        Cli.Result r = Cli.inProcess(Cli.environment("JCCL_CUDA_LIB", "/nonexistent/libcudart.so.12"), "perf", "all_reduce", "--device", "cuda");
+        Cli.Result r = Cli.inProcess(
+                Cli.environment("JCCL_CUDA_LIB", "/nonexistent/libcudart.so.12"),
+                "perf",
+                "all_reduce",
+                "--device",
+                "cuda");
         assertEquals(2, r.code(), r::toString);
-        assertTrue(r.err().startsWith("jccl perf: no CUDA device: no CUDA runtime: libcudart not found (JCCL_CUDA_LIB=/nonexistent/libcudart.so.12: "
-                + "no such file); install the CUDA toolkit or runtime"), r::toString);
+        assertTrue(
+                r.err()
+                        .startsWith("jccl perf: no CUDA device: no CUDA runtime: "
+                                + "libcudart not found (JCCL_CUDA_LIB=/nonexistent/libcudart.so.12: "
+                                + "no such file); install the CUDA toolkit or runtime"),
+                r::toString);
         assertEquals("", r.out());
     }
 
     @Test
     void cudaWithoutAGpuFailsInTheLauncherBeforeAnyRankStarts() {
         long start = System.nanoTime();
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_gather", "-np", "2", "--device", "cuda", "-b", "1K", "-e", "1K");
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(), "perf", "all_gather", "-np", "2", "--device", "cuda", "-b", "1K", "-e", "1K");
         assertEquals(2, r.code(), r::toString);
         // Here: no libcudart (CI), or a CUDA runtime with no driver or GPU (a build machine): either way a sentence.
         assertTrue(r.err().startsWith("jccl perf: no CUDA device: no "), r::toString);
@@ -57,8 +67,28 @@ class PerfDeviceTest {
     /** Two rank processes on the stand-in: the staged path end to end, the header says which path and why. */
     @Test
     void twoRanksRunTheStagedPathCleanly() {
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-np", "2", "--device", "standin", "-b", "8", "-e", "8M", "-f", "32",
-                "-c", "1", "-n", "2", "-w", "1", "--warmup-time", "0");
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "perf",
+                "all_reduce",
+                "-np",
+                "2",
+                "--device",
+                "standin",
+                "-b",
+                "8",
+                "-e",
+                "8M",
+                "-f",
+                "32",
+                "-c",
+                "1",
+                "-n",
+                "2",
+                "-w",
+                "1",
+                "--warmup-time",
+                "0");
         assertEquals(0, r.code(), r::toString);
         List<Matcher> rows = rows(r.out());
         assertEquals(5, rows.size(), r::toString); // 8 B, 256 B, 8 KiB, 256 KiB, 8 MiB
@@ -66,24 +96,60 @@ class PerfDeviceTest {
             assertEquals("0", m.group(9), r::toString);
             assertEquals("0", m.group(13), r::toString);
         }
-        assertTrue(r.out().contains("# Device buffers: staged through pinned host memory (4 slots of 4 MiB); NCCL not used: rank 0 cannot use NCCL: "
-                + "cuda:0 stand-in (host memory, a thread per stream) is not CUDA memory, and NCCL needs a GPU\n"), r::toString);
-        assertTrue(r.out().contains(" device cuda:0 stand-in (host memory, a thread per stream) staged staged+"), r::toString);
-        assertTrue(r.out().contains(" device cuda:1 stand-in (host memory, a thread per stream) staged staged+"), r::toString);
+        assertTrue(
+                r.out()
+                        .contains("# Device buffers: staged through pinned host memory (4 slots of 4 MiB); "
+                                + "NCCL not used: rank 0 cannot use NCCL: "
+                                + "cuda:0 stand-in (host memory, a thread per stream) is not CUDA memory, "
+                                + "and NCCL needs a GPU\n"),
+                r::toString);
+        assertTrue(
+                r.out().contains(" device cuda:0 stand-in (host memory, a thread per stream) staged staged+"),
+                r::toString);
+        assertTrue(
+                r.out().contains(" device cuda:1 stand-in (host memory, a thread per stream) staged staged+"),
+                r::toString);
         assertTrue(r.out().contains("send and recv mirrored on the device, where the operations run"), r::toString);
     }
 
     /**
-     * Every benchmark on two ranks (async, and blocking for one), then a damaged element must be
-     * caught after the copy back. Ranks run as processes (-np): a benchmark run in this JVM, after
-     * other tests have loaded UCX, can be killed by UCX's SIGSEGV handler (see the class comment).
+     * Every benchmark on two ranks (async, and blocking for one), then a damaged element must be caught after the copy
+     * back. Ranks run as processes (-np): a benchmark run in this JVM, after other tests have loaded UCX, can be killed
+     * by UCX's SIGSEGV handler (see the class comment).
      */
     @Test
     void everyBenchmarkChecksCleanOnDeviceBuffers() {
-        for (String bench : List.of("all_reduce", "all_gather", "broadcast", "reduce", "reduce_scatter", "alltoall", "sendrecv")) {
+        for (String bench :
+                List.of("all_reduce", "all_gather", "broadcast", "reduce", "reduce_scatter", "alltoall", "sendrecv")) {
             String z = bench.equals("all_gather") ? "1" : "0";
-            Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "perf", bench, "-np", "2", "--device", "standin", "-b", "4", "-e", "12M", "-f", "64",
-                    "-c", "1", "-n", "2", "-w", "1", "-z", z, "-o", "avg", "-d", "bfloat16", "--warmup-time", "0");
+            Cli.Result r = Cli.inProcess(
+                    Cli.cleanEnvironment(),
+                    "perf",
+                    bench,
+                    "-np",
+                    "2",
+                    "--device",
+                    "standin",
+                    "-b",
+                    "4",
+                    "-e",
+                    "12M",
+                    "-f",
+                    "64",
+                    "-c",
+                    "1",
+                    "-n",
+                    "2",
+                    "-w",
+                    "1",
+                    "-z",
+                    z,
+                    "-o",
+                    "avg",
+                    "-d",
+                    "bfloat16",
+                    "--warmup-time",
+                    "0");
             assertEquals(0, r.code(), () -> bench + " -z " + z + ":\n" + r);
             List<Matcher> rows = rows(r.out());
             assertEquals(4, rows.size(), () -> bench + ":\n" + r);
@@ -92,8 +158,25 @@ class PerfDeviceTest {
                 assertEquals("0", m.group(13), () -> bench + ":\n" + r);
             }
         }
-        Cli.Result bad = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-np", "1", "--device", "standin", "-b", "1K", "-e", "1K", "-n", "1",
-                "-w", "0", "--warmup-time", "0", "--debug-corrupt");
+        Cli.Result bad = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "perf",
+                "all_reduce",
+                "-np",
+                "1",
+                "--device",
+                "standin",
+                "-b",
+                "1K",
+                "-e",
+                "1K",
+                "-n",
+                "1",
+                "-w",
+                "0",
+                "--warmup-time",
+                "0",
+                "--debug-corrupt");
         assertEquals(1, bad.code(), bad::toString);
         assertEquals("1", rows(bad.out()).getFirst().group(9), bad::toString);
     }

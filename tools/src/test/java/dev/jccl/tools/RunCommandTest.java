@@ -1,10 +1,10 @@
 package dev.jccl.tools;
 
-import dev.jccl.UniqueId;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jccl.UniqueId;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
@@ -21,17 +21,16 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code jccl run} with real child processes. The launcher runs in this JVM except where the
- * launcher's own process is the subject (its exit through main, signals to it).
+ * {@code jccl run} with real child processes. The launcher runs in this JVM except where the launcher's own process is
+ * the subject (its exit through main, signals to it).
  *
- * <p>No test asserts a time. Ranks that should be stopped sleep 60 s: were they not stopped, the
- * launcher would wait for them and the class timeout would fail the test.
+ * <p>No test asserts a time. Ranks that should be stopped sleep 60 s: were they not stopped, the launcher would wait
+ * for them and the class timeout would fail the test.
  */
 @Timeout(value = 40, unit = TimeUnit.SECONDS)
 class RunCommandTest {
@@ -39,15 +38,24 @@ class RunCommandTest {
 
     @Test
     void everyRankGetsItsVariablesAndItsOutputIsPrefixed() throws Exception {
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "run", "-np", "3", "--", "sh", "-c",
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "run",
+                "-np",
+                "3",
+                "--",
+                "sh",
+                "-c",
                 "echo rank=$JCCL_RANK size=$JCCL_WORLD_SIZE local=$JCCL_LOCAL_RANK/$JCCL_LOCAL_SIZE"
                         + " if=$JCCL_SOCKET_IFNAME id=$JCCL_ID; echo err >&2");
 
         assertEquals(0, r.code(), r::toString);
         Set<String> ids = new HashSet<>();
         for (int rank = 0; rank < 3; rank++) {
-            Matcher m = Pattern.compile("^\\[" + rank + "] rank=" + rank + " size=3 local=" + rank + "/3 if=lo id=(\\S+)$",
-                    Pattern.MULTILINE).matcher(r.out());
+            Matcher m = Pattern.compile(
+                            "^\\[" + rank + "] rank=" + rank + " size=3 local=" + rank + "/3 if=lo id=(\\S+)$",
+                            Pattern.MULTILINE)
+                    .matcher(r.out());
             assertTrue(m.find(), () -> "no line for the rank in\n" + r);
             ids.add(m.group(1));
             assertTrue(r.err().contains("[" + rank + "] err\n"), r::toString);
@@ -59,13 +67,15 @@ class RunCommandTest {
         // The launcher gave the port up for the children's rank 0: nothing is held, we can bind it.
         assertNull(id.takeReservedListener(), "launcher kept the reservation");
         try (ServerSocketChannel s = ServerSocketChannel.open()) {
-            s.bind(new InetSocketAddress(id.rootAddress().getAddress(), id.rootAddress().getPort()));
+            s.bind(new InetSocketAddress(
+                    id.rootAddress().getAddress(), id.rootAddress().getPort()));
         }
         assertEquals(6, r.out().lines().count() + r.err().lines().count(), r::toString);
     }
 
     @Test
-    void javaIsTheJdkJcclRunsOnEvenWhenPathHasAnOlderOne(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    void javaIsTheJdkJcclRunsOnEvenWhenPathHasAnOlderOne(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
         // A `java` first on PATH that is not ours, as a Java 17 would be: neither a bare `java`
         // nor a script's `java` may reach it.
         java.nio.file.Path impostor = dir.resolve("java");
@@ -77,13 +87,23 @@ class RunCommandTest {
         assertTrue(bare.err().contains("java.home = " + System.getProperty("java.home")), bare::toString);
         Cli.Result script = Cli.inProcess(env, "run", "-np", "1", "--", "sh", "-c", "command -v java");
         assertEquals(0, script.code(), script::toString);
-        assertEquals("[0] " + RankEnvironment.THIS_JDK_BIN + "/java", script.out().trim(), script::toString);
+        assertEquals(
+                "[0] " + RankEnvironment.THIS_JDK_BIN + "/java", script.out().trim(), script::toString);
     }
 
     @Test
     void ifnameOptionIsGivenToTheRanks() {
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "run", "-np", "2", "--ifname", "lo", "--",
-                "sh", "-c", "echo if=$JCCL_SOCKET_IFNAME");
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "run",
+                "-np",
+                "2",
+                "--ifname",
+                "lo",
+                "--",
+                "sh",
+                "-c",
+                "echo if=$JCCL_SOCKET_IFNAME");
         assertEquals(0, r.code(), r::toString);
         assertTrue(r.out().contains("[0] if=lo\n") && r.out().contains("[1] if=lo\n"), r::toString);
     }
@@ -91,8 +111,15 @@ class RunCommandTest {
     @Test
     void anInterfaceTheUserSetIsKept() {
         // NCCL_SOCKET_IFNAME counts as set: the launcher must not override it with its loopback default.
-        Cli.Result r = Cli.inProcess(Cli.environment("NCCL_SOCKET_IFNAME", "lo"), "run", "-np", "1", "--",
-                "sh", "-c", "echo jccl=${JCCL_SOCKET_IFNAME:-unset} nccl=$NCCL_SOCKET_IFNAME");
+        Cli.Result r = Cli.inProcess(
+                Cli.environment("NCCL_SOCKET_IFNAME", "lo"),
+                "run",
+                "-np",
+                "1",
+                "--",
+                "sh",
+                "-c",
+                "echo jccl=${JCCL_SOCKET_IFNAME:-unset} nccl=$NCCL_SOCKET_IFNAME");
         assertEquals(0, r.code(), r::toString);
         assertTrue(r.out().contains("[0] jccl=unset nccl=lo\n"), r::toString);
     }
@@ -119,11 +146,14 @@ class RunCommandTest {
                 touch "$READY/$JCCL_RANK"
                 wait
                 """;
-        Cli.Result r = Cli.inProcess(Cli.environment("READY", ready.toString()), "run", "-np", "3", "--", "sh", "-c", script);
+        Cli.Result r =
+                Cli.inProcess(Cli.environment("READY", ready.toString()), "run", "-np", "3", "--", "sh", "-c", script);
 
         assertEquals(3, r.code(), r::toString);
-        Matcher m = Pattern.compile("^jccl run: rank 1 \\(pid (\\d+)\\) exited with code 3; stopping the other 2 ranks$",
-                Pattern.MULTILINE).matcher(r.err());
+        Matcher m = Pattern.compile(
+                        "^jccl run: rank 1 \\(pid (\\d+)\\) exited with code 3; stopping the other 2 ranks$",
+                        Pattern.MULTILINE)
+                .matcher(r.err());
         assertTrue(m.find(), r::toString);
         assertTrue(r.err().indexOf("[1] rank 1 gives up") < m.start(), "the rank's last words come first:\n" + r);
         List<Long> pids = pids(r.out());
@@ -133,18 +163,30 @@ class RunCommandTest {
 
     @Test
     void aRankKilledBySignalIsReportedAsSuch() {
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "run", "-np", "2", "--", "sh", "-c",
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "run",
+                "-np",
+                "2",
+                "--",
+                "sh",
+                "-c",
                 "if [ $JCCL_RANK = 0 ]; then kill -9 $$; fi; sleep 60");
         assertEquals(137, r.code(), r::toString);
-        assertTrue(r.err().matches("(?s).*jccl run: rank 0 \\(pid \\d+\\) exited with code 137 \\(killed by signal 9, SIGKILL\\)"
-                + "; stopping the other 1 rank\n.*"), r::toString);
+        assertTrue(
+                r.err()
+                        .matches("(?s).*jccl run: rank 0 \\(pid \\d+\\) exited with code 137 \\(killed by "
+                                + "signal 9, SIGKILL\\)" + "; stopping the other 1 rank\n.*"),
+                r::toString);
     }
 
     @Test
     void aCommandThatIsNotThereExits127() {
         Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "run", "-np", "2", "--", "jccl-no-such-command", "x");
         assertEquals(127, r.code(), r::toString);
-        assertTrue(r.err().contains("jccl run: cannot start jccl-no-such-command: command not found on PATH"), r::toString);
+        assertTrue(
+                r.err().contains("jccl run: cannot start jccl-no-such-command: command not found on PATH"),
+                r::toString);
         assertEquals("", r.out());
     }
 
@@ -176,11 +218,23 @@ class RunCommandTest {
 
     @Test
     void timeoutStopsTheRanksStillRunningAndNamesThem() throws Exception {
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "run", "-np", "3", "--timeout", "1", "--", "sh", "-c",
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "run",
+                "-np",
+                "3",
+                "--timeout",
+                "1",
+                "--",
+                "sh",
+                "-c",
                 "[ $JCCL_RANK = 0 ] && exit 0; sleep 60 & echo \"pids $$ $!\"; wait");
         assertEquals(124, r.code(), r::toString);
-        assertTrue(r.err().matches("(?s).*jccl run: timed out after 1 s with ranks 1 \\(pid \\d+\\), 2 \\(pid \\d+\\)"
-                + " still running; stopping them\n.*"), r::toString);
+        assertTrue(
+                r.err()
+                        .matches("(?s).*jccl run: timed out after 1 s with ranks 1 \\(pid \\d+\\), 2 \\(pid \\d+\\)"
+                                + " still running; stopping them\n.*"),
+                r::toString);
         List<Long> pids = pids(r.out());
         assertEquals(4, pids.size(), r::toString);
         assertAllGone(pids, r.toString());
@@ -218,8 +272,17 @@ class RunCommandTest {
 
     @Test
     void theLauncherProcessExitsWithTheFailingRanksCode() throws Exception {
-        Cli.Result r = Cli.finish(Cli.startJccl(Cli.cleanEnvironment(), "run", "-np", "2", "--", "sh", "-c",
-                "printf 'h\\303\\251llo\\n'; exit $((JCCL_RANK * 5))"), Duration.ofSeconds(30));
+        Cli.Result r = Cli.finish(
+                Cli.startJccl(
+                        Cli.cleanEnvironment(),
+                        "run",
+                        "-np",
+                        "2",
+                        "--",
+                        "sh",
+                        "-c",
+                        "printf 'h\\303\\251llo\\n'; exit $((JCCL_RANK * 5))"),
+                Duration.ofSeconds(30));
         assertEquals(5, r.code(), r::toString);
         assertTrue(r.out().contains("[0] héllo\n") && r.out().contains("[1] héllo\n"), "bytes pass through:\n" + r);
         assertTrue(r.err().contains("jccl run: rank 1 (pid "), r::toString);
@@ -227,12 +290,13 @@ class RunCommandTest {
 
     @Test
     void terminatingTheLauncherStopsTheRanks() throws Exception {
-        Process launcher = Cli.startJccl(Cli.cleanEnvironment(), "run", "-np", "2", "--", "sh", "-c",
-                "sleep 60 & echo \"pids $$ $!\"; wait");
+        Process launcher = Cli.startJccl(
+                Cli.cleanEnvironment(), "run", "-np", "2", "--", "sh", "-c", "sleep 60 & echo \"pids $$ $!\"; wait");
         var err = Cli.readAll(launcher.getErrorStream());
         List<Long> pids = new ArrayList<>();
         StringBuilder out = new StringBuilder();
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(launcher.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader reader =
+                new BufferedReader(new InputStreamReader(launcher.getInputStream(), StandardCharsets.UTF_8))) {
             String l;
             while (pids.size() < 4 && (l = reader.readLine()) != null) {
                 out.append(l).append('\n');
@@ -253,7 +317,9 @@ class RunCommandTest {
     /** Fails if any of {@code pids} still runs, killing those first so that a failure leaves nothing behind. */
     private static void assertAllGone(List<Long> pids, String context) throws Exception {
         List<Long> running = new ArrayList<>();
-        for (long pid : pids) if (Cli.running(pid)) running.add(pid);
+        for (long pid : pids) {
+            if (Cli.running(pid)) running.add(pid);
+        }
         for (long pid : running) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
         assertEquals(List.of(), running, "processes still running, " + context);
     }

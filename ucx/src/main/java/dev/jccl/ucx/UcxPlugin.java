@@ -5,24 +5,22 @@ import dev.jccl.topology.IbHcaFilter;
 import dev.jccl.transport.NetPlugin;
 import dev.jccl.transport.NetPluginException;
 import dev.jccl.transport.NetTransport;
-import org.openucx.jucx.ucp.UcpContext;
-import org.openucx.jucx.ucp.UcpParams;
-import org.openucx.jucx.ucp.UcpWorker;
-import org.openucx.jucx.ucp.UcpWorkerParams;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpParams;
+import org.openucx.jucx.ucp.UcpWorker;
+import org.openucx.jucx.ucp.UcpWorkerParams;
 
 /**
- * {@code JCCL_NET=UCX}: Jccl's frames over UCX, through JUCX. Which devices UCX may use is decided
- * here, unless {@code UCX_NET_DEVICES} is set: the RDMA ports that {@code JCCL_IB_HCA} /
- * {@code NCCL_IB_HCA} name (NCCL's syntax: {@code mlx5_0:1,mlx5_1}; every port when unset), plus
- * the network interface Jccl's sockets would use, so that where there is no RDMA, UCX's tcp
- * transport stays on the interface the user chose (loopback in the tests).
+ * {@code JCCL_NET=UCX}: Jccl's frames over UCX, through JUCX. Which devices UCX may use is decided here, unless
+ * {@code UCX_NET_DEVICES} is set: the RDMA ports that {@code JCCL_IB_HCA} / {@code NCCL_IB_HCA} name (NCCL's syntax:
+ * {@code mlx5_0:1,mlx5_1}; every port when unset), plus the network interface Jccl's sockets would use, so that where
+ * there is no RDMA, UCX's tcp transport stays on the interface the user chose (loopback in the tests).
  */
 public final class UcxPlugin implements NetPlugin {
     private static final Path INFINIBAND = Path.of("/sys/class/infiniband");
@@ -36,8 +34,8 @@ public final class UcxPlugin implements NetPlugin {
     public String probe() throws NetPluginException {
         UcxLibrary.Version v = UcxLibrary.version();
         List<String> rdma = rdmaPorts(null);
-        return "UCX " + v + " (" + UcxLibrary.LIBRARY + "), JUCX 1.12.1, " + (rdma.isEmpty()
-                ? "no RDMA devices (UCX would use tcp)" : "RDMA ports " + String.join(",", rdma));
+        return "UCX " + v + " (" + UcxLibrary.LIBRARY + "), JUCX 1.12.1, "
+                + (rdma.isEmpty() ? "no RDMA devices (UCX would use tcp)" : "RDMA ports " + String.join(",", rdma));
     }
 
     @Override
@@ -49,7 +47,8 @@ public final class UcxPlugin implements NetPlugin {
             List<String> chosen = new ArrayList<>(rdmaPorts(settings.ibHca()));
             if (settings.interfaceName() != null) chosen.add(settings.interfaceName());
             devices = String.join(",", chosen);
-            devicesSource = settings.ibHca() != null ? "JCCL_IB_HCA + socket interface" : "RDMA ports + socket interface";
+            devicesSource =
+                    settings.ibHca() != null ? "JCCL_IB_HCA + socket interface" : "RDMA ports + socket interface";
         }
         // Memory registered with PCIe relaxed ordering where the device allows it: without it, RDMA
         // to and from memory behind an SR-IOV function in a VM (and GPU memory) is much slower.
@@ -59,20 +58,25 @@ public final class UcxPlugin implements NetPlugin {
         try {
             context = newContext(devices, relaxed);
         } catch (UnsatisfiedLinkError | RuntimeException e) {
-            if (!relaxed) throw new NetPluginException("UCX " + version + " could not start (" + e + "); " + UcxLibrary.INSTALL, e);
+            if (!relaxed) {
+                throw new NetPluginException(
+                        "UCX " + version + " could not start (" + e + "); " + UcxLibrary.INSTALL, e);
+            }
             // a UCX built without its InfiniBand component does not know the variable
             try {
                 context = newContext(devices, false);
                 relaxed = false;
             } catch (UnsatisfiedLinkError | RuntimeException e2) {
-                throw new NetPluginException("UCX " + version + " could not start (" + e2 + "); " + UcxLibrary.INSTALL, e2);
+                throw new NetPluginException(
+                        "UCX " + version + " could not start (" + e2 + "); " + UcxLibrary.INSTALL, e2);
             }
         }
         try {
             UcpWorker worker = context.newWorker(new UcpWorkerParams().requestThreadSafety());
-            String description = "UCX " + version + ", devices " + (devices.isEmpty() ? "(all)" : devices) + " (" + devicesSource + ")"
-                    + (relaxed ? ", PCIe relaxed ordering where supported" : "");
-            return new UcxTransport(context, worker, description, devices.isEmpty() ? "all" : devices, settings.chunkBytes(), log);
+            String description = "UCX " + version + ", devices " + (devices.isEmpty() ? "(all)" : devices) + " ("
+                    + devicesSource + ")" + (relaxed ? ", PCIe relaxed ordering where supported" : "");
+            return new UcxTransport(
+                    context, worker, description, devices.isEmpty() ? "all" : devices, settings.chunkBytes(), log);
         } catch (RuntimeException e) {
             context.close();
             throw new NetPluginException("UCX " + version + " could not make a worker: " + e.getMessage(), e);
@@ -80,16 +84,17 @@ public final class UcxPlugin implements NetPlugin {
     }
 
     private static UcpContext newContext(String devices, boolean relaxedOrdering) {
-        UcpParams params = new UcpParams().requestTagFeature().requestWakeupFeature().setMtWorkersShared(true);
+        UcpParams params =
+                new UcpParams().requestTagFeature().requestWakeupFeature().setMtWorkersShared(true);
         if (!devices.isEmpty()) params.setConfig("NET_DEVICES", devices);
         if (relaxedOrdering) params.setConfig("IB_PCI_RELAXED_ORDERING", "try");
         return new UcpContext(params);
     }
 
     /**
-     * RDMA ports as UCX names them ({@code mlx5_0:1}): those {@code ibHca} selects in NCCL's
-     * syntax ({@code =} exact names, {@code ^} exclusions, a name without a port means every
-     * port), or every port under /sys/class/infiniband when it is null.
+     * RDMA ports as UCX names them ({@code mlx5_0:1}): those {@code ibHca} selects in NCCL's syntax ({@code =} exact
+     * names, {@code ^} exclusions, a name without a port means every port), or every port under /sys/class/infiniband
+     * when it is null.
      */
     static List<String> rdmaPorts(String ibHca) {
         List<String> all = new ArrayList<>();

@@ -8,19 +8,10 @@ import dev.jccl.transport.NetTransport;
 import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.RecvSink;
 import dev.jccl.transport.TransferHandle;
-import org.openucx.jucx.UcxCallback;
-import org.openucx.jucx.ucp.UcpContext;
-import org.openucx.jucx.ucp.UcpEndpoint;
-import org.openucx.jucx.ucp.UcpEndpointParams;
-import org.openucx.jucx.ucp.UcpRequest;
-import org.openucx.jucx.ucp.UcpTagMessage;
-import org.openucx.jucx.ucp.UcpWorker;
-
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -30,29 +21,34 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.openucx.jucx.UcxCallback;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpEndpointParams;
+import org.openucx.jucx.ucp.UcpRequest;
+import org.openucx.jucx.ucp.UcpTagMessage;
+import org.openucx.jucx.ucp.UcpWorker;
 
 /**
- * Frames over UCP tagged messages: each frame is one message, the 40-byte {@link FrameHeader}
- * followed by the payload, sent straight from the caller's memory where it is native (an I/O
- * vector of two pieces) and through a staging buffer where it is on the heap. The tag names the
- * sender and the frame's number on that ordered pair, so frames match in posting order whatever
- * order UCX delivers them in. A receive waits for its message with a probe, then receives it
- * whole into staging, checks the header (a different one is a mismatch, described on both
- * sides; an abandon frame carries the peer's reason) and hands the payload to the sink.
+ * Frames over UCP tagged messages: each frame is one message, the 40-byte {@link FrameHeader} followed by the payload,
+ * sent straight from the caller's memory where it is native (an I/O vector of two pieces) and through a staging buffer
+ * where it is on the heap. The tag names the sender and the frame's number on that ordered pair, so frames match in
+ * posting order whatever order UCX delivers them in. A receive waits for its message with a probe, then receives it
+ * whole into staging, checks the header (a different one is a mismatch, described on both sides; an abandon frame
+ * carries the peer's reason) and hands the payload to the sink.
  *
- * <p>Why tagged messages and not RMA puts: a put needs the receiver's slot address and key and a
- * completion flag per frame, which is two operations and a second round of bookkeeping; over
- * UCX's own transports (RDMA, tcp) a tagged send already moves large messages with the
- * rendezvous protocol, which is a zero-copy RDMA read or write on RDMA hardware. Memory
- * registration is UCX's (its registration cache keeps the staging buffers registered).
+ * <p>Why tagged messages and not RMA puts: a put needs the receiver's slot address and key and a completion flag per
+ * frame, which is two operations and a second round of bookkeeping; over UCX's own transports (RDMA, tcp) a tagged send
+ * already moves large messages with the rendezvous protocol, which is a zero-copy RDMA read or write on RDMA hardware.
+ * Memory registration is UCX's (its registration cache keeps the staging buffers registered).
  *
- * <p>Dead peers: endpoints use UCX's peer error handling, so a peer that dies fails its
- * endpoint, and every transfer with it ends in a {@link PeerLostException}. UCX 1.13 then uses
- * no shared-memory transports between the ranks, which is fine: ranks of one host use Jccl's.
+ * <p>Dead peers: endpoints use UCX's peer error handling, so a peer that dies fails its endpoint, and every transfer
+ * with it ends in a {@link PeerLostException}. UCX 1.13 then uses no shared-memory transports between the ranks, which
+ * is fine: ranks of one host use Jccl's.
  *
- * <p>Threads: one thread drives it at a time (the runtime's contract); {@link #close} may come
- * from another, so native calls and teardown take the same lock, and the worker is never freed
- * under a thread inside {@code ucp_worker_progress}.
+ * <p>Threads: one thread drives it at a time (the runtime's contract); {@link #close} may come from another, so native
+ * calls and teardown take the same lock, and the worker is never freed under a thread inside
+ * {@code ucp_worker_progress}.
  */
 final class UcxTransport implements NetTransport {
     private static final int TAG_SEQ_BITS = 44;
@@ -129,20 +125,28 @@ final class UcxTransport implements NetTransport {
                 if (peer == rank || endpoints[peer] != null) continue;
                 byte[] remote = peers.get(peer).netAddressBytes();
                 if (remote.length == 0) {
-                    throw new PeerLostException(peer, "rank " + peer + " published no UCX address (is JCCL_NET=UCX set on every rank?)", null);
+                    throw new PeerLostException(
+                            peer,
+                            "rank " + peer + " published no UCX address (is JCCL_NET=UCX set on every rank?)",
+                            null);
                 }
                 ByteBuffer direct = ByteBuffer.allocateDirect(remote.length);
                 direct.put(remote).flip();
                 int p = peer;
                 try {
-                    endpoints[peer] = worker.newEndpoint(new UcpEndpointParams().setUcpAddress(direct).setPeerErrorHandlingMode()
+                    endpoints[peer] = worker.newEndpoint(new UcpEndpointParams()
+                            .setUcpAddress(direct)
+                            .setPeerErrorHandlingMode()
                             .setName("jccl-" + rank + "-to-" + peer)
-                            .setErrorHandler((ep, status, message) -> markLost(p, "UCX reports the endpoint failed: " + message
-                                    + " (status " + status + ")")));
+                            .setErrorHandler((ep, status, message) -> markLost(
+                                    p, "UCX reports the endpoint failed: " + message + " (status " + status + ")")));
                 } catch (RuntimeException e) {
-                    throw new PeerLostException(peer, "cannot create a UCX endpoint to rank " + peer + ": " + e.getMessage(), e);
+                    throw new PeerLostException(
+                            peer, "cannot create a UCX endpoint to rank " + peer + ": " + e.getMessage(), e);
                 }
-                log.info(Log.Subsys.NET, "Channel 00 : " + rank + "[" + rank + "] -> " + peer + "[" + peer + "] via NET/UCX/" + devices);
+                log.info(
+                        Log.Subsys.NET,
+                        "Channel 00 : " + rank + "[" + rank + "] -> " + peer + "[" + peer + "] via NET/UCX/" + devices);
             }
             return true;
         }
@@ -209,18 +213,24 @@ final class UcxTransport implements NetTransport {
                 request = endpoints[peer].sendTaggedNonBlocking(staging.address(), FrameHeader.BYTES, tag, done);
             } else if (data.isNative()) {
                 // Header and payload as one message, the payload read in place.
-                request = endpoints[peer].sendTaggedNonBlocking(new long[] {staging.address(), data.address()},
-                        new long[] {FrameHeader.BYTES, length}, tag, done);
+                request = endpoints[peer].sendTaggedNonBlocking(
+                        new long[] {staging.address(), data.address()},
+                        new long[] {FrameHeader.BYTES, length},
+                        tag,
+                        done);
             } else {
                 MemorySegment.copy(data, 0, staging, FrameHeader.BYTES, length);
-                request = endpoints[peer].sendTaggedNonBlocking(staging.address(), FrameHeader.BYTES + length, tag, done);
+                request =
+                        endpoints[peer].sendTaggedNonBlocking(staging.address(), FrameHeader.BYTES + length, tag, done);
             }
         }
     }
 
     @Override
     public TransferHandle postSend(int peer, FrameHeader header, MemorySegment data, long readyBytes) {
-        if (endpoints[peer] == null) throw new IllegalStateException("rank " + rank + " has no endpoint to " + peer + " (tryConnect first)");
+        if (endpoints[peer] == null) {
+            throw new IllegalStateException("rank " + rank + " has no endpoint to " + peer + " (tryConnect first)");
+        }
         TransferHandle handle = new TransferHandle(peer, readyBytes);
         synchronized (lock) {
             OutgoingFrame f = new OutgoingFrame(peer, header, data, handle, tagOf(rank, sendSeq[peer]++));
@@ -261,7 +271,9 @@ final class UcxTransport implements NetTransport {
 
     @Override
     public TransferHandle postRecv(int peer, FrameHeader expected, int elementBytes, RecvSink sink) {
-        if (endpoints[peer] == null) throw new IllegalStateException("rank " + rank + " has no endpoint to " + peer + " (tryConnect first)");
+        if (endpoints[peer] == null) {
+            throw new IllegalStateException("rank " + rank + " has no endpoint to " + peer + " (tryConnect first)");
+        }
         TransferHandle handle = new TransferHandle(peer);
         synchronized (lock) {
             recvs.add(new IncomingFrame(peer, expected, sink, handle, tagOf(peer, recvSeq[peer]++)));
@@ -297,7 +309,9 @@ final class UcxTransport implements NetTransport {
                 f.issue();
                 work++;
             }
-            if (f.completion.error != null) throw new PeerLostException(f.peer, "UCX send failed: " + f.completion.error, null);
+            if (f.completion.error != null) {
+                throw new PeerLostException(f.peer, "UCX send failed: " + f.completion.error, null);
+            }
             if (f.completion.completed) {
                 release(f.staging);
                 f.handle.markDone();
@@ -321,7 +335,9 @@ final class UcxTransport implements NetTransport {
                 f.receive(message);
                 work++;
             }
-            if (f.completion.error != null) throw new PeerLostException(f.peer, "UCX receive failed: " + f.completion.error, null);
+            if (f.completion.error != null) {
+                throw new PeerLostException(f.peer, "UCX receive failed: " + f.completion.error, null);
+            }
             if (!f.completion.completed) {
                 failIfLost(f.peer);
                 continue;
@@ -339,20 +355,28 @@ final class UcxTransport implements NetTransport {
     /** Checks the header of a whole received frame and hands its payload to the sink. */
     private void deliver(IncomingFrame f) throws IOException {
         if (f.length < FrameHeader.BYTES) {
-            throw new PeerLostException(f.peer, "a UCX message of " + f.length + " bytes from rank " + f.peer + " is not a Jccl frame", null);
+            throw new PeerLostException(
+                    f.peer,
+                    "a UCX message of " + f.length + " bytes from rank " + f.peer + " is not a Jccl frame",
+                    null);
         }
         FrameHeader actual = FrameHeader.decode(f.staging, 0);
         if (actual != null && actual.isAbandon()) {
             long n = Math.min(actual.length(), f.length - FrameHeader.BYTES);
-            String reason = new String(f.staging.asSlice(FrameHeader.BYTES, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+            String reason = new String(
+                    f.staging.asSlice(FrameHeader.BYTES, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
                     StandardCharsets.UTF_8);
-            throw new PeerLostException(f.peer, "it stopped: " + (reason.isEmpty() ? "(no reason given)" : reason), null);
+            throw new PeerLostException(
+                    f.peer, "it stopped: " + (reason.isEmpty() ? "(no reason given)" : reason), null);
         }
         if (!f.expected.equals(actual)) throw new FrameMismatchException(f.peer, f.expected, actual);
         long payload = f.length - FrameHeader.BYTES;
         if (payload != f.expected.length()) {
-            throw new PeerLostException(f.peer, "frame from rank " + f.peer + " carries " + payload + " bytes, its header says "
-                    + f.expected.length(), null);
+            throw new PeerLostException(
+                    f.peer,
+                    "frame from rank " + f.peer + " carries " + payload + " bytes, its header says "
+                            + f.expected.length(),
+                    null);
         }
         if (payload > 0) f.sink.accept(f.staging.asSlice(FrameHeader.BYTES, payload), 0);
     }
@@ -410,11 +434,19 @@ final class UcxTransport implements NetTransport {
     public String describePending(int peer) {
         synchronized (lock) {
             long out = sends.stream().filter(f -> f.peer == peer).count();
-            long unissued = sends.stream().filter(f -> f.peer == peer && !f.issued()).count();
+            long unissued =
+                    sends.stream().filter(f -> f.peer == peer && !f.issued()).count();
             long in = recvs.stream().filter(f -> f.peer == peer).count();
-            long arrived = recvs.stream().filter(f -> f.peer == peer && f.request != null).count();
+            long arrived = recvs.stream()
+                    .filter(f -> f.peer == peer && f.request != null)
+                    .count();
             StringBuilder sb = new StringBuilder();
-            if (out > 0) sb.append(out).append(" UCX send(s) not completed (").append(unissued).append(" waiting for their data)");
+            if (out > 0) {
+                sb.append(out)
+                        .append(" UCX send(s) not completed (")
+                        .append(unissued)
+                        .append(" waiting for their data)");
+            }
             if (in > 0) {
                 if (!sb.isEmpty()) sb.append("; ");
                 sb.append(in).append(" receive(s) waiting, ").append(arrived).append(" of their messages arrived");
@@ -443,8 +475,12 @@ final class UcxTransport implements NetTransport {
             List<OutgoingFrame> goodbyes = new ArrayList<>();
             for (int peer = 0; peer < endpoints.length; peer++) {
                 if (endpoints[peer] == null || lost[peer] != null) continue;
-                OutgoingFrame f = new OutgoingFrame(peer, FrameHeader.abandon(bounded.length), payload.asSlice(0, bounded.length),
-                        new TransferHandle(peer), tagOf(rank, sendSeq[peer]++));
+                OutgoingFrame f = new OutgoingFrame(
+                        peer,
+                        FrameHeader.abandon(bounded.length),
+                        payload.asSlice(0, bounded.length),
+                        new TransferHandle(peer),
+                        tagOf(rank, sendSeq[peer]++));
                 try {
                     f.issue();
                     goodbyes.add(f);
@@ -453,7 +489,8 @@ final class UcxTransport implements NetTransport {
                 }
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
-            while (System.nanoTime() < deadline && goodbyes.stream().anyMatch(f -> !f.completion.completed && f.completion.error == null)) {
+            while (System.nanoTime() < deadline
+                    && goodbyes.stream().anyMatch(f -> !f.completion.completed && f.completion.error == null)) {
                 try {
                     worker.progress();
                 } catch (Exception e) {

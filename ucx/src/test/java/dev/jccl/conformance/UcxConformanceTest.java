@@ -1,26 +1,24 @@
 package dev.jccl.conformance;
 
+import static org.junit.jupiter.api.Assertions.*;
+
 import dev.jccl.Config;
 import dev.jccl.Jccl;
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.*;
-
 /**
- * The conformance battery with JCCL_NET=UCX: every rank reaches every other through UCX (shared
- * memory off, so that nothing else carries the bytes; UCX runs over its tcp transport on
- * loopback here, there being no RDMA device), as threads and as separate JVMs; and ranks on two
- * pretend hosts, shared memory inside each and UCX between.
+ * The conformance battery with JCCL_NET=UCX: every rank reaches every other through UCX (shared memory off, so that
+ * nothing else carries the bytes; UCX runs over its tcp transport on loopback here, there being no RDMA device), as
+ * threads and as separate JVMs; and ranks on two pretend hosts, shared memory inside each and UCX between.
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class UcxConformanceTest {
@@ -32,8 +30,13 @@ class UcxConformanceTest {
     @ValueSource(ints = {2, 3, 4, 5})
     void everyCollectiveConformsOverUcx(int size) {
         long start = System.nanoTime();
-        List<List<String>> results = ThreadRanks.run(size, ucx(Duration.ofSeconds(60)), Duration.ofMinutes(6),
-                c -> ConformanceBody.run(c, size <= 3 ? ConformanceBody.Plan.FULL : ConformanceBody.Plan.PROCESS,
+        List<List<String>> results = ThreadRanks.run(
+                size,
+                ucx(Duration.ofSeconds(60)),
+                Duration.ofMinutes(6),
+                c -> ConformanceBody.run(
+                        c,
+                        size <= 3 ? ConformanceBody.Plan.FULL : ConformanceBody.Plan.PROCESS,
                         c.rank() == 0 ? System.out::println : line -> {}));
         System.out.printf("conformance, %d thread rank(s) over UCX: %.1f s%n", size, (System.nanoTime() - start) / 1e9);
         assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
@@ -43,13 +46,30 @@ class UcxConformanceTest {
     void threeProcessRanksConformOverUcx() throws Exception {
         UniqueId id = ProcessRanks.loopbackIdForOtherProcesses();
         long start = System.nanoTime();
-        List<ProcessRanks.Outcome> outcomes = ProcessRanks.run(3, ConformanceWorker.class, List.of("{rank}", "{size}", id.toString()),
-                Map.of("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "60", "JCCL_SHM_DISABLE", "1", "JCCL_NET", "UCX",
-                        "JCCL_DEBUG", "INFO", "JCCL_DEBUG_SUBSYS", "NET"), Duration.ofMinutes(7));
+        List<ProcessRanks.Outcome> outcomes = ProcessRanks.run(
+                3,
+                ConformanceWorker.class,
+                List.of("{rank}", "{size}", id.toString()),
+                Map.of(
+                        "JCCL_SOCKET_IFNAME",
+                        "lo",
+                        "JCCL_TIMEOUT",
+                        "60",
+                        "JCCL_SHM_DISABLE",
+                        "1",
+                        "JCCL_NET",
+                        "UCX",
+                        "JCCL_DEBUG",
+                        "INFO",
+                        "JCCL_DEBUG_SUBSYS",
+                        "NET"),
+                Duration.ofMinutes(7));
         System.out.printf("conformance, 3 process ranks over UCX: %.1f s%n", (System.nanoTime() - start) / 1e9);
         assertTrue(outcomes.stream().allMatch(ProcessRanks.Outcome::passed), () -> ProcessRanks.report(outcomes));
         for (ProcessRanks.Outcome o : outcomes) {
-            assertTrue(o.output().contains("NET/UCX : Using UCX 1."), "the debug output names UCX and its version: " + o.output());
+            assertTrue(
+                    o.output().contains("NET/UCX : Using UCX 1."),
+                    "the debug output names UCX and its version: " + o.output());
             assertTrue(o.output().contains("via NET/UCX/"), "peers are reached through UCX: " + o.output());
         }
     }
@@ -58,9 +78,18 @@ class UcxConformanceTest {
     void twoHostsUseSharedMemoryInsideAndUcxBetween() {
         int size = 4;
         UniqueId id = UniqueId.create(Link.SHM.config(Duration.ofSeconds(60)));
-        List<List<String>> results = ThreadRanks.run(size, rank -> Jccl.init(rank, size, id,
-                        Link.SHM.config(Duration.ofSeconds(60)).toBuilder().net("UCX").hostId(rank < 2 ? "a" : "b").build()),
-                Duration.ofMinutes(6), c -> ConformanceBody.run(c, ConformanceBody.Plan.PROCESS, line -> {}));
+        List<List<String>> results = ThreadRanks.run(
+                size,
+                rank -> Jccl.init(
+                        rank,
+                        size,
+                        id,
+                        Link.SHM.config(Duration.ofSeconds(60)).toBuilder()
+                                .net("UCX")
+                                .hostId(rank < 2 ? "a" : "b")
+                                .build()),
+                Duration.ofMinutes(6),
+                c -> ConformanceBody.run(c, ConformanceBody.Plan.PROCESS, line -> {}));
         assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
     }
 }

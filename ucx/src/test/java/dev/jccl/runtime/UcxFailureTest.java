@@ -1,5 +1,7 @@
 package dev.jccl.runtime;
 
+import static org.junit.jupiter.api.Assertions.*;
+
 import dev.jccl.Config;
 import dev.jccl.Jccl;
 import dev.jccl.JcclException;
@@ -8,17 +10,14 @@ import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** What fails over UCX fails as it does over sockets: loudly, fast, naming who and what. */
 @Timeout(180)
@@ -32,7 +31,8 @@ class UcxFailureTest {
         UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
         ServerSocketChannel reserved = id.takeReservedListener();
         if (reserved != null) reserved.close();
-        Map<String, String> env = Map.of("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "120", "JCCL_SHM_DISABLE", "1", "JCCL_NET", "UCX");
+        Map<String, String> env =
+                Map.of("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "120", "JCCL_SHM_DISABLE", "1", "JCCL_NET", "UCX");
         try (LoopWorkers w = LoopWorkers.start(3, id.toString(), 4096, r -> env, (r, cmd) -> cmd)) {
             w.awaitLooping(90);
             long victimPid = w.ranks.get(1).pid();
@@ -41,14 +41,18 @@ class UcxFailureTest {
             List<Double> detection = new ArrayList<>();
             for (int r : new int[] {0, 2}) {
                 Process survivor = w.ranks.get(r);
-                assertTrue(survivor.waitFor(30, TimeUnit.SECONDS), () -> "a survivor still waits 30 s after the kill: " + w.output());
+                assertTrue(
+                        survivor.waitFor(30, TimeUnit.SECONDS),
+                        () -> "a survivor still waits 30 s after the kill: " + w.output());
                 detection.add((System.nanoTime() - killed) / 1e9);
                 String out = w.output(r);
                 assertEquals(3, survivor.exitValue(), out);
-                assertTrue(out.contains(PeerFailedException.class.getName()) && out.contains("pid " + victimPid),
+                assertTrue(
+                        out.contains(PeerFailedException.class.getName()) && out.contains("pid " + victimPid),
                         "rank " + r + " must fail with PeerFailedException naming pid " + victimPid + ": " + out);
             }
-            System.out.printf("UCX: SIGKILL of rank 1 of 3 noticed by the survivors after %s s%n",
+            System.out.printf(
+                    "UCX: SIGKILL of rank 1 of 3 noticed by the survivors after %s s%n",
                     detection.stream().map(s -> String.format("%.2f", s)).toList());
             for (double s : detection) assertTrue(s < 5, "a survivor failed only " + s + " s after the kill");
         }
@@ -64,8 +68,11 @@ class UcxFailureTest {
         });
         for (Object r : results) {
             JcclException e = assertInstanceOf(JcclException.class, r);
-            assertTrue(e.getMessage().contains("called different operations") && e.getMessage().contains("Broadcast #0")
-                    && e.getMessage().contains("AllReduce #0"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("called different operations")
+                            && e.getMessage().contains("Broadcast #0")
+                            && e.getMessage().contains("AllReduce #0"),
+                    e.getMessage());
         }
     }
 
@@ -77,8 +84,11 @@ class UcxFailureTest {
             UniqueId id = UniqueId.create(ucx(Duration.ofSeconds(5)));
             id.takeReservedListener().close();
             JcclException e = assertThrows(JcclException.class, () -> Jccl.init(0, 1, id, ucx(Duration.ofSeconds(5))));
-            assertTrue(e.getMessage().contains("JCCL_NET=UCX") && e.getMessage().contains("libucp-not-installed.so.0")
-                    && e.getMessage().contains("apt-get install libucx0"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("JCCL_NET=UCX")
+                            && e.getMessage().contains("libucp-not-installed.so.0")
+                            && e.getMessage().contains("apt-get install libucx0"),
+                    e.getMessage());
         } finally {
             if (before == null) System.clearProperty("jccl.ucx.library");
             else System.setProperty("jccl.ucx.library", before);
@@ -89,8 +99,17 @@ class UcxFailureTest {
     void aNameNoPluginServesListsWhatThereIs() throws Exception {
         UniqueId id = UniqueId.create(TestRanks.loopback(Duration.ofSeconds(5)));
         id.takeReservedListener().close();
-        JcclException e = assertThrows(JcclException.class,
-                () -> Jccl.init(0, 1, id, TestRanks.loopback(Duration.ofSeconds(5)).toBuilder().net("Verbs").build()));
-        assertTrue(e.getMessage().contains("JCCL_NET=Verbs names no network transport here; available: Socket, UCX"), e.getMessage());
+        JcclException e = assertThrows(
+                JcclException.class,
+                () -> Jccl.init(
+                        0,
+                        1,
+                        id,
+                        TestRanks.loopback(Duration.ofSeconds(5)).toBuilder()
+                                .net("Verbs")
+                                .build()));
+        assertTrue(
+                e.getMessage().contains("JCCL_NET=Verbs names no network transport here; available: Socket, UCX"),
+                e.getMessage());
     }
 }

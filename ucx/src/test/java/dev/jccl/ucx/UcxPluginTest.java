@@ -1,12 +1,11 @@
 package dev.jccl.ucx;
 
+import static org.junit.jupiter.api.Assertions.*;
+
 import dev.jccl.transport.NetPluginException;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.*;
 
 @Timeout(30)
 class UcxPluginTest {
@@ -15,7 +14,8 @@ class UcxPluginTest {
     @Test
     void ibHcaFollowsNcclsSyntax() {
         assertEquals(PORTS, UcxPlugin.select(PORTS, null));
-        assertEquals(List.of("mlx5_1:1", "mlx5_1:2", "mlx5_10:1"), UcxPlugin.select(PORTS, "mlx5_1"), "names are prefixes");
+        assertEquals(
+                List.of("mlx5_1:1", "mlx5_1:2", "mlx5_10:1"), UcxPlugin.select(PORTS, "mlx5_1"), "names are prefixes");
         assertEquals(List.of("mlx5_1:1", "mlx5_1:2"), UcxPlugin.select(PORTS, "=mlx5_1"), "= makes them exact");
         assertEquals(List.of("mlx5_1:2"), UcxPlugin.select(PORTS, "=mlx5_1:2"), "a port narrows it");
         assertEquals(List.of("mlx5_0:1", "mlx5_10:1"), UcxPlugin.select(PORTS, "^=mlx5_1"), "^ excludes");
@@ -30,19 +30,23 @@ class UcxPluginTest {
     }
 
     /**
-     * Once UCX is loaded, the JVM must still own SIGSEGV: compiled code turns null dereferences
-     * into SIGSEGVs that the JVM makes NullPointerExceptions of. With UCX's handler in front, the
-     * first one aborts the process (and this test JVM with it).
+     * Once UCX is loaded, the JVM must still own SIGSEGV: compiled code turns null dereferences into SIGSEGVs that the
+     * JVM makes NullPointerExceptions of. With UCX's handler in front, the first one aborts the process (and this test
+     * JVM with it).
      */
     @Test
     void withUcxLoadedTheJvmStillTurnsSegvIntoNullPointerExceptions() throws Throwable {
         new UcxPlugin().probe();
         var linker = java.lang.foreign.Linker.nativeLinker();
-        var getenv = linker.downcallHandle(linker.defaultLookup().find("getenv").orElseThrow(),
-                java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.ADDRESS, java.lang.foreign.ValueLayout.ADDRESS));
+        var getenv = linker.downcallHandle(
+                linker.defaultLookup().find("getenv").orElseThrow(),
+                java.lang.foreign.FunctionDescriptor.of(
+                        java.lang.foreign.ValueLayout.ADDRESS, java.lang.foreign.ValueLayout.ADDRESS));
         try (var arena = java.lang.foreign.Arena.ofConfined()) {
             var value = (java.lang.foreign.MemorySegment) getenv.invokeExact(arena.allocateFrom("UCX_ERROR_SIGNALS"));
-            if (System.getenv("UCX_ERROR_SIGNALS") == null) assertEquals("", value.reinterpret(1).getString(0), "set before libucp loaded");
+            if (System.getenv("UCX_ERROR_SIGNALS") == null) {
+                assertEquals("", value.reinterpret(1).getString(0), "set before libucp loaded");
+            }
         }
         int caught = 0;
         for (int i = 0; i < 200_000; i++) {

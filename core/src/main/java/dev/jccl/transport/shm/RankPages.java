@@ -6,9 +6,9 @@ import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 
 /**
- * This rank's page and the pages of its local peers (see {@link ShmLayout}): each rank's state,
- * what operation it is in, how many it has finished, and its low-latency slots. The owner writes
- * its page; peers only read it, except for the attach count.
+ * This rank's page and the pages of its local peers (see {@link ShmLayout}): each rank's state, what operation it is
+ * in, how many it has finished, and its low-latency slots. The owner writes its page; peers only read it, except for
+ * the attach count.
  */
 final class RankPages implements AutoCloseable {
     private final int rank;
@@ -55,13 +55,18 @@ final class RankPages implements AutoCloseable {
         page.set(ValueLayout.JAVA_INT, ShmLayout.RANK_B_OFFSET, nRanks);
     }
 
-    /** Null if {@code page} is a ready page of rank {@code r} of communicator {@code commId}; else what is wrong or missing. */
+    /**
+     * Null if {@code page} is a ready page of rank {@code r} of communicator {@code commId}; else what is wrong or
+     * missing.
+     */
     static String check(MemorySegment page, long commId, int r) {
         if (SharedWords.plain(page, ShmLayout.MAGIC_OFFSET) != ShmLayout.MAGIC) return "not initialised yet";
         if (page.get(ValueLayout.JAVA_INT, ShmLayout.VERSION_OFFSET) != ShmLayout.VERSION) {
-            return "layout version " + page.get(ValueLayout.JAVA_INT, ShmLayout.VERSION_OFFSET) + ", this Jccl uses " + ShmLayout.VERSION;
+            return "layout version " + page.get(ValueLayout.JAVA_INT, ShmLayout.VERSION_OFFSET) + ", this Jccl uses "
+                    + ShmLayout.VERSION;
         }
-        if (SharedWords.plain(page, ShmLayout.COMM_OFFSET) != commId || page.get(ValueLayout.JAVA_INT, ShmLayout.RANK_A_OFFSET) != r) {
+        if (SharedWords.plain(page, ShmLayout.COMM_OFFSET) != commId
+                || page.get(ValueLayout.JAVA_INT, ShmLayout.RANK_A_OFFSET) != r) {
             return "belongs to another communicator or rank";
         }
         return SharedWords.acquire(page, ShmLayout.STATE_OFFSET) == ShmLayout.STATE_INIT ? "not initialised yet" : null;
@@ -106,9 +111,9 @@ final class RankPages implements AutoCloseable {
     }
 
     /**
-     * Tells peers which collective this rank is in, so a peer waiting on it can spot a mismatch.
-     * A seqlock: the sequence word reads 0 while the other two change, and {@code sequence + 1}
-     * once they hold that operation's values.
+     * Tells peers which collective this rank is in, so a peer waiting on it can spot a mismatch. A seqlock: the
+     * sequence word reads 0 while the other two change, and {@code sequence + 1} once they hold that operation's
+     * values.
      */
     void announce(long sequence, long descriptor, long count) {
         MemorySegment p = mine();
@@ -142,9 +147,9 @@ final class RankPages implements AutoCloseable {
     }
 
     /**
-     * Says whether the owner may be asleep. Raised before the owner's last look for work and
-     * lowered after it wakes; a peer that makes work for the owner and then sees it raised rings
-     * the doorbell. The store is volatile, so that the owner's last look cannot come before it.
+     * Says whether the owner may be asleep. Raised before the owner's last look for work and lowered after it wakes; a
+     * peer that makes work for the owner and then sees it raised rings the doorbell. The store is volatile, so that the
+     * owner's last look cannot come before it.
      */
     void sleeping(boolean asleep) {
         SharedWords.setIntVolatile(mine(), ShmLayout.SLEEPING_OFFSET, asleep ? 1 : 0);
@@ -152,8 +157,8 @@ final class RankPages implements AutoCloseable {
     }
 
     /**
-     * Sleeps until a peer rings the doorbell, if it still reads {@code doorbell}, for at most
-     * {@code maxNanos}; parks instead where futexes are not available.
+     * Sleeps until a peer rings the doorbell, if it still reads {@code doorbell}, for at most {@code maxNanos}; parks
+     * instead where futexes are not available.
      */
     void sleep(int doorbell, long maxNanos) {
         if (Futex.available()) Futex.await(mine(), ShmLayout.DOORBELL_OFFSET, doorbell, maxNanos);
@@ -161,14 +166,12 @@ final class RankPages implements AutoCloseable {
     }
 
     /**
-     * Wakes rank {@code r} if it may be asleep; call after publishing what it may wait for. With
-     * {@code fenced}, a full fence orders the publication before the look at its flag (the other
-     * half of the handshake), so no wake-up is ever lost. The fence waits for this core's pending
-     * stores, which after copying a ring piece costs microseconds: measured on a 1 MiB AllReduce of
-     * two ranks, fenced wakes after every piece took it from 110 to 160 µs. Without the fence a
-     * wake-up can be missed when the peer fell asleep at that very moment; it then sleeps out its
-     * bounded sleep, which is what ranks that each have a core accept, since they sleep only after
-     * polling for milliseconds.
+     * Wakes rank {@code r} if it may be asleep; call after publishing what it may wait for. With {@code fenced}, a full
+     * fence orders the publication before the look at its flag (the other half of the handshake), so no wake-up is ever
+     * lost. The fence waits for this core's pending stores, which after copying a ring piece costs microseconds:
+     * measured on a 1 MiB AllReduce of two ranks, fenced wakes after every piece took it from 110 to 160 µs. Without
+     * the fence a wake-up can be missed when the peer fell asleep at that very moment; it then sleeps out its bounded
+     * sleep, which is what ranks that each have a core accept, since they sleep only after polling for milliseconds.
      */
     void wake(int r, boolean fenced) {
         if (fenced) VarHandle.fullFence();
@@ -188,6 +191,8 @@ final class RankPages implements AutoCloseable {
 
     @Override
     public void close() {
-        for (ShmSegment s : byRank) if (s != null) s.close();
+        for (ShmSegment s : byRank) {
+            if (s != null) s.close();
+        }
     }
 }

@@ -5,9 +5,9 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
- * Ordered access to the 64-bit words that processes use to signal each other through shared
- * memory: a writer fills data with plain stores and then releases a word; a reader that acquires
- * the new value sees the data. On x86 both compile to plain moves; the ordering is the compiler's.
+ * Ordered access to the 64-bit words that processes use to signal each other through shared memory: a writer fills data
+ * with plain stores and then releases a word; a reader that acquires the new value sees the data. On x86 both compile
+ * to plain moves; the ordering is the compiler's.
  */
 final class SharedWords {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();

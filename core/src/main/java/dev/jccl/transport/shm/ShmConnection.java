@@ -4,15 +4,13 @@ import dev.jccl.transport.FrameHeader;
 import dev.jccl.transport.FrameMismatchException;
 import dev.jccl.transport.RecvSink;
 import dev.jccl.transport.TransferHandle;
-
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 
 /**
- * This rank's end of the pair segment it shares with one local peer: a FIFO of frames to write
- * into the outgoing ring and a FIFO of frames expected from the incoming one. Receivers are handed
- * the payload where it lies in the ring, so a reducing receive reads the peer's data straight out
- * of shared memory, with no copy in between.
+ * This rank's end of the pair segment it shares with one local peer: a FIFO of frames to write into the outgoing ring
+ * and a FIFO of frames expected from the incoming one. Receivers are handed the payload where it lies in the ring, so a
+ * reducing receive reads the peer's data straight out of shared memory, with no copy in between.
  */
 final class ShmConnection {
     private final int peer;
@@ -87,17 +85,17 @@ final class ShmConnection {
     }
 
     /**
-     * True if this connection cannot finish without the peer doing more: a send waits (for room,
-     * or for the peer to read it), or a receive waits and the ring holds nothing for it. Where
-     * neither holds, whatever the peer left in the ring before it closed is still to be read.
+     * True if this connection cannot finish without the peer doing more: a send waits (for room, or for the peer to
+     * read it), or a receive waits and the ring holds nothing for it. Where neither holds, whatever the peer left in
+     * the ring before it closed is still to be read.
      */
     boolean needsPeer() {
         return !sends.isEmpty() || awaitsData();
     }
 
     /**
-     * True if {@link #progress} would have something to do now: data for a waiting receive, or
-     * room for a send with ready bytes. Checked after announcing sleep, before sleeping.
+     * True if {@link #progress} would have something to do now: data for a waiting receive, or room for a send with
+     * ready bytes. Checked after announcing sleep, before sleeping.
      */
     boolean hasNews() {
         if (!recvs.isEmpty() && in.dataNow()) return true;
@@ -167,15 +165,25 @@ final class ShmConnection {
         StringBuilder sb = new StringBuilder();
         Outgoing s = sends.peek();
         if (s != null) {
-            sb.append(sends.size()).append(" send(s) queued, first has ").append(s.headerWritten ? s.sent + " of " + s.data.byteSize()
-                    + " bytes in the ring" : "its header waiting for room").append(" (outgoing ").append(out.describe()).append(')');
+            sb.append(sends.size())
+                    .append(" send(s) queued, first has ")
+                    .append(
+                            s.headerWritten
+                                    ? s.sent + " of " + s.data.byteSize() + " bytes in the ring"
+                                    : "its header waiting for room")
+                    .append(" (outgoing ")
+                    .append(out.describe())
+                    .append(')');
         }
         Incoming r = recvs.peek();
         if (r != null) {
             if (!sb.isEmpty()) sb.append("; ");
-            sb.append(recvs.size()).append(" receive(s) waiting, first has ")
+            sb.append(recvs.size())
+                    .append(" receive(s) waiting, first has ")
                     .append(r.headerRead ? r.received + " of " + r.expected.length() + " bytes" : "no header yet")
-                    .append(" (incoming ").append(in.describe()).append(')');
+                    .append(" (incoming ")
+                    .append(in.describe())
+                    .append(')');
         }
         return sb.isEmpty() ? "nothing pending" : sb.toString();
     }

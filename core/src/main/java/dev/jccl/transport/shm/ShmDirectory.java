@@ -8,19 +8,18 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Where shared-memory segments live and what they are called, and the removal of segments that
- * crashed processes left behind.
+ * Where shared-memory segments live and what they are called, and the removal of segments that crashed processes left
+ * behind.
  *
- * <p>Names: {@code jccl-<pid namespace>-<pid>-<comm id>-r<rank>} for a rank page and
- * {@code jccl-<pid namespace>-<pid>-<comm id>-p<low>-<high>} for a pair segment, where the pid is
- * the creating process's. Segments are unlinked as soon as every process that needs them has
- * mapped them, so a name outlives its job only if a process died during set-up; the next
- * communicator on the host removes it when its creator is gone. The pid namespace is part of the
- * name because containers that share /dev/shm but not their pid namespace would otherwise take
- * each other's live processes for dead ones.
+ * <p>Names: {@code jccl-<pid namespace>-<pid>-<comm id>-r<rank>} for a rank page and {@code jccl-<pid
+ * namespace>-<pid>-<comm id>-p<low>-<high>} for a pair segment, where the pid is the creating process's. Segments are
+ * unlinked as soon as every process that needs them has mapped them, so a name outlives its job only if a process died
+ * during set-up; the next communicator on the host removes it when its creator is gone. The pid namespace is part of
+ * the name because containers that share /dev/shm but not their pid namespace would otherwise take each other's live
+ * processes for dead ones.
  *
- * <p>The directory is /dev/shm; the system property {@code jccl.shm.dir} moves it (tests use a
- * small tmpfs of their own).
+ * <p>The directory is /dev/shm; the system property {@code jccl.shm.dir} moves it (tests use a small tmpfs of their
+ * own).
  */
 final class ShmDirectory {
     static final String PREFIX = "jccl-";
@@ -71,8 +70,8 @@ final class ShmDirectory {
     }
 
     /**
-     * Deletes segments whose creator, a process of this pid namespace, has exited; returns their
-     * names. Segments of live processes, and of other namespaces, are left alone.
+     * Deletes segments whose creator, a process of this pid namespace, has exited; returns their names. Segments of
+     * live processes, and of other namespaces, are left alone.
      */
     List<String> reap() {
         List<String> removed = new ArrayList<>();

@@ -1,11 +1,12 @@
 package dev.jccl.transport.shm;
 
 /**
- * Where everything lies in the two kinds of shared-memory segment, as offset constants. Every
- * word that one process writes and another polls sits on a cache line of its own, so that a
- * writer never invalidates a line its reader polls for something else.
+ * Where everything lies in the two kinds of shared-memory segment, as offset constants. Every word that one process
+ * writes and another polls sits on a cache line of its own, so that a writer never invalidates a line its reader polls
+ * for something else.
  *
  * <h2>Rank page: one per local rank, written by its owner, read by every local peer</h2>
+ *
  * <pre>
  *    0 +------------------------------------------------------------------+
  *      | magic "JCCLSHM1" | version u32 | slotBytes u32 | owner pid i64   |  header line
@@ -25,16 +26,16 @@ package dev.jccl.transport.shm;
  *      | outbox slot 1 … slot (slots-1): the same                         |
  *      +------------------------------------------------------------------+
  * </pre>
- * The outbox is a ring of {@code slots} chunks that every local rank reads in place: the owner's
- * chunk number g (counted over the communicator's life) goes to slot {@code g % slots}, and its
- * flag then holds {@code g + 1}. The owner may reuse a slot only once every peer's
- * {@code consumed[owner]} says it is done with the chunk that was there. A chunk of at most
- * {@link #SLOT_INLINE_BYTES} bytes lies in its slot's header line, beside the flag: a reader then
- * takes the flag and the data in one cache-line transfer instead of two (the whole of an
- * 8-byte AllReduce). A chunk's length is not stored: every reader computes it from the
- * operation, whose descriptor and count the header carries.
+ *
+ * The outbox is a ring of {@code slots} chunks that every local rank reads in place: the owner's chunk number g
+ * (counted over the communicator's life) goes to slot {@code g % slots}, and its flag then holds {@code g + 1}. The
+ * owner may reuse a slot only once every peer's {@code consumed[owner]} says it is done with the chunk that was there.
+ * A chunk of at most {@link #SLOT_INLINE_BYTES} bytes lies in its slot's header line, beside the flag: a reader then
+ * takes the flag and the data in one cache-line transfer instead of two (the whole of an 8-byte AllReduce). A chunk's
+ * length is not stored: every reader computes it from the operation, whose descriptor and count the header carries.
  *
  * <h2>Pair segment: one per pair of local ranks that exchange data, made by the lower rank</h2>
+ *
  * <pre>
  *    0 +------------------------------------------------------------------+
  *      | magic "JCCLSHM1" | version u32 | ringBytes u32 | creator pid i64 |
@@ -49,10 +50,10 @@ package dev.jccl.transport.shm;
  *      | ring high→low data (ringBytes)                                   |
  *      +------------------------------------------------------------------+
  * </pre>
- * A ring carries frames: a 64-byte line holding a {@code FrameHeader}, then the payload, padded
- * to a multiple of 64 bytes, so that every frame starts on a cache line and never splits its
- * header at the ring's end. Tail and head count bytes since the segment was made (they never
- * wrap); the free space is {@code ringBytes - (tail - head)}.
+ *
+ * A ring carries frames: a 64-byte line holding a {@code FrameHeader}, then the payload, padded to a multiple of 64
+ * bytes, so that every frame starts on a cache line and never splits its header at the ring's end. Tail and head count
+ * bytes since the segment was made (they never wrap); the free space is {@code ringBytes - (tail - head)}.
  */
 final class ShmLayout {
     private ShmLayout() {}
@@ -67,6 +68,7 @@ final class ShmLayout {
     static final long VERSION_OFFSET = 8;
     /** Rank page: slotBytes; pair segment: ringBytes. */
     static final long SIZE_PARAM_OFFSET = 12;
+
     static final long PID_OFFSET = 16;
     static final long COMM_OFFSET = 24;
     /** Rank page: rank; pair segment: low rank. */

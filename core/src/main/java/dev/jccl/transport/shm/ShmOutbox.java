@@ -3,23 +3,20 @@ package dev.jccl.transport.shm;
 import dev.jccl.transport.OperationMismatchException;
 import dev.jccl.transport.Outbox;
 import dev.jccl.transport.PeerLostException;
-
 import java.lang.foreign.MemorySegment;
 
 /**
- * The outboxes of the rank pages (see {@link ShmLayout}): each rank publishes the data a
- * collective needs from it as numbered chunks in its own outbox, and every local rank reads the
- * chunks it needs in place, straight out of the writer's memory. A chunk's header line carries the
- * flag, the operation's sequence number and signature (so a mismatched call is caught on the first
- * chunk); a small operation is a single chunk, which lies in the header line itself if it is
- * small enough ({@value ShmLayout#SLOT_INLINE_BYTES} bytes), and costs one line crossing between cores.
+ * The outboxes of the rank pages (see {@link ShmLayout}): each rank publishes the data a collective needs from it as
+ * numbered chunks in its own outbox, and every local rank reads the chunks it needs in place, straight out of the
+ * writer's memory. A chunk's header line carries the flag, the operation's sequence number and signature (so a
+ * mismatched call is caught on the first chunk); a small operation is a single chunk, which lies in the header line
+ * itself if it is small enough ({@value ShmLayout#SLOT_INLINE_BYTES} bytes), and costs one line crossing between cores.
  *
- * <p>Flow control: a writer reuses slot {@code g % slots} for chunk {@code g} only once every peer
- * has finished with chunk {@code g - slots}, as its {@code consumed} counter for the writer says.
- * The smallest counter seen is cached, so a writer that keeps ahead of its slowest reader reads
- * the counters once every few chunks, not for every chunk. Readers that do not need a writer's
- * chunks in some operation still advance their counter past them, so the writer never waits for
- * them.
+ * <p>Flow control: a writer reuses slot {@code g % slots} for chunk {@code g} only once every peer has finished with
+ * chunk {@code g - slots}, as its {@code consumed} counter for the writer says. The smallest counter seen is cached, so
+ * a writer that keeps ahead of its slowest reader reads the counters once every few chunks, not for every chunk.
+ * Readers that do not need a writer's chunks in some operation still advance their counter past them, so the writer
+ * never waits for them.
  *
  * <p>Single-threaded per rank, like the transport.
  */
@@ -33,6 +30,7 @@ public final class ShmOutbox implements Outbox {
     private final int slotMask;
     /** Every rank's page, by rank, looked up once: polling a flag is then one load and its bounds check. */
     private final MemorySegment[] page;
+
     private final MemorySegment mine;
     /** Every peer has finished with at least this many of this rank's chunks. */
     private long knownConsumed;
@@ -42,7 +40,9 @@ public final class ShmOutbox implements Outbox {
         this.pages = pages;
         this.rank = rank;
         this.size = size;
-        if (Integer.bitCount(pages.slots()) != 1) throw new IllegalArgumentException("outbox slots must be a power of two, got " + pages.slots());
+        if (Integer.bitCount(pages.slots()) != 1) {
+            throw new IllegalArgumentException("outbox slots must be a power of two, got " + pages.slots());
+        }
         this.slotOffset = new long[pages.slots()];
         this.slotMask = pages.slots() - 1;
         for (int s = 0; s < slotOffset.length; s++) slotOffset[s] = ShmLayout.slotOffset(size, pages.slotBytes(), s);
@@ -75,7 +75,9 @@ public final class ShmOutbox implements Outbox {
         long needed = chunk - slotOffset.length + 1;
         if (knownConsumed >= needed) return true;
         long min = Long.MAX_VALUE;
-        for (int r = 0; r < size; r++) if (r != rank) min = Math.min(min, SharedWords.acquire(page[r], ShmLayout.consumedOffset(rank)));
+        for (int r = 0; r < size; r++) {
+            if (r != rank) min = Math.min(min, SharedWords.acquire(page[r], ShmLayout.consumedOffset(rank)));
+        }
         knownConsumed = Math.max(knownConsumed, min);
         return knownConsumed >= needed;
     }
@@ -85,7 +87,10 @@ public final class ShmOutbox implements Outbox {
         return bytes <= ShmLayout.SLOT_INLINE_BYTES ? ShmLayout.SLOT_INLINE : ShmLayout.SLOT_DATA;
     }
 
-    /** Copies {@code bytes} from {@code src} at {@code srcOffset} into this rank's chunk {@code chunk} ({@link #canWrite} first). */
+    /**
+     * Copies {@code bytes} from {@code src} at {@code srcOffset} into this rank's chunk {@code chunk}
+     * ({@link #canWrite} first).
+     */
     @Override
     public void write(long chunk, MemorySegment src, long srcOffset, long bytes) {
         MemorySegment.copy(src, srcOffset, mine, slot(chunk) + dataOffset(bytes), bytes);
@@ -110,7 +115,9 @@ public final class ShmOutbox implements Outbox {
         return SharedWords.acquire(page[writer], slot(chunk) + ShmLayout.SLOT_FLAG) == chunk + 1;
     }
 
-    /** The memory holding {@code writer}'s outbox; a chunk's data lies in it at {@link #dataOffset(int, long, long)}. */
+    /**
+     * The memory holding {@code writer}'s outbox; a chunk's data lies in it at {@link #dataOffset(int, long, long)}.
+     */
     @Override
     public MemorySegment page(int writer) {
         return page[writer];
@@ -146,9 +153,9 @@ public final class ShmOutbox implements Outbox {
     // ---------------------------------------------------------------- sleeping and waking
 
     /**
-     * Wakes the ranks marked in {@code which} that may be asleep, after publishing chunks they
-     * read or consuming chunks they wrote, and clears the marks. One fence (where wake-ups are
-     * fenced, see {@link RankPages#wake}) serves them all.
+     * Wakes the ranks marked in {@code which} that may be asleep, after publishing chunks they read or consuming chunks
+     * they wrote, and clears the marks. One fence (where wake-ups are fenced, see {@link RankPages#wake}) serves them
+     * all.
      */
     @Override
     public void wake(boolean[] which) {
@@ -173,7 +180,10 @@ public final class ShmOutbox implements Outbox {
         pages.sleeping(asleep);
     }
 
-    /** Sleeps until the doorbell no longer reads {@code doorbell}, or {@code maxNanos}, or the transport's cap on sleeps. */
+    /**
+     * Sleeps until the doorbell no longer reads {@code doorbell}, or {@code maxNanos}, or the transport's cap on
+     * sleeps.
+     */
     @Override
     public void sleep(int doorbell, long maxNanos) {
         pages.sleep(doorbell, transport.sleepCap(maxNanos));
@@ -187,9 +197,13 @@ public final class ShmOutbox implements Outbox {
         transport.checkPeer(r);
     }
 
-    /** An {@link OperationMismatchException} if rank {@code r} says it is in collective {@code sequence} with another signature. */
+    /**
+     * An {@link OperationMismatchException} if rank {@code r} says it is in collective {@code sequence} with another
+     * signature.
+     */
     @Override
-    public void checkSameOperation(int r, long sequence, long descriptor, long count) throws OperationMismatchException {
+    public void checkSameOperation(int r, long sequence, long descriptor, long count)
+            throws OperationMismatchException {
         RankPages.Announcement a = pages.announced(r);
         if (a != null && a.sequence() == sequence && (a.descriptor() != descriptor || a.count() != count)) {
             throw new OperationMismatchException(r, sequence, a.descriptor(), a.count());

@@ -1,18 +1,16 @@
 package dev.jccl.transport.shm;
 
 import dev.jccl.transport.FrameHeader;
-
 import java.lang.foreign.MemorySegment;
 
 /**
- * One direction of a pair segment (see {@link ShmLayout}): a single-producer, single-consumer
- * ring of frames. The producer and the consumer each hold their own {@code ShmRing} over the same
- * memory and use only their half of the methods.
+ * One direction of a pair segment (see {@link ShmLayout}): a single-producer, single-consumer ring of frames. The
+ * producer and the consumer each hold their own {@code ShmRing} over the same memory and use only their half of the
+ * methods.
  *
- * <p>Pieces: the producer publishes its tail after every piece it copies in (at most
- * {@link #MAX_PIECE} bytes), so the consumer can start on a large frame long before it is all
- * there; every piece but a frame's last is a multiple of 64 bytes. Since frames start on 64-byte
- * lines, every piece the consumer sees is a whole number of elements of any type.
+ * <p>Pieces: the producer publishes its tail after every piece it copies in (at most {@link #MAX_PIECE} bytes), so the
+ * consumer can start on a large frame long before it is all there; every piece but a frame's last is a multiple of 64
+ * bytes. Since frames start on 64-byte lines, every piece the consumer sees is a whole number of elements of any type.
  */
 final class ShmRing {
     /** Largest piece published or consumed at once: small enough to pipeline, large enough to amortise the signal. */
@@ -50,9 +48,9 @@ final class ShmRing {
     }
 
     /**
-     * Copies up to {@code ready} bytes of a frame's payload from {@code src}, as room allows, and
-     * publishes them; returns how many. {@code frameRemaining} is what the frame still lacks: when
-     * this piece completes it, the tail is padded to the next line.
+     * Copies up to {@code ready} bytes of a frame's payload from {@code src}, as room allows, and publishes them;
+     * returns how many. {@code frameRemaining} is what the frame still lacks: when this piece completes it, the tail is
+     * padded to the next line.
      */
     long writePayload(MemorySegment src, long srcOffset, long ready, long frameRemaining) {
         long want = ready < frameRemaining ? ready & -ShmLayout.LINE : frameRemaining;
@@ -131,6 +129,7 @@ final class ShmRing {
 
     /** Producer and consumer positions, for timeout messages. */
     String describe() {
-        return "tail " + SharedWords.acquire(seg, tailAt) + ", head " + SharedWords.acquire(seg, headAt) + " of a " + capacity + "-byte ring";
+        return "tail " + SharedWords.acquire(seg, tailAt) + ", head " + SharedWords.acquire(seg, headAt) + " of a "
+                + capacity + "-byte ring";
     }
 }

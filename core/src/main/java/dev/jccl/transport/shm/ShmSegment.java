@@ -17,12 +17,11 @@ import java.util.Set;
 /**
  * One file in the shared-memory directory, mapped read-write into this process.
  *
- * <p>Why the pages are written before they are mapped: a tmpfs file grows sparsely, and touching
- * a page of a mapping that the filesystem cannot back is a SIGBUS, which kills the JVM. Writing
- * the file through {@code write(2)} first makes tmpfs allocate every page or fail with ENOSPC,
- * an ordinary {@link IOException}; after that, the mapping can never fault for lack of space.
- * Every page is then touched once in this process, so that no operation pays for page faults
- * (Open MPI loses half its bandwidth at 64 MiB to faulting fresh memory on every call).
+ * <p>Why the pages are written before they are mapped: a tmpfs file grows sparsely, and touching a page of a mapping
+ * that the filesystem cannot back is a SIGBUS, which kills the JVM. Writing the file through {@code write(2)} first
+ * makes tmpfs allocate every page or fail with ENOSPC, an ordinary {@link IOException}; after that, the mapping can
+ * never fault for lack of space. Every page is then touched once in this process, so that no operation pays for page
+ * faults (Open MPI loses half its bandwidth at 64 MiB to faulting fresh memory on every call).
  */
 final class ShmSegment implements AutoCloseable {
     private static final int ZERO_BLOCK = 1 << 20;
@@ -43,20 +42,23 @@ final class ShmSegment implements AutoCloseable {
     }
 
     /**
-     * Creates {@code path} (mode 0600; it must not exist), allocates all {@code bytes} of it and
-     * maps it. Fails with {@link ShmSpaceException} when the filesystem lacks the room, leaving
-     * no file behind.
+     * Creates {@code path} (mode 0600; it must not exist), allocates all {@code bytes} of it and maps it. Fails with
+     * {@link ShmSpaceException} when the filesystem lacks the room, leaving no file behind.
      */
     static ShmSegment create(Path path, long bytes) throws IOException {
         long usable = usableBytes(path.getParent());
         if (usable >= 0 && usable < bytes) throw new ShmSpaceException(path.getParent(), bytes, usable, null);
-        try (FileChannel ch = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+        try (FileChannel ch = FileChannel.open(
+                path,
+                Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
             try {
                 allocate(ch, bytes);
             } catch (IOException e) {
                 Files.deleteIfExists(path);
-                if (isNoSpace(e)) throw new ShmSpaceException(path.getParent(), bytes, usableBytes(path.getParent()), e);
+                if (isNoSpace(e)) {
+                    throw new ShmSpaceException(path.getParent(), bytes, usableBytes(path.getParent()), e);
+                }
                 throw e;
             }
             return map(path, ch, bytes, true);
@@ -67,8 +69,8 @@ final class ShmSegment implements AutoCloseable {
     }
 
     /**
-     * Maps {@code path} if it exists and has reached {@code bytes}; null if it is not there yet
-     * (its creator may still be writing it). The caller checks the contents are ready.
+     * Maps {@code path} if it exists and has reached {@code bytes}; null if it is not there yet (its creator may still
+     * be writing it). The caller checks the contents are ready.
      */
     static ShmSegment tryOpen(Path path, long bytes) throws IOException {
         FileChannel ch;

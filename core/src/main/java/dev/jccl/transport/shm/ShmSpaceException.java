@@ -10,8 +10,10 @@ final class ShmSpaceException extends IOException {
     final long usable;
 
     ShmSpaceException(Path directory, long needed, long usable, IOException cause) {
-        super(directory + " has " + (usable < 0 ? "an unknown amount of" : usable + " bytes") + " free, "
-                + needed + " bytes needed", cause);
+        super(
+                directory + " has " + (usable < 0 ? "an unknown amount of" : usable + " bytes") + " free, " + needed
+                        + " bytes needed",
+                cause);
         this.directory = directory;
         this.needed = needed;
         this.usable = usable;

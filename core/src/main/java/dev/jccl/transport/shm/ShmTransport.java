@@ -11,7 +11,6 @@ import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.RecvSink;
 import dev.jccl.transport.TransferHandle;
 import dev.jccl.transport.Transport;
-
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -22,32 +21,31 @@ import java.util.List;
 /**
  * The shared-memory transport between ranks of one host.
  *
- * <p>At start-up every local rank creates its {@linkplain RankPages rank page} and maps its local
- * peers' pages; each page is unlinked once every peer has mapped it, so nothing is left in
- * /dev/shm however the processes end. A pair of ranks that exchange data get a pair segment with
- * one {@link ShmRing} per direction, made by the lower rank the first time a schedule needs it
- * (as the socket transport dials lazily) and unlinked as soon as the higher rank has mapped it.
+ * <p>At start-up every local rank creates its {@linkplain RankPages rank page} and maps its local peers' pages; each
+ * page is unlinked once every peer has mapped it, so nothing is left in /dev/shm however the processes end. A pair of
+ * ranks that exchange data get a pair segment with one {@link ShmRing} per direction, made by the lower rank the first
+ * time a schedule needs it (as the socket transport dials lazily) and unlinked as soon as the higher rank has mapped
+ * it.
  *
- * <p>Nothing here can wake a waiting thread, so {@link #awaitIo} parks briefly; while it waits it
- * looks at the peers it waits for: a peer whose page says it failed, aborted or closed, or whose
- * process is gone, is a {@link PeerLostException} at once rather than at the deadline.
+ * <p>Nothing here can wake a waiting thread, so {@link #awaitIo} parks briefly; while it waits it looks at the peers it
+ * waits for: a peer whose page says it failed, aborted or closed, or whose process is gone, is a
+ * {@link PeerLostException} at once rather than at the deadline.
  */
 public final class ShmTransport implements Transport, OperationBoard {
     /**
-     * Bytes of one outbox chunk: big enough that a chunk's signal costs little, small enough to
-     * pipeline. Measured against 4 slots of 256 KiB (the same megabyte): 32 slots of 32 KiB
-     * leave big operations as they were (2 ranks 64 MiB 9.2-16.6 ms either way, 4 ranks on 2 CPUs
-     * 55-63 ms against 55-60), while 16 KiB slots cost 4 ranks 25% there (70-80 ms: a hand-off
-     * per chunk).
+     * Bytes of one outbox chunk: big enough that a chunk's signal costs little, small enough to pipeline. Measured
+     * against 4 slots of 256 KiB (the same megabyte): 32 slots of 32 KiB leave big operations as they were (2 ranks 64
+     * MiB 9.2-16.6 ms either way, 4 ranks on 2 CPUs 55-63 ms against 55-60), while 16 KiB slots cost 4 ranks 25% there
+     * (70-80 ms: a hand-off per chunk).
      */
     public static final int OUTBOX_SLOT_BYTES = 32 * 1024;
     /**
-     * Chunks a writer may be ahead of its slowest reader, and so operations of one chunk: a root
-     * broadcasting small messages back to back runs this many ahead before it waits for a reader
-     * to be scheduled. 4 ranks on 2 CPUs, Broadcast of 8 B: 6.8-7.9 µs a call with 4 slots,
-     * 1.05-1.12 µs with 32.
+     * Chunks a writer may be ahead of its slowest reader, and so operations of one chunk: a root broadcasting small
+     * messages back to back runs this many ahead before it waits for a reader to be scheduled. 4 ranks on 2 CPUs,
+     * Broadcast of 8 B: 6.8-7.9 µs a call with 4 slots, 1.05-1.12 µs with 32.
      */
     public static final int OUTBOX_SLOTS = 32;
+
     private static final long PEER_CHECK_INTERVAL_NANOS = 5_000_000;
     /** The longest sleep between looks at the peers, and at connections being made. */
     private static final long MAX_SLEEP_NANOS = 5_000_000;
@@ -64,6 +62,7 @@ public final class ShmTransport implements Transport, OperationBoard {
     private final ShmConnection[] connections;
     /** Pair segments the higher rank has mapped but whose creator has not marked ready yet. */
     private final ShmSegment[] opening;
+
     private final List<ShmSegment> awaitingAttach = new ArrayList<>();
     private final List<ShmConnection> active = new ArrayList<>();
     private final List<Integer> connecting = new ArrayList<>();
@@ -72,6 +71,7 @@ public final class ShmTransport implements Transport, OperationBoard {
     private volatile long maxSleepNanos = MAX_SLEEP_NANOS;
     /** Whether wake-ups are fenced (see {@link RankPages#wake}): where ranks share cores and sleep often. */
     private volatile boolean fencedWakes = true;
+
     private long currentSequence = -1;
     private long currentDescriptor;
     private long currentCount;
@@ -79,8 +79,15 @@ public final class ShmTransport implements Transport, OperationBoard {
     private long collectivesDone;
     private volatile boolean closed;
 
-    private ShmTransport(ShmDirectory directory, long commId, int rank, List<PeerInfo> peers, boolean[] local, int ringBytes,
-                         RankPages pages, Log log) {
+    private ShmTransport(
+            ShmDirectory directory,
+            long commId,
+            int rank,
+            List<PeerInfo> peers,
+            boolean[] local,
+            int ringBytes,
+            RankPages pages,
+            Log log) {
         this.directory = directory;
         this.commId = commId;
         this.rank = rank;
@@ -95,8 +102,8 @@ public final class ShmTransport implements Transport, OperationBoard {
     }
 
     /**
-     * What this process puts in its {@link PeerInfo#shmPrefix()}: its segment name prefix, or
-     * empty (with {@code why} filled in) when it cannot use shared memory here.
+     * What this process puts in its {@link PeerInfo#shmPrefix()}: its segment name prefix, or empty (with {@code why}
+     * filled in) when it cannot use shared memory here.
      */
     public static String prefixForThisProcess(StringBuilder why) {
         String reason = ShmDirectory.standard().unavailableReason();
@@ -108,8 +115,8 @@ public final class ShmTransport implements Transport, OperationBoard {
     }
 
     /**
-     * Whether ranks of this host could talk through shared memory here, and what with: for
-     * {@code jccl info}. Null {@code reasonOff} when not disabled.
+     * Whether ranks of this host could talk through shared memory here, and what with: for {@code jccl info}. Null
+     * {@code reasonOff} when not disabled.
      */
     public static String describeAvailability(boolean disabled, String disabledBy) {
         if (disabled) return "off (" + disabledBy + "): ranks of one host use TCP";
@@ -118,15 +125,17 @@ public final class ShmTransport implements Transport, OperationBoard {
         if (reason != null) return "unavailable: " + reason;
         long free = ShmSegment.usableBytes(dir.dir());
         String space = free < 0 ? "free space unknown" : String.format("%.1f GiB free", free / (double) (1L << 30));
-        String waits = Futex.available() ? "waiting ranks sleep on futexes" : "waiting ranks park (" + Futex.unavailableReason() + ")";
+        String waits = Futex.available()
+                ? "waiting ranks sleep on futexes"
+                : "waiting ranks park (" + Futex.unavailableReason() + ")";
         return "available (" + dir.dir() + ", " + space + "; " + waits + ")";
     }
 
     /** Whether this transport can be used here at all (a shared-memory directory exists and is writable). */
     /**
-     * The most {@code /dev/shm} that {@code localRanks} ranks of one host map at
-     * {@code JCCL_BUFFSIZE = buffSize}: a page per rank and a pair segment (two rings) for every
-     * pair of ranks, as an AllToAll needs. For the doctor's /dev/shm check.
+     * The most {@code /dev/shm} that {@code localRanks} ranks of one host map at {@code JCCL_BUFFSIZE = buffSize}: a
+     * page per rank and a pair segment (two rings) for every pair of ranks, as an AllToAll needs. For the doctor's
+     * /dev/shm check.
      */
     public static long bytesForLocalRanks(int localRanks, int buffSize) {
         long pairs = (long) localRanks * (localRanks - 1) / 2;
@@ -139,16 +148,18 @@ public final class ShmTransport implements Transport, OperationBoard {
     }
 
     /**
-     * Sets up shared memory with every rank of {@code peers} that shares memory with this one:
-     * creates this rank's page, maps theirs, and waits until each of them has mapped this one,
-     * all before {@code deadlineNanos}.
+     * Sets up shared memory with every rank of {@code peers} that shares memory with this one: creates this rank's
+     * page, maps theirs, and waits until each of them has mapped this one, all before {@code deadlineNanos}.
      *
      * @param bufferBytes bytes of each direction's ring (JCCL_BUFFSIZE)
      */
-    public static ShmTransport open(long commId, int rank, List<PeerInfo> peers, int bufferBytes, Log log, long deadlineNanos) {
+    public static ShmTransport open(
+            long commId, int rank, List<PeerInfo> peers, int bufferBytes, Log log, long deadlineNanos) {
         ShmDirectory directory = ShmDirectory.standard();
         for (String stale : directory.reap()) {
-            log.info(Log.Subsys.INIT, "removed " + directory.dir().resolve(stale) + ", left by a process that no longer runs");
+            log.info(
+                    Log.Subsys.INIT,
+                    "removed " + directory.dir().resolve(stale) + ", left by a process that no longer runs");
         }
         PeerInfo me = peers.get(rank);
         boolean[] local = new boolean[peers.size()];
@@ -169,12 +180,16 @@ public final class ShmTransport implements Transport, OperationBoard {
             } catch (ShmSpaceException e) {
                 throw new JcclException(spaceMessage(rank, "its shared-memory page", e), e);
             } catch (IOException e) {
-                throw new JcclException("rank " + rank + " cannot create " + mine + ": " + e.getMessage()
-                        + ". Set JCCL_SHM_DISABLE=1 to use TCP between ranks of this host instead.", e);
+                throw new JcclException(
+                        "rank " + rank + " cannot create " + mine + ": " + e.getMessage()
+                                + ". Set JCCL_SHM_DISABLE=1 to use TCP between ranks of this host instead.",
+                        e);
             }
-            RankPages.initialise(pageSegments[rank].memory(), commId, rank, peers.size(), OUTBOX_SLOT_BYTES, OUTBOX_SLOTS);
+            RankPages.initialise(
+                    pageSegments[rank].memory(), commId, rank, peers.size(), OUTBOX_SLOT_BYTES, OUTBOX_SLOTS);
             RankPages.setState(pageSegments[rank].memory(), ShmLayout.STATE_READY);
-            ShmTransport t = new ShmTransport(directory, commId, rank, peers, local, ShmLayout.ringBytes(bufferBytes), pages, log);
+            ShmTransport t = new ShmTransport(
+                    directory, commId, rank, peers, local, ShmLayout.ringBytes(bufferBytes), pages, log);
             t.mapPeerPages(pageSegments, pageBytes, deadlineNanos);
             t.awaitAttachments(localPeers, deadlineNanos);
             pageSegments[rank].unlink();
@@ -197,7 +212,9 @@ public final class ShmTransport implements Transport, OperationBoard {
             IdleStrategy idle = setUpIdleStrategy();
             while (true) {
                 try {
-                    ShmSegment s = pageSegments[p.rank()] != null ? pageSegments[p.rank()] : ShmSegment.tryOpen(path, pageBytes);
+                    ShmSegment s = pageSegments[p.rank()] != null
+                            ? pageSegments[p.rank()]
+                            : ShmSegment.tryOpen(path, pageBytes);
                     pageSegments[p.rank()] = s;
                     if (s != null) {
                         problem = RankPages.check(s.memory(), commId, p.rank());
@@ -219,14 +236,18 @@ public final class ShmTransport implements Transport, OperationBoard {
     private void awaitAttachments(int localPeers, long deadlineNanos) {
         IdleStrategy idle = setUpIdleStrategy();
         while (pages.attached() < localPeers) {
-            waitDuringSetUp(idle, null, deadlineNanos, (localPeers - pages.attached()) + " of " + localPeers
-                    + " local peer(s) have not mapped this rank's page");
+            waitDuringSetUp(
+                    idle,
+                    null,
+                    deadlineNanos,
+                    (localPeers - pages.attached()) + " of " + localPeers
+                            + " local peer(s) have not mapped this rank's page");
         }
     }
 
     /**
-     * Peers map each other's pages within microseconds when they start together, and seconds
-     * apart when one JVM starts late: spin and yield briefly, then park up to a millisecond.
+     * Peers map each other's pages within microseconds when they start together, and seconds apart when one JVM starts
+     * late: spin and yield briefly, then park up to a millisecond.
      */
     private static IdleStrategy setUpIdleStrategy() {
         return new IdleStrategy(SET_UP_SPIN_NANOS, SET_UP_YIELD_NANOS);
@@ -239,12 +260,15 @@ public final class ShmTransport implements Transport, OperationBoard {
     private void waitDuringSetUp(IdleStrategy idle, PeerInfo peer, long deadlineNanos, String problem) {
         if (System.nanoTime() - deadlineNanos > 0) {
             String who = peer == null ? "" : " rank " + peer.rank() + " (" + peer.where() + "):";
-            throw new JcclException("rank " + rank + ": shared-memory set-up did not finish in time (JCCL_TIMEOUT):" + who + " " + problem
-                    + ". Are all ranks of this host running, and do they see the same /dev/shm (containers need a shared IPC"
+            throw new JcclException("rank " + rank + ": shared-memory set-up did not finish in time (JCCL_TIMEOUT):"
+                    + who + " " + problem
+                    + ". Are all ranks of this host running, and do they see the same /dev/shm "
+                    + "(containers need a shared IPC"
                     + " namespace or volume)? JCCL_SHM_DISABLE=1 makes them use TCP instead.");
         }
         if (peer != null && samePidNamespace(peer) && !ShmDirectory.isAlive(peer.pid())) {
-            throw new JcclException("rank " + rank + ": rank " + peer.rank() + " (" + peer.where() + ") exited during shared-memory set-up");
+            throw new JcclException("rank " + rank + ": rank " + peer.rank() + " (" + peer.where()
+                    + ") exited during shared-memory set-up");
         }
         idle.idleOrPark(SET_UP_MAX_PARK_NANOS);
     }
@@ -289,7 +313,9 @@ public final class ShmTransport implements Transport, OperationBoard {
         boolean all = true;
         for (int peer : wanted) {
             if (peer == rank || connections[peer] != null) continue;
-            if (!local[peer]) throw new IllegalStateException("rank " + peer + " does not share memory with rank " + rank);
+            if (!local[peer]) {
+                throw new IllegalStateException("rank " + peer + " does not share memory with rank " + rank);
+            }
             if (rank < peer) {
                 create(peer);
             } else if (!attach(peer)) {
@@ -320,8 +346,10 @@ public final class ShmTransport implements Transport, OperationBoard {
         SharedWords.release(m, ShmLayout.READY_OFFSET, 1);
         connections[peer] = new ShmConnection(peer, s, ringBytes, true);
         awaitingAttach.add(s);
-        log.info(Log.Subsys.INIT, "Channel 00 : " + rank + "[" + rank + "] <-> " + peer + "[" + peer + "] via SHM/direct "
-                + path.getFileName() + " (" + ringBytes / 1024 + " KiB each way)");
+        log.info(
+                Log.Subsys.INIT,
+                "Channel 00 : " + rank + "[" + rank + "] <-> " + peer + "[" + peer + "] via SHM/direct "
+                        + path.getFileName() + " (" + ringBytes / 1024 + " KiB each way)");
     }
 
     /** The higher rank maps the segment once its creator has made it; false while it is not ready. */
@@ -337,22 +365,31 @@ public final class ShmTransport implements Transport, OperationBoard {
         if (SharedWords.acquire(m, ShmLayout.READY_OFFSET) != 1) return false;
         if (SharedWords.plain(m, ShmLayout.COMM_OFFSET) != commId
                 || m.get(java.lang.foreign.ValueLayout.JAVA_INT, ShmLayout.SIZE_PARAM_OFFSET) != ringBytes) {
-            throw new PeerLostException(peer, s.path() + " does not match this communicator (ring of "
-                    + m.get(java.lang.foreign.ValueLayout.JAVA_INT, ShmLayout.SIZE_PARAM_OFFSET) + " bytes, this rank expects "
-                    + ringBytes + "; do the ranks have the same JCCL_BUFFSIZE?)", null);
+            throw new PeerLostException(
+                    peer,
+                    s.path() + " does not match this communicator (ring of "
+                            + m.get(java.lang.foreign.ValueLayout.JAVA_INT, ShmLayout.SIZE_PARAM_OFFSET)
+                            + " bytes, this rank expects "
+                            + ringBytes + "; do the ranks have the same JCCL_BUFFSIZE?)",
+                    null);
         }
         SharedWords.getAndAdd(m, ShmLayout.PAIR_ATTACHED_OFFSET, 1);
         opening[peer] = null;
         connecting.remove((Integer) peer);
         connections[peer] = new ShmConnection(peer, s, ringBytes, false);
-        log.info(Log.Subsys.INIT, "Channel 00 : " + peer + "[" + peer + "] <-> " + rank + "[" + rank + "] via SHM/direct "
-                + s.path().getFileName() + " (mapped)");
+        log.info(
+                Log.Subsys.INIT,
+                "Channel 00 : " + peer + "[" + peer + "] <-> " + rank + "[" + rank + "] via SHM/direct "
+                        + s.path().getFileName() + " (mapped)");
         return true;
     }
 
     private ShmConnection connection(int peer) {
         ShmConnection c = connections[peer];
-        if (c == null) throw new IllegalStateException("rank " + rank + " has no shared-memory connection to " + peer + " (tryConnect first)");
+        if (c == null) {
+            throw new IllegalStateException(
+                    "rank " + rank + " has no shared-memory connection to " + peer + " (tryConnect first)");
+        }
         if (!active.contains(c)) active.add(c);
         return c;
     }
@@ -376,7 +413,9 @@ public final class ShmTransport implements Transport, OperationBoard {
             int w = c.progress();
             if (w > 0) {
                 work += w;
-                pages.wake(c.peer(), fencedWakes); // it may sleep waiting for what we just wrote, or for the room we just gave back
+                pages.wake(
+                        c.peer(),
+                        fencedWakes); // it may sleep waiting for what we just wrote, or for the room we just gave back
             }
             if (c.idle()) active.remove(i);
         }
@@ -400,10 +439,9 @@ public final class ShmTransport implements Transport, OperationBoard {
     }
 
     /**
-     * Sleeps on this rank's doorbell until a peer that makes work for it rings it (see
-     * {@link RankPages#wake}), or at most a few milliseconds, between which it checks on the peers
-     * it waits for. Peers ring only a rank that has said it may sleep, and it says so before its
-     * last look for work, so no wake-up is lost.
+     * Sleeps on this rank's doorbell until a peer that makes work for it rings it (see {@link RankPages#wake}), or at
+     * most a few milliseconds, between which it checks on the peers it waits for. Peers ring only a rank that has said
+     * it may sleep, and it says so before its last look for work, so no wake-up is lost.
      */
     @Override
     public void awaitIo(long maxNanos) throws IOException {
@@ -421,22 +459,27 @@ public final class ShmTransport implements Transport, OperationBoard {
         int doorbell = pages.doorbell();
         pages.sleeping(true);
         try {
-            for (ShmConnection c : active) if (c.hasNews()) return;
+            for (ShmConnection c : active) {
+                if (c.hasNews()) return;
+            }
             pages.sleep(doorbell, limit);
         } finally {
             pages.sleeping(false);
         }
     }
 
-    /** Caps each sleep, for communicators whose other peers are reached by sockets, which cannot ring this rank's doorbell. */
+    /**
+     * Caps each sleep, for communicators whose other peers are reached by sockets, which cannot ring this rank's
+     * doorbell.
+     */
     public void limitSleep(long nanos) {
         maxSleepNanos = Math.min(maxSleepNanos, nanos);
     }
 
     /**
-     * How waking works here: {@code sleepsOften} where ranks outnumber cores (every wake-up is
-     * fenced and never lost); otherwise ranks poll for milliseconds before they sleep, wakes skip
-     * the fence, and a sleep lasts at most a millisecond, bounding what a missed wake-up costs.
+     * How waking works here: {@code sleepsOften} where ranks outnumber cores (every wake-up is fenced and never lost);
+     * otherwise ranks poll for milliseconds before they sleep, wakes skip the fence, and a sleep lasts at most a
+     * millisecond, bounding what a missed wake-up costs.
      */
     public void ranksSleepOften(boolean sleepsOften) {
         fencedWakes = sleepsOften;
@@ -452,13 +495,12 @@ public final class ShmTransport implements Transport, OperationBoard {
     }
 
     /**
-     * A {@link PeerLostException} if {@code peer} (a rank of this host) has marked its page
-     * failed or aborted. Only reads a word that is written once in a communicator's life, so it
-     * costs next to nothing at the start of every operation; it is what makes an idle rank's next
-     * operation fail when a peer has aborted, even where the peer left its half of that
-     * operation's data behind. A peer that closed is not an error here: it finished every
-     * operation it called, and this one may need nothing more from it (a Reduce's last
-     * contributor leaves before the root is done); if it does, the wait notices.
+     * A {@link PeerLostException} if {@code peer} (a rank of this host) has marked its page failed or aborted. Only
+     * reads a word that is written once in a communicator's life, so it costs next to nothing at the start of every
+     * operation; it is what makes an idle rank's next operation fail when a peer has aborted, even where the peer left
+     * its half of that operation's data behind. A peer that closed is not an error here: it finished every operation it
+     * called, and this one may need nothing more from it (a Reduce's last contributor leaves before the root is done);
+     * if it does, the wait notices.
      */
     @Override
     public void checkPeerStopped(int peer) throws PeerLostException {
@@ -468,10 +510,10 @@ public final class ShmTransport implements Transport, OperationBoard {
     }
 
     /**
-     * {@link #checkPeer} for a connection with work pending, except that a peer which closed is
-     * not yet an error while the ring still holds what it sent before closing: a rank may finish
-     * its last send and close before its receiver has read it. The state is read before the ring
-     * (both published with release), so data written before the close is seen here.
+     * {@link #checkPeer} for a connection with work pending, except that a peer which closed is not yet an error while
+     * the ring still holds what it sent before closing: a rank may finish its last send and close before its receiver
+     * has read it. The state is read before the ring (both published with release), so data written before the close is
+     * seen here.
      */
     private void checkPeerOf(ShmConnection c) throws PeerLostException {
         if (pages.state(c.peer()) == ShmLayout.STATE_CLOSED && !c.needsPeer()) return;
@@ -483,10 +525,15 @@ public final class ShmTransport implements Transport, OperationBoard {
         long state = pages.state(peer);
         if (state == ShmLayout.STATE_FAILED) {
             String reason = pages.reason(peer);
-            throw new PeerLostException(peer, "rank " + peer + " failed" + (reason.isEmpty() ? "" : ": " + reason), null);
+            throw new PeerLostException(
+                    peer, "rank " + peer + " failed" + (reason.isEmpty() ? "" : ": " + reason), null);
         }
-        if (state == ShmLayout.STATE_ABORTED) throw new PeerLostException(peer, "rank " + peer + " aborted its communicator", null);
-        if (state == ShmLayout.STATE_CLOSED) throw new PeerLostException(peer, "rank " + peer + " closed its communicator", null);
+        if (state == ShmLayout.STATE_ABORTED) {
+            throw new PeerLostException(peer, "rank " + peer + " aborted its communicator", null);
+        }
+        if (state == ShmLayout.STATE_CLOSED) {
+            throw new PeerLostException(peer, "rank " + peer + " closed its communicator", null);
+        }
         PeerInfo p = peers.get(peer);
         if (samePidNamespace(p) && !ShmDirectory.isAlive(p.pid())) {
             throw new PeerLostException(peer, "its process " + p.pid() + " is gone (killed or crashed)", null);
@@ -512,10 +559,9 @@ public final class ShmTransport implements Transport, OperationBoard {
     // ---------------------------------------------------------------- what this rank is doing, for its peers
 
     /**
-     * Tells local peers that this rank has started collective {@code sequence}, with the given
-     * signature: a peer that waits on this rank and finds it in another operation at the same
-     * sequence number fails with an {@link OperationMismatchException} instead of waiting for
-     * the deadline.
+     * Tells local peers that this rank has started collective {@code sequence}, with the given signature: a peer that
+     * waits on this rank and finds it in another operation at the same sequence number fails with an
+     * {@link OperationMismatchException} instead of waiting for the deadline.
      */
     @Override
     public void announce(long sequence, long descriptor, long count) {
@@ -527,9 +573,9 @@ public final class ShmTransport implements Transport, OperationBoard {
     }
 
     /**
-     * This rank is in a point-to-point operation ({@code descriptor} × {@code count} describes it
-     * for error messages). While it waits on a peer that is in a collective this rank has not yet
-     * called and that needs every rank, neither can ever go on: that is reported as a mismatch.
+     * This rank is in a point-to-point operation ({@code descriptor} × {@code count} describes it for error messages).
+     * While it waits on a peer that is in a collective this rank has not yet called and that needs every rank, neither
+     * can ever go on: that is reported as a mismatch.
      */
     @Override
     public void announcePointToPoint(long descriptor, long count) {
@@ -557,10 +603,16 @@ public final class ShmTransport implements Transport, OperationBoard {
     private void checkOperation(int peer) throws OperationMismatchException {
         RankPages.Announcement a = pages.announced(peer);
         if (a == null) return;
-        if (currentSequence >= 0 && a.sequence() == currentSequence && (a.descriptor() != currentDescriptor || a.count() != currentCount)) {
+        if (currentSequence >= 0
+                && a.sequence() == currentSequence
+                && (a.descriptor() != currentDescriptor || a.count() != currentCount)) {
             throw new OperationMismatchException(peer, currentSequence, a.descriptor(), a.count());
         }
-        if (inPointToPoint && connections[peer] != null && connections[peer].awaitsData() && a.sequence() >= collectivesDone && (a.descriptor() & NEEDS_EVERY_RANK) != 0
+        if (inPointToPoint
+                && connections[peer] != null
+                && connections[peer].awaitsData()
+                && a.sequence() >= collectivesDone
+                && (a.descriptor() & NEEDS_EVERY_RANK) != 0
                 && pages.done(peer) <= a.sequence()) {
             throw new OperationMismatchException(peer, a.sequence(), a.descriptor(), a.count());
         }
@@ -570,7 +622,9 @@ public final class ShmTransport implements Transport, OperationBoard {
         if (closed) throw new IOException("transport closed");
     }
 
-    /** Marks this rank FAILED with {@code reason} for its local peers to report, unless it was marked ABORTED already. */
+    /**
+     * Marks this rank FAILED with {@code reason} for its local peers to report, unless it was marked ABORTED already.
+     */
     @Override
     public void abandon(String reason) {
         if (!closed && pages.state(rank) == ShmLayout.STATE_READY) pages.fail(reason);
@@ -588,8 +642,12 @@ public final class ShmTransport implements Transport, OperationBoard {
         closed = true;
         if (pages.state(rank) == ShmLayout.STATE_READY) RankPages.setState(pages.mine(), ShmLayout.STATE_CLOSED);
         for (ShmSegment s : awaitingAttach) s.unlink();
-        for (ShmConnection c : connections) if (c != null) c.segment().close();
-        for (ShmSegment s : opening) if (s != null) s.close();
+        for (ShmConnection c : connections) {
+            if (c != null) c.segment().close();
+        }
+        for (ShmSegment s : opening) {
+            if (s != null) s.close();
+        }
         pages.close();
     }
 }

@@ -2,12 +2,11 @@ package dev.jccl.transport.table;
 
 import dev.jccl.bootstrap.PeerInfo;
 import dev.jccl.transport.Transport;
-
 import java.util.List;
 
 /**
- * A network transport opened before the peer table was known (its address had to be in the
- * table): sockets, or the endpoint of a network plugin. It can reach every peer.
+ * A network transport opened before the peer table was known (its address had to be in the table): sockets, or the
+ * endpoint of a network plugin. It can reach every peer.
  */
 final class OpenedFactory implements TransportFactory {
     private final String name;

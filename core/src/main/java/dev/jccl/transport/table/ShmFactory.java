@@ -4,7 +4,6 @@ import dev.jccl.bootstrap.PeerInfo;
 import dev.jccl.debug.Log;
 import dev.jccl.transport.Transport;
 import dev.jccl.transport.shm.ShmTransport;
-
 import java.util.List;
 
 /** Shared memory, between ranks of one host that both have a usable /dev/shm. */

@@ -5,16 +5,14 @@ import dev.jccl.debug.Log;
 import dev.jccl.transport.RoutingTransport;
 import dev.jccl.transport.Transport;
 import dev.jccl.transport.shm.ShmTransport;
-
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Decides, in one place for init and split alike, which transport connects this rank to each
- * peer: every factory, in order of preference (shared memory, then the network plugin, then
- * sockets), is asked whether it can reach the peer, and the first that can gets it. The answers
- * come from the peer table, which every rank has the same copy of, so both ends of a pair choose
- * alike. Factories no peer chose are closed; the runtime gets the transports as a {@link Wiring}
+ * Decides, in one place for init and split alike, which transport connects this rank to each peer: every factory, in
+ * order of preference (shared memory, then the network plugin, then sockets), is asked whether it can reach the peer,
+ * and the first that can gets it. The answers come from the peer table, which every rank has the same copy of, so both
+ * ends of a pair choose alike. Factories no peer chose are closed; the runtime gets the transports as a {@link Wiring}
  * and never names a concrete one.
  */
 public final class TransportTable {
@@ -26,13 +24,19 @@ public final class TransportTable {
     /**
      * Wires this rank to its peers.
      *
-     * @param endpoints      what this rank opened before the exchange; handed over here, closed on failure
-     * @param bufferBytes    the shared-memory rings' size (JCCL_BUFFSIZE)
+     * @param endpoints what this rank opened before the exchange; handed over here, closed on failure
+     * @param bufferBytes the shared-memory rings' size (JCCL_BUFFSIZE)
      * @param ranksShareCpus some host runs more ranks than it has CPUs: wake-ups there must never be lost
-     * @param deadlineNanos  when the shared-memory set-up gives up waiting for the local peers
+     * @param deadlineNanos when the shared-memory set-up gives up waiting for the local peers
      */
-    public static Wiring wire(Endpoints endpoints, int rank, List<PeerInfo> peers, int bufferBytes, boolean ranksShareCpus, Log log,
-                              long deadlineNanos) {
+    public static Wiring wire(
+            Endpoints endpoints,
+            int rank,
+            List<PeerInfo> peers,
+            int bufferBytes,
+            boolean ranksShareCpus,
+            Log log,
+            long deadlineNanos) {
         ShmFactory shmFactory = new ShmFactory(endpoints.commId(), bufferBytes, log, deadlineNanos);
         List<TransportFactory> factories = endpoints.start(rank, peers, shmFactory);
         List<Transport> opened = new ArrayList<>();
@@ -54,7 +58,8 @@ public final class TransportTable {
                 transports[f] = factories.get(f).open(rank, peers, routed.get(f));
                 opened.add(transports[f]);
             }
-            Wiring wiring = wiringOf(rank, peers, factories, transports, factoryOf, endpoints.netName(), ranksShareCpus);
+            Wiring wiring =
+                    wiringOf(rank, peers, factories, transports, factoryOf, endpoints.netName(), ranksShareCpus);
             for (TransportFactory f : factories) f.close(); // those no peer chose
             return wiring;
         } catch (RuntimeException e) {
@@ -64,11 +69,19 @@ public final class TransportTable {
         }
     }
 
-    private static Wiring wiringOf(int rank, List<PeerInfo> peers, List<TransportFactory> factories, Transport[] transports, int[] factoryOf,
-                                  String net, boolean ranksShareCpus) {
+    private static Wiring wiringOf(
+            int rank,
+            List<PeerInfo> peers,
+            List<TransportFactory> factories,
+            Transport[] transports,
+            int[] factoryOf,
+            String net,
+            boolean ranksShareCpus) {
         ShmTransport shm = (ShmTransport) transports[0];
         Transport remote = null;
-        for (int f = 1; f < transports.length; f++) if (transports[f] != null) remote = transports[f];
+        for (int f = 1; f < transports.length; f++) {
+            if (transports[f] != null) remote = transports[f];
+        }
         Transport transport;
         if (shm == null && remote == null) {
             // A single rank: nothing is routed; the socket transport stands by, idle.

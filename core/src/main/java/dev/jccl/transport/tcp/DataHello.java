@@ -10,8 +10,8 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * First bytes on every data connection: who is calling, for which communicator, and a token that
- * proves the caller knows the job's secret.
+ * First bytes on every data connection: who is calling, for which communicator, and a token that proves the caller
+ * knows the job's secret.
  *
  * <pre>
  *   0       4     6     8                16       20       24                        40
@@ -32,7 +32,12 @@ final class DataHello {
 
     static ByteBuffer encode(long commId, int from, int to, byte[] secret) {
         ByteBuffer b = ByteBuffer.allocate(BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(MAGIC).putShort(VERSION).putShort((short) 0).putLong(commId).putInt(from).putInt(to);
+        b.putInt(MAGIC)
+                .putShort(VERSION)
+                .putShort((short) 0)
+                .putLong(commId)
+                .putInt(from)
+                .putInt(to);
         b.put(token(secret, commId, from, to));
         return b.flip();
     }
@@ -59,7 +64,10 @@ final class DataHello {
         int magic = view.getInt();
         if (magic != MAGIC) return String.format("not a Jccl data hello (magic 0x%08x)", magic);
         int version = Short.toUnsignedInt(view.getShort());
-        if (version != VERSION) return "data hello version " + version + ", this Jccl speaks " + VERSION + " (mixed Jccl versions in one job?)";
+        if (version != VERSION) {
+            return "data hello version " + version + ", this Jccl speaks " + VERSION
+                    + " (mixed Jccl versions in one job?)";
+        }
         return null;
     }
 
@@ -72,7 +80,8 @@ final class DataHello {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(secret, "HmacSHA256"));
             mac.update("data".getBytes(StandardCharsets.US_ASCII));
-            ByteBuffer ids = ByteBuffer.allocate(16).putLong(commId).putInt(from).putInt(to);
+            ByteBuffer ids =
+                    ByteBuffer.allocate(16).putLong(commId).putInt(from).putInt(to);
             mac.update(ids.array());
             return Arrays.copyOf(mac.doFinal(), 16);
         } catch (GeneralSecurityException e) {

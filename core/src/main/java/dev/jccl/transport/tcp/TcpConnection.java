@@ -5,7 +5,6 @@ import dev.jccl.transport.FrameMismatchException;
 import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.RecvSink;
 import dev.jccl.transport.TransferHandle;
-
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -17,10 +16,10 @@ import java.util.ArrayDeque;
 /**
  * One socket to one peer, with a FIFO of frames to send and a FIFO of frames expected.
  *
- * <p>Receiving never reads past the frame at the head of the receive FIFO: bytes of a frame no
- * one has asked for yet stay in the kernel, which is what makes the step-synchronous schedules
- * safe with bounded memory. Incoming payload lands in a direct staging buffer and is handed to
- * the sink in whole elements (a TCP read may end mid-element; the tail waits for the next read).
+ * <p>Receiving never reads past the frame at the head of the receive FIFO: bytes of a frame no one has asked for yet
+ * stay in the kernel, which is what makes the step-synchronous schedules safe with bounded memory. Incoming payload
+ * lands in a direct staging buffer and is handed to the sink in whole elements (a TCP read may end mid-element; the
+ * tail waits for the next read).
  */
 final class TcpConnection {
     private static final int MAX_READS_PER_PROGRESS = 16;
@@ -32,7 +31,8 @@ final class TcpConnection {
     private final ArrayDeque<IncomingFrame> recvs = new ArrayDeque<>();
     private final ArrayDeque<ByteBuffer> freeSendBuffers = new ArrayDeque<>();
     private final ArrayDeque<ByteBuffer> freeHeaders = new ArrayDeque<>();
-    private final ByteBuffer recvHeader = ByteBuffer.allocateDirect(FrameHeader.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer recvHeader =
+            ByteBuffer.allocateDirect(FrameHeader.BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer staging;
     private final MemorySegment stagingSegment;
     private SelectionKey key;
@@ -40,9 +40,9 @@ final class TcpConnection {
     private ByteBuffer abandonReason;
 
     /**
-     * A frame being written: its header, then its payload as far as the send's ready mark allows.
-     * Native data is written straight from the caller's memory; heap data is copied, as it becomes
-     * ready, into pooled direct memory (NIO would copy it into a temporary direct buffer anyway).
+     * A frame being written: its header, then its payload as far as the send's ready mark allows. Native data is
+     * written straight from the caller's memory; heap data is copied, as it becomes ready, into pooled direct memory
+     * (NIO would copy it into a temporary direct buffer anyway).
      */
     private static final class OutgoingFrame {
         final ByteBuffer header;
@@ -53,7 +53,8 @@ final class TcpConnection {
         final ByteBuffer[] buffers;
         long copiedBytes;
 
-        OutgoingFrame(ByteBuffer header, MemorySegment data, ByteBuffer payload, boolean copied, TransferHandle handle) {
+        OutgoingFrame(
+                ByteBuffer header, MemorySegment data, ByteBuffer payload, boolean copied, TransferHandle handle) {
             this.header = header;
             this.data = data;
             this.payload = payload;
@@ -66,7 +67,12 @@ final class TcpConnection {
         void exposeReady() {
             int ready = (int) Math.min(handle.readyBytes(), data.byteSize());
             if (copied && ready > copiedBytes) {
-                MemorySegment.copy(data, copiedBytes, MemorySegment.ofBuffer(payload.duplicate().clear()), copiedBytes, ready - copiedBytes);
+                MemorySegment.copy(
+                        data,
+                        copiedBytes,
+                        MemorySegment.ofBuffer(payload.duplicate().clear()),
+                        copiedBytes,
+                        ready - copiedBytes);
                 copiedBytes = ready;
             }
             if (payload.limit() < ready) payload.limit(ready);
@@ -135,7 +141,9 @@ final class TcpConnection {
     /** True if the socket has bytes to take now (a queued send whose ready mark is ahead of what was written). */
     boolean wantsWrite() {
         OutgoingFrame f = sends.peek();
-        return f != null && (f.header.hasRemaining() || f.payload.position() < Math.min(f.handle.readyBytes(), f.data.byteSize()));
+        return f != null
+                && (f.header.hasRemaining()
+                        || f.payload.position() < Math.min(f.handle.readyBytes(), f.data.byteSize()));
     }
 
     TransferHandle postSend(FrameHeader header, MemorySegment data, long readyBytes) {
@@ -255,19 +263,21 @@ final class TcpConnection {
             n = -1;
         }
         if (n >= 0 && abandonReason.hasRemaining()) return;
-        String reason = new String(abandonReason.array(), 0, abandonReason.position(), java.nio.charset.StandardCharsets.UTF_8);
+        String reason =
+                new String(abandonReason.array(), 0, abandonReason.position(), java.nio.charset.StandardCharsets.UTF_8);
         throw lost("it stopped: " + (reason.isEmpty() ? "(no reason given)" : reason), null);
     }
 
     /**
-     * Queues nothing and never blocks: writes an abandon frame with {@code reason} if no frame is
-     * half written (a partial frame's bytes would be taken for payload) and the socket takes it
-     * all now; otherwise the peer learns of the end from the closed connection alone.
+     * Queues nothing and never blocks: writes an abandon frame with {@code reason} if no frame is half written (a
+     * partial frame's bytes would be taken for payload) and the socket takes it all now; otherwise the peer learns of
+     * the end from the closed connection alone.
      */
     void sendAbandon(byte[] reason) {
         OutgoingFrame f = sends.peek();
         if (f != null && (f.header.position() > 0 || f.payload.position() > 0)) return;
-        ByteBuffer frame = ByteBuffer.allocate(FrameHeader.BYTES + reason.length).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer frame =
+                ByteBuffer.allocate(FrameHeader.BYTES + reason.length).order(ByteOrder.LITTLE_ENDIAN);
         FrameHeader.abandon(reason.length).encode(frame);
         frame.put(reason).flip();
         try {
@@ -314,7 +324,8 @@ final class TcpConnection {
         IncomingFrame r = recvs.peek();
         if (r != null) {
             if (!sb.isEmpty()) sb.append("; ");
-            sb.append(recvs.size()).append(" receive(s) waiting, first has ")
+            sb.append(recvs.size())
+                    .append(" receive(s) waiting, first has ")
                     .append(r.headerRead ? r.payloadRead + " of " + r.expected.length() + " bytes" : "no header yet");
         }
         return sb.isEmpty() ? "nothing pending" : sb.toString();

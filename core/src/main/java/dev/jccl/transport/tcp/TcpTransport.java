@@ -8,7 +8,6 @@ import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.RecvSink;
 import dev.jccl.transport.TransferHandle;
 import dev.jccl.transport.Transport;
-
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -26,10 +25,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The socket transport: one NIO socket per peer pair, opened when a schedule first needs it. The
- * higher rank of a pair dials the lower one's listener and proves the job secret in a
- * {@link DataHello}; the lower rank accepts while it progresses. All I/O is non-blocking and
- * driven by the thread running the operation, so a blocking collective costs no thread handoff.
+ * The socket transport: one NIO socket per peer pair, opened when a schedule first needs it. The higher rank of a pair
+ * dials the lower one's listener and proves the job secret in a {@link DataHello}; the lower rank accepts while it
+ * progresses. All I/O is non-blocking and driven by the thread running the operation, so a blocking collective costs no
+ * thread handoff.
  */
 public final class TcpTransport implements Transport {
     private static final long DIAL_TIMEOUT_MILLIS = 10_000;
@@ -52,6 +51,7 @@ public final class TcpTransport implements Transport {
     private volatile boolean closed;
     /** The listener was readable at the last select: accept even if nobody is expected. */
     private boolean acceptReady;
+
     private long lastAcceptPollNanos = System.nanoTime();
     private static final long ACCEPT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -68,9 +68,9 @@ public final class TcpTransport implements Transport {
     }
 
     /**
-     * Opens the listener on {@code bindAddress} (port chosen by the OS). The transport carries no
-     * data until {@link #start} tells it this rank's place and the peers' addresses, which are
-     * only known after the listener's address has been exchanged.
+     * Opens the listener on {@code bindAddress} (port chosen by the OS). The transport carries no data until
+     * {@link #start} tells it this rank's place and the peers' addresses, which are only known after the listener's
+     * address has been exchanged.
      */
     public TcpTransport(long commId, byte[] secret, int stagingBytes, InetAddress bindAddress, Log log) {
         this.commId = commId;
@@ -124,7 +124,9 @@ public final class TcpTransport implements Transport {
         if (!all) {
             acceptPending();
             all = true;
-            for (int peer : wanted) if (peer != rank && connections[peer] == null) all = false;
+            for (int peer : wanted) {
+                if (peer != rank && connections[peer] == null) all = false;
+            }
         }
         return all;
     }
@@ -144,8 +146,10 @@ public final class TcpTransport implements Transport {
             throw new PeerLostException(peer, "cannot connect to " + address + ": " + e.getMessage(), e);
         }
         register(peer, ch);
-        log.info(Log.Subsys.NET, "Channel 00 : " + rank + "[" + rank + "] -> " + peer + "[" + peer + "] via NET/Socket/"
-                + address.getAddress().getHostAddress() + " (dialled)");
+        log.info(
+                Log.Subsys.NET,
+                "Channel 00 : " + rank + "[" + rank + "] -> " + peer + "[" + peer + "] via NET/Socket/"
+                        + address.getAddress().getHostAddress() + " (dialled)");
     }
 
     private void register(int peer, SocketChannel ch) throws IOException {
@@ -155,10 +159,9 @@ public final class TcpTransport implements Transport {
     }
 
     /**
-     * Accepts incoming connections and completes their hellos without blocking. Anything that is
-     * not a peer of this job proving the secret costs one warning line and its connection: a
-     * caller that closes early, stays silent past {@link #HELLO_TIMEOUT_NANOS}, or sends bytes
-     * that are not a hello of this communicator.
+     * Accepts incoming connections and completes their hellos without blocking. Anything that is not a peer of this job
+     * proving the secret costs one warning line and its connection: a caller that closes early, stays silent past
+     * {@link #HELLO_TIMEOUT_NANOS}, or sends bytes that are not a hello of this communicator.
      */
     private int acceptPending() throws IOException {
         int work = 0;
@@ -167,7 +170,9 @@ public final class TcpTransport implements Transport {
         while ((ch = listener.accept()) != null) {
             ch.configureBlocking(false);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            if (accepting.size() >= MAX_PENDING_ACCEPTS) refuse(accepting.removeFirst(), "too many callers without a hello");
+            if (accepting.size() >= MAX_PENDING_ACCEPTS) {
+                refuse(accepting.removeFirst(), "too many callers without a hello");
+            }
             accepting.add(new PendingAccept(ch, ch.register(selector, 0)));
             work++;
         }
@@ -187,8 +192,10 @@ public final class TcpTransport implements Transport {
             }
             if (pa.hello.hasRemaining()) {
                 if (now - pa.acceptedNanos > HELLO_TIMEOUT_NANOS) {
-                    refuse(pa, "sent " + pa.hello.position() + " of the hello's " + DataHello.BYTES + " bytes in "
-                            + TimeUnit.NANOSECONDS.toSeconds(HELLO_TIMEOUT_NANOS) + " s");
+                    refuse(
+                            pa,
+                            "sent " + pa.hello.position() + " of the hello's " + DataHello.BYTES + " bytes in "
+                                    + TimeUnit.NANOSECONDS.toSeconds(HELLO_TIMEOUT_NANOS) + " s");
                     it.remove();
                 }
                 continue;
@@ -200,8 +207,10 @@ public final class TcpTransport implements Transport {
             if (h == null) {
                 refuse(pa, DataHello.whyNot(pa.hello));
             } else if (h.commId() != commId || h.to() != rank) {
-                refuse(pa, "hello for communicator " + Long.toHexString(h.commId()) + " rank " + h.to()
-                        + ", this is " + Long.toHexString(commId) + " rank " + rank);
+                refuse(
+                        pa,
+                        "hello for communicator " + Long.toHexString(h.commId()) + " rank " + h.to() + ", this is "
+                                + Long.toHexString(commId) + " rank " + rank);
             } else if (!DataHello.valid(h, secret)) {
                 refuse(pa, "wrong token (not this job's secret)");
             } else if (h.from() <= rank || h.from() >= connections.length) {
@@ -212,8 +221,10 @@ public final class TcpTransport implements Transport {
                 pa.key.cancel();
                 selector.selectNow(); // completes the cancellation so the channel can be registered again
                 register(h.from(), pa.channel);
-                log.info(Log.Subsys.NET, "Channel 00 : " + h.from() + "[" + h.from() + "] -> " + rank + "[" + rank
-                        + "] via NET/Socket/" + listenAddress().getAddress().getHostAddress() + " (accepted)");
+                log.info(
+                        Log.Subsys.NET,
+                        "Channel 00 : " + h.from() + "[" + h.from() + "] -> " + rank + "[" + rank + "] via NET/Socket/"
+                                + listenAddress().getAddress().getHostAddress() + " (accepted)");
             }
         }
         return work;
@@ -237,7 +248,9 @@ public final class TcpTransport implements Transport {
 
     private TcpConnection connection(int peer) {
         TcpConnection c = connections[peer];
-        if (c == null) throw new IllegalStateException("rank " + rank + " has no connection to " + peer + " (tryConnect first)");
+        if (c == null) {
+            throw new IllegalStateException("rank " + rank + " has no connection to " + peer + " (tryConnect first)");
+        }
         return c;
     }
 
@@ -319,14 +332,18 @@ public final class TcpTransport implements Transport {
         if (closed) return;
         byte[] text = reason.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         byte[] bounded = java.util.Arrays.copyOf(text, Math.min(text.length, FrameHeader.MAX_REASON_BYTES));
-        for (TcpConnection c : connections) if (c != null) c.sendAbandon(bounded);
+        for (TcpConnection c : connections) {
+            if (c != null) c.sendAbandon(bounded);
+        }
     }
 
     @Override
     public void close() {
         if (closed) return;
         closed = true;
-        for (TcpConnection c : connections) if (c != null) c.close();
+        for (TcpConnection c : connections) {
+            if (c != null) c.close();
+        }
         for (PendingAccept pa : accepting) {
             try {
                 pa.channel.close();

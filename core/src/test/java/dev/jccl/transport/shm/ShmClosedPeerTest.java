@@ -1,5 +1,9 @@
 package dev.jccl.transport.shm;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.jccl.Config;
 import dev.jccl.bootstrap.PeerInfo;
 import dev.jccl.debug.Log;
@@ -7,9 +11,6 @@ import dev.jccl.transport.FrameHeader;
 import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.RecvSink;
 import dev.jccl.transport.TransferHandle;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -17,16 +18,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
- * A rank may finish its last send and close its communicator before the receiver has read that
- * send from the ring. The receiver must still get the bytes; only a wait for more than the closed
- * peer left behind is an error. (Found as a rare failure of ArrayFormsTest: the receiver's
- * periodic peer check ran between the peer's last write and the receiver's next look at the ring.)
+ * A rank may finish its last send and close its communicator before the receiver has read that send from the ring. The
+ * receiver must still get the bytes; only a wait for more than the closed peer left behind is an error. (Found as a
+ * rare failure of ArrayFormsTest: the receiver's periodic peer check ran between the peer's last write and the
+ * receiver's next look at the ring.)
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ShmClosedPeerTest {
@@ -38,7 +37,8 @@ class ShmClosedPeerTest {
         List<PeerInfo> peers = List.of(peer(0), peer(1));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         Log log = new Log(Config.fromEnvironment(Map.of()), 0);
-        CompletableFuture<ShmTransport> opening = CompletableFuture.supplyAsync(() -> ShmTransport.open(COMM_ID, 1, peers, 1 << 16, log, deadline));
+        CompletableFuture<ShmTransport> opening =
+                CompletableFuture.supplyAsync(() -> ShmTransport.open(COMM_ID, 1, peers, 1 << 16, log, deadline));
         ShmTransport sender = ShmTransport.open(COMM_ID, 0, peers, 1 << 16, log, deadline);
         ShmTransport receiver = opening.get(20, TimeUnit.SECONDS);
         try (Arena arena = Arena.ofConfined()) {
@@ -73,7 +73,16 @@ class ShmClosedPeerTest {
 
     private static PeerInfo peer(int rank) {
         String prefix = ShmTransport.prefixForThisProcess(new StringBuilder());
-        return new PeerInfo(rank, "this-host", "localhost", ProcessHandle.current().pid(), "127.0.0.1", 40000 + rank, prefix, "", "");
+        return new PeerInfo(
+                rank,
+                "this-host",
+                "localhost",
+                ProcessHandle.current().pid(),
+                "127.0.0.1",
+                40000 + rank,
+                prefix,
+                "",
+                "");
     }
 
     private static void connect(ShmTransport a, ShmTransport b) throws Exception {

@@ -1,8 +1,6 @@
 package dev.jccl.transport.shm;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.*;
 
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -10,8 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Segment files: their mode, their names, and the removal of those left by dead processes. */
 @Timeout(60)
@@ -44,9 +43,13 @@ class ShmDirectoryTest {
         String notOurs = "something-else";
         for (String n : List.of(ours, deadOnes, deadPair, otherNamespace, notOurs)) Files.createFile(dir.resolve(n));
         List<String> removed = new ShmDirectory(dir).reap();
-        assertEquals(List.of(deadOnes, deadPair).stream().sorted().toList(), removed.stream().sorted().toList());
+        assertEquals(
+                List.of(deadOnes, deadPair).stream().sorted().toList(),
+                removed.stream().sorted().toList());
         assertTrue(Files.exists(dir.resolve(ours)));
-        assertTrue(Files.exists(dir.resolve(otherNamespace)), "a pid of another namespace says nothing about our processes");
+        assertTrue(
+                Files.exists(dir.resolve(otherNamespace)),
+                "a pid of another namespace says nothing about our processes");
         assertTrue(Files.exists(dir.resolve(notOurs)));
     }
 

@@ -1,15 +1,14 @@
 package dev.jccl.transport.shm;
 
-import dev.jccl.transport.FrameHeader;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.junit.jupiter.api.Assertions.*;
 
+import dev.jccl.transport.FrameHeader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Random;
-
-import static org.junit.jupiter.api.Assertions.*;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** One direction of a pair segment, producer and consumer in one thread, over plain memory. */
 @Timeout(60)
@@ -41,7 +40,9 @@ class ShmRingTest {
                 // Interleave as two processes would: write what fits, read what is there.
                 while (!headerRead || received < length) {
                     if (!headerWritten) headerWritten = producer.tryWriteHeader(header(round, length));
-                    if (headerWritten && sent < length) sent += producer.writePayload(src, sent, length - sent, length - sent);
+                    if (headerWritten && sent < length) {
+                        sent += producer.writePayload(src, sent, length - sent, length - sent);
+                    }
                     if (!headerRead && consumer.headerReadable()) {
                         assertEquals(header(round, length), consumer.readHeader());
                         headerRead = true;
@@ -80,7 +81,8 @@ class ShmRingTest {
             long piece = consumer.readablePiece(big.byteSize());
             assertEquals((byte) 0, consumer.piece(piece).get(ValueLayout.JAVA_BYTE, 0));
             consumer.consume(piece, false);
-            assertTrue(producer.writePayload(big, sent, big.byteSize() - sent, big.byteSize() - sent) > 0, "room again");
+            assertTrue(
+                    producer.writePayload(big, sent, big.byteSize() - sent, big.byteSize() - sent) > 0, "room again");
         }
     }
 

@@ -1,25 +1,23 @@
 package dev.jccl.transport.table;
 
-import dev.jccl.Config;
-import dev.jccl.bootstrap.PeerInfo;
-import dev.jccl.debug.Log;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
-import java.net.InetAddress;
-import java.util.List;
-import java.util.Map;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jccl.Config;
+import dev.jccl.bootstrap.PeerInfo;
+import dev.jccl.debug.Log;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
 /**
- * The routing decisions the table makes from a peer table alone. Shared memory between real
- * processes is covered by the runtime's and the conformance tests (they check the same "via"
- * lines in the init log); here no peer shares this rank's memory, so nothing is connected and
- * only the table's answers are looked at.
+ * The routing decisions the table makes from a peer table alone. Shared memory between real processes is covered by the
+ * runtime's and the conformance tests (they check the same "via" lines in the init log); here no peer shares this
+ * rank's memory, so nothing is connected and only the table's answers are looked at.
  */
 @Timeout(30)
 class TransportTableTest {
@@ -31,8 +29,16 @@ class TransportTableTest {
     }
 
     private static Wiring wire(int rank, List<PeerInfo> peers) throws Exception {
-        Endpoints endpoints = Endpoints.open(1, SECRET, CONFIG, InetAddress.getLoopbackAddress(), "lo", null, new Log(CONFIG, rank));
-        return TransportTable.wire(endpoints, rank, peers, CONFIG.buffSize(), false, new Log(CONFIG, rank), System.nanoTime() + 5_000_000_000L);
+        Endpoints endpoints =
+                Endpoints.open(1, SECRET, CONFIG, InetAddress.getLoopbackAddress(), "lo", null, new Log(CONFIG, rank));
+        return TransportTable.wire(
+                endpoints,
+                rank,
+                peers,
+                CONFIG.buffSize(),
+                false,
+                new Log(CONFIG, rank),
+                System.nanoTime() + 5_000_000_000L);
     }
 
     @Test
@@ -73,7 +79,9 @@ class TransportTableTest {
         Wiring w = wire(0, peers);
         try {
             assertEquals("tcp", w.summary());
-            assertTrue(w.via().get(1).startsWith("NET/Socket/127.0.0.2 (same host, but rank 1 does not use shared memory"), w.via().get(1));
+            assertTrue(
+                    w.via().get(1).startsWith("NET/Socket/127.0.0.2 (same host, but rank 1 does not use shared memory"),
+                    w.via().get(1));
         } finally {
             w.transport().close();
         }

@@ -1,16 +1,17 @@
 package dev.jccl.transport.tcp;
 
-import dev.jccl.Fuzz;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.junit.jupiter.api.Assertions.*;
 
+import dev.jccl.Fuzz;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
-import static org.junit.jupiter.api.Assertions.*;
-
-/** The data-port hello against mutated and random bytes: parsed or refused with a reason, and no forged token passes. */
+/**
+ * The data-port hello against mutated and random bytes: parsed or refused with a reason, and no forged token passes.
+ */
 @Timeout(60)
 class DataHelloFuzzTest {
     private static final byte[] SECRET = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);

@@ -12,11 +12,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * What the checks read from the live host, kept so that {@code --capture} can write the same tree
- * (and nothing else) for a later replay with {@code --root}.
+ * What the checks read from the live host, kept so that {@code --capture} can write the same tree (and nothing else)
+ * for a later replay with {@code --root}.
  *
- * <p>Entries are keyed by host path without links in it; links are entries of their own. A file
- * whose content was not needed (only its existence) is written empty.
+ * <p>Entries are keyed by host path without links in it; links are entries of their own. A file whose content was not
+ * needed (only its existence) is written empty.
  */
 final class AccessLog {
     private sealed interface Entry permits Dir, Link, Content, Partial, Placeholder {}

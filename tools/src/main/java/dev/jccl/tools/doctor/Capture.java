@@ -1,7 +1,6 @@
 package dev.jccl.tools.doctor;
 
 import dev.jccl.Jccl;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,18 +15,19 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * {@code --capture DIR}: writes what the checks read on this host as a tree that {@code --root DIR}
- * replays (docs/doctor-checks.md §0.2): the files themselves (only the lines or words that were needed
- * of the large or private ones), {@code _doctor/env}, {@code _doctor/ifaddrs}, {@code _doctor/devperm},
- * and the live report as {@code _doctor/report.json}, to compare with the replay.
+ * {@code --capture DIR}: writes what the checks read on this host as a tree that {@code --root DIR} replays
+ * (docs/doctor-checks.md §0.2): the files themselves (only the lines or words that were needed of the large or private
+ * ones), {@code _doctor/env}, {@code _doctor/ifaddrs}, {@code _doctor/devperm}, and the live report as
+ * {@code _doctor/report.json}, to compare with the replay.
  *
- * <p>The environment is filtered: only the variables of the communication stack and launchers
- * (NCCL_, JCCL_, UCX_, OMPI_, SLURM_, CUDA_, NVIDIA_) and the Kubernetes markers; among those,
- * values that authenticate a job (JCCL_SECRET, JCCL_ID, anything named like a secret) are replaced.
+ * <p>The environment is filtered: only the variables of the communication stack and launchers (NCCL_, JCCL_, UCX_,
+ * OMPI_, SLURM_, CUDA_, NVIDIA_) and the Kubernetes markers; among those, values that authenticate a job (JCCL_SECRET,
+ * JCCL_ID, anything named like a secret) are replaced.
  */
 final class Capture {
     static final List<String> ENV_PREFIXES = List.of("NCCL_", "JCCL_", "UCX_", "OMPI_", "SLURM_", "CUDA_", "NVIDIA_");
-    static final Set<String> KUBERNETES_MARKERS = Set.of("KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "K_MPI_JOB_ROLE");
+    static final Set<String> KUBERNETES_MARKERS =
+            Set.of("KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "K_MPI_JOB_ROLE");
     static final String REDACTED = "(redacted)";
 
     private Capture() {}
@@ -35,10 +35,13 @@ final class Capture {
     /** Refuses a target that exists and is not an empty directory, so no file of the user's is overwritten. */
     static void checkTarget(Path dir) {
         if (!Files.exists(dir)) return;
-        if (!Files.isDirectory(dir)) throw new IllegalArgumentException("--capture " + dir + ": exists and is not a directory");
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalArgumentException("--capture " + dir + ": exists and is not a directory");
+        }
         try (var entries = Files.list(dir)) {
             if (entries.findAny().isPresent()) {
-                throw new IllegalArgumentException("--capture " + dir + ": the directory is not empty; give a new or empty one");
+                throw new IllegalArgumentException(
+                        "--capture " + dir + ": the directory is not empty; give a new or empty one");
             }
         } catch (IOException e) {
             throw new IllegalArgumentException("--capture " + dir + ": cannot read it: " + e.getMessage());
@@ -64,12 +67,16 @@ final class Capture {
         }
         Files.write(meta.resolve("devperm"), devperm, StandardCharsets.UTF_8);
         Files.writeString(meta.resolve("report.json"), JsonReport.render(results), StandardCharsets.UTF_8);
-        Files.writeString(meta.resolve("README"), "Captured by jccl doctor " + Jccl.version() + " at "
-                + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ".\n"
-                + "Replay: jccl doctor --root <this directory>\n"
-                + "env: only " + String.join(", ", ENV_PREFIXES) + " variables and " + String.join(", ", KUBERNETES_MARKERS.stream().sorted().toList())
-                + "; secrets replaced by " + REDACTED + ".\n"
-                + "report.json: the report of the live run, to compare with the replay.\n", StandardCharsets.UTF_8);
+        Files.writeString(
+                meta.resolve("README"),
+                "Captured by jccl doctor " + Jccl.version() + " at "
+                        + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ".\n"
+                        + "Replay: jccl doctor --root <this directory>\n"
+                        + "env: only " + String.join(", ", ENV_PREFIXES) + " variables and "
+                        + String.join(", ", KUBERNETES_MARKERS.stream().sorted().toList())
+                        + "; secrets replaced by " + REDACTED + ".\n"
+                        + "report.json: the report of the live run, to compare with the replay.\n",
+                StandardCharsets.UTF_8);
         return host.log().size() + 5;
     }
 
@@ -87,13 +94,20 @@ final class Capture {
 
     static boolean kept(String name) {
         if (KUBERNETES_MARKERS.contains(name)) return true;
-        for (String p : ENV_PREFIXES) if (name.startsWith(p)) return true;
+        for (String p : ENV_PREFIXES) {
+            if (name.startsWith(p)) return true;
+        }
         return false;
     }
 
     static boolean secret(String name) {
         String n = name.toUpperCase(Locale.ROOT);
-        return n.equals("JCCL_ID") || n.contains("SECRET") || n.contains("TOKEN") || n.contains("PASSWORD")
-                || n.contains("PASSWD") || n.contains("CREDENTIAL") || n.endsWith("_KEY");
+        return n.equals("JCCL_ID")
+                || n.contains("SECRET")
+                || n.contains("TOKEN")
+                || n.contains("PASSWORD")
+                || n.contains("PASSWD")
+                || n.contains("CREDENTIAL")
+                || n.endsWith("_KEY");
     }
 }

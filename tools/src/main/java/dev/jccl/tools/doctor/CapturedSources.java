@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A replayed host's non-file sources, read from the stand-in files under {@code ROOT/_doctor/}
- * (see docs/doctor-checks.md §0.2): {@code env}, {@code ifaddrs}, {@code devperm}; /dev/shm's size comes
- * from the {@code size=} option in {@code ROOT/proc/self/mountinfo}. A missing stand-in file
- * means "nothing": no variables, no interfaces, device nodes openable where they exist.
+ * A replayed host's non-file sources, read from the stand-in files under {@code ROOT/_doctor/} (see
+ * docs/doctor-checks.md §0.2): {@code env}, {@code ifaddrs}, {@code devperm}; /dev/shm's size comes from the
+ * {@code size=} option in {@code ROOT/proc/self/mountinfo}. A missing stand-in file means "nothing": no variables, no
+ * interfaces, device nodes openable where they exist.
  */
 final class CapturedSources implements HostSources {
     static final String DIR = "_doctor";
@@ -58,11 +58,15 @@ final class CapturedSources implements HostSources {
         long memTotal = memTotalBytes(files);
         String size = m.option("size");
         if (size == null) {
-            if (!m.fsType().equals("tmpfs") || memTotal < 0) return ShmCapacity.unknown("no size= option on /dev/shm (" + m.fsType() + ")");
+            if (!m.fsType().equals("tmpfs") || memTotal < 0) {
+                return ShmCapacity.unknown("no size= option on /dev/shm (" + m.fsType() + ")");
+            }
             return new ShmCapacity(memTotal / 2, MountInfo.PATH, "tmpfs without size=: half of MemTotal");
         }
         long bytes = MountInfo.sizeBytes(size, memTotal);
-        return bytes < 0 ? ShmCapacity.unknown("size=" + size + " cannot be read") : new ShmCapacity(bytes, MountInfo.PATH, "size=" + size);
+        return bytes < 0
+                ? ShmCapacity.unknown("size=" + size + " cannot be read")
+                : new ShmCapacity(bytes, MountInfo.PATH, "size=" + size);
     }
 
     @Override

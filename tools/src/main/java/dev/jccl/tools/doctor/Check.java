@@ -1,8 +1,8 @@
 package dev.jccl.tools.doctor;
 
 /**
- * Every check the doctor runs, in report order: the ids of docs/doctor-checks.md (its section letter and
- * number in {@link #catalogue}), plus Jccl's own checks, which have none.
+ * Every check the doctor runs, in report order: the ids of docs/doctor-checks.md (its section letter and number in
+ * {@link #catalogue}), plus Jccl's own checks, which have none.
  */
 enum Check {
     CONTEXT_RUNTIME("context-runtime", Area.CONTEXT, "A1"),
@@ -53,7 +53,9 @@ enum Check {
     }
 
     static Check byId(String id) {
-        for (Check c : values()) if (c.id.equals(id)) return c;
+        for (Check c : values()) {
+            if (c.id.equals(id)) return c;
+        }
         throw new IllegalArgumentException("no check " + id);
     }
 }

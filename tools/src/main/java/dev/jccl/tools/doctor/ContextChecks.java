@@ -16,7 +16,8 @@ final class ContextChecks {
         HostFacts.NvidiaDriver driver = facts.nvidiaDriver();
         f.evidence("/proc/sys/kernel/osrelease", facts.kernelRelease());
         if (driver != null) f.evidence("/proc/driver/nvidia/version", driver.versionLine());
-        String k8s = r.kubernetes() ? "yes" + (r.mpiJobRole() == null ? "" : " (MPIJob " + r.mpiJobRole() + ")")
+        String k8s = r.kubernetes()
+                ? "yes" + (r.mpiJobRole() == null ? "" : " (MPIJob " + r.mpiJobRole() + ")")
                 : r.mpiJobRole() == null ? "no" : "no (" + r.mpiJobRole() + ")";
         String summary = "Runtime: container=" + (r.container() == null ? "no" : r.container())
                 + " kubernetes=" + k8s

@@ -22,7 +22,9 @@ enum DeviceAccess {
     }
 
     static DeviceAccess ofWord(String word) {
-        for (DeviceAccess a : values()) if (a.word.equals(word)) return a;
+        for (DeviceAccess a : values()) {
+            if (a.word.equals(word)) return a;
+        }
         throw new IllegalArgumentException("_doctor/devperm: '" + word + "' is not rw, ro or none");
     }
 }

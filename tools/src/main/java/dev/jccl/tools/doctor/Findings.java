@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Collects a check's evidence and problems, then closes with a verdict. Checks that can find
- * several problems at once add each with {@link #problem}; {@link #conclude} then takes the worst
- * verdict, and the summary names every problem of that verdict.
+ * Collects a check's evidence and problems, then closes with a verdict. Checks that can find several problems at once
+ * add each with {@link #problem}; {@link #conclude} then takes the worst verdict, and the summary names every problem
+ * of that verdict.
  */
 final class Findings {
     private final Check check;
@@ -57,10 +57,14 @@ final class Findings {
         Verdict worst = Verdict.OK;
         for (Verdict v : problemVerdicts) worst = worst.worse(v);
         List<String> texts = new ArrayList<>();
-        for (int i = 0; i < problems.size(); i++) if (problemVerdicts.get(i) == worst) texts.add(problems.get(i));
+        for (int i = 0; i < problems.size(); i++) {
+            if (problemVerdicts.get(i) == worst) texts.add(problems.get(i));
+        }
         // The milder problems stay visible as evidence.
         for (int i = 0; i < problems.size(); i++) {
-            if (problemVerdicts.get(i) != worst) evidence("also (" + problemVerdicts.get(i).word() + ")", problems.get(i));
+            if (problemVerdicts.get(i) != worst) {
+                evidence("also (" + problemVerdicts.get(i).word() + ")", problems.get(i));
+            }
         }
         return result(worst, String.join("; ", texts), new ArrayList<>(fixes));
     }

@@ -7,28 +7,33 @@ import java.util.Locale;
 import java.util.TreeMap;
 
 /**
- * A RoCE port's GID table from sysfs ({@code ports/N/gids/I}, {@code gid_attrs/types/I},
- * {@code gid_attrs/ndevs/I}) and the index NCCL ≥ 2.21 picks by itself.
+ * A RoCE port's GID table from sysfs ({@code ports/N/gids/I}, {@code gid_attrs/types/I}, {@code gid_attrs/ndevs/I}) and
+ * the index NCCL ≥ 2.21 picks by itself.
  *
- * <p>NCCL's rule (connect.cc {@code ncclIbGetGidIndex}, described in docs/doctor-checks.md C6): start
- * at index 0 and walk the table; take a candidate whose address family differs from the current
- * one's when it is the wanted family ({@code NCCL_IB_ADDR_FAMILY}, default IPv4) and inside
- * {@code NCCL_IB_ADDR_RANGE}; otherwise take a valid candidate of the wanted family and range when
- * the current one is invalid or of another RoCE version, and the candidate has the wanted version
- * ({@code NCCL_IB_ROCE_VERSION_NUM}, default 2). Valid means neither all zero nor link-local.
+ * <p>NCCL's rule (connect.cc {@code ncclIbGetGidIndex}, described in docs/doctor-checks.md C6): start at index 0 and
+ * walk the table; take a candidate whose address family differs from the current one's when it is the wanted family
+ * ({@code NCCL_IB_ADDR_FAMILY}, default IPv4) and inside {@code NCCL_IB_ADDR_RANGE}; otherwise take a valid candidate
+ * of the wanted family and range when the current one is invalid or of another RoCE version, and the candidate has the
+ * wanted version ({@code NCCL_IB_ROCE_VERSION_NUM}, default 2). Valid means neither all zero nor link-local.
  */
 final class GidTable {
-    /** One entry; {@code version} is 1, 2, or -1 when its type cannot be read (unpopulated entries fail with EINVAL). */
+    /**
+     * One entry; {@code version} is 1, 2, or -1 when its type cannot be read (unpopulated entries fail with EINVAL).
+     */
     record Gid(int index, byte[] raw, String text, int version, String ndev) {
         boolean zero() {
-            for (byte b : raw) if (b != 0) return false;
+            for (byte b : raw) {
+                if (b != 0) return false;
+            }
             return true;
         }
 
         /** fe80::/64. */
         boolean linkLocal() {
             if ((raw[0] & 0xff) != 0xfe || (raw[1] & 0xff) != 0x80) return false;
-            for (int i = 2; i < 8; i++) if (raw[i] != 0) return false;
+            for (int i = 2; i < 8; i++) {
+                if (raw[i] != 0) return false;
+            }
             return true;
         }
 
@@ -38,13 +43,17 @@ final class GidTable {
 
         /** 4 for an IPv4-mapped GID (::ffff:a.b.c.d), else 6. */
         int family() {
-            for (int i = 0; i < 10; i++) if (raw[i] != 0) return 6;
+            for (int i = 0; i < 10; i++) {
+                if (raw[i] != 0) return 6;
+            }
             return (raw[10] & 0xff) == 0xff && (raw[11] & 0xff) == 0xff ? 4 : 6;
         }
 
         /** The address in usual notation: {@code 10.0.0.5} or IPv6. */
         String address() {
-            if (family() == 4) return (raw[12] & 0xff) + "." + (raw[13] & 0xff) + "." + (raw[14] & 0xff) + "." + (raw[15] & 0xff);
+            if (family() == 4) {
+                return (raw[12] & 0xff) + "." + (raw[13] & 0xff) + "." + (raw[14] & 0xff) + "." + (raw[15] & 0xff);
+            }
             return text;
         }
 
@@ -54,7 +63,8 @@ final class GidTable {
 
         String describe() {
             if (zero()) return "empty";
-            return address() + " " + typeText() + (ndev == null ? "" : " on " + ndev) + (linkLocal() ? " (link-local)" : "");
+            return address() + " " + typeText() + (ndev == null ? "" : " on " + ndev)
+                    + (linkLocal() ? " (link-local)" : "");
         }
     }
 
@@ -76,7 +86,8 @@ final class GidTable {
             String range = facts.env("NCCL_IB_ADDR_RANGE");
             if (range != null && range.contains("/")) {
                 try {
-                    prefix = java.net.InetAddress.ofLiteral(range.substring(0, range.indexOf('/'))).getAddress();
+                    prefix = java.net.InetAddress.ofLiteral(range.substring(0, range.indexOf('/')))
+                            .getAddress();
                     bits = Integer.parseInt(range.substring(range.indexOf('/') + 1));
                 } catch (IllegalArgumentException e) {
                     prefix = null;
@@ -143,7 +154,9 @@ final class GidTable {
 
     List<Gid> nonEmpty() {
         List<Gid> out = new ArrayList<>();
-        for (Gid g : entries.values()) if (!g.zero()) out.add(g);
+        for (Gid g : entries.values()) {
+            if (!g.zero()) out.add(g);
+        }
         return out;
     }
 
@@ -169,13 +182,17 @@ final class GidTable {
 
     /** The first entry the automatic choice would accept, or null: there is no usable GID at all. */
     Gid firstAcceptable(Wanted w) {
-        for (Gid g : entries.values()) if (w.accepts(g)) return g;
+        for (Gid g : entries.values()) {
+            if (w.accepts(g)) return g;
+        }
         return null;
     }
 
     /** Whether any valid RoCE v2 entry exists (for "v1 forced while v2 exists"). */
     boolean hasRoceV2() {
-        for (Gid g : entries.values()) if (g.valid() && g.version() == 2) return true;
+        for (Gid g : entries.values()) {
+            if (g.valid() && g.version() == 2) return true;
+        }
         return false;
     }
 

@@ -27,10 +27,14 @@ final class GpuIdentityChecks {
         f.evidenceIfPresent("env NVIDIA_VISIBLE_DEVICES", nvidiaVisible);
         f.evidenceIfPresent("env CUDA_VISIBLE_DEVICES", cudaVisible);
         f.evidenceIfPresent("env CUDA_DEVICE_ORDER", order);
-        String uuidFix = "select GPUs by UUID (CUDA_VISIBLE_DEVICES=GPU-…); inside a one-GPU container leave CUDA_VISIBLE_DEVICES unset or 0";
+        String uuidFix = "select GPUs by UUID (CUDA_VISIBLE_DEVICES=GPU-…); inside a one-GPU container "
+                + "leave CUDA_VISIBLE_DEVICES unset or 0";
         if (gpus.isEmpty()) {
-            return f.fail("The NVIDIA driver is loaded but this process sees no GPU (/proc/driver/nvidia/gpus is empty): CUDA will find no device.",
-                    "give the container its GPUs (--gpus, NVIDIA_VISIBLE_DEVICES, or the Kubernetes nvidia.com/gpu resource)");
+            return f.fail(
+                    "The NVIDIA driver is loaded but this process sees no GPU (/proc/driver/nvidia/gpus "
+                            + "is empty): CUDA will find no device.",
+                    "give the container its GPUs (--gpus, NVIDIA_VISIBLE_DEVICES, or the Kubernetes "
+                            + "nvidia.com/gpu resource)");
         }
         List<HostFacts.Gpu> selected = new ArrayList<>();
         if (cudaVisible == null) {
@@ -47,15 +51,24 @@ final class GpuIdentityChecks {
                     String why = "entry '" + e + "' is not a GPU here (this process sees " + gpus.size() + ": "
                             + (gpus.size() == 1 ? "index 0" : "indexes 0–" + (gpus.size() - 1)) + ", or the UUIDs)";
                     if (selected.isEmpty()) {
-                        return f.fail("CUDA_VISIBLE_DEVICES=" + cudaVisible + " selects no usable device: " + why + ".", uuidFix);
+                        return f.fail(
+                                "CUDA_VISIBLE_DEVICES=" + cudaVisible + " selects no usable device: " + why + ".",
+                                uuidFix);
                     }
-                    f.problem(Verdict.WARN, "CUDA_VISIBLE_DEVICES=" + cudaVisible + ": " + why + ", so CUDA ignores "
-                            + String.join(",", dropped).trim() + (dropped.size() > 1 ? " (every entry from it on)" : ""), uuidFix);
+                    f.problem(
+                            Verdict.WARN,
+                            "CUDA_VISIBLE_DEVICES=" + cudaVisible + ": " + why + ", so CUDA ignores "
+                                    + String.join(",", dropped).trim()
+                                    + (dropped.size() > 1 ? " (every entry from it on)" : ""),
+                            uuidFix);
                     break;
                 }
                 if (g == null) continue; // MIG-…: cannot be checked from files
                 if (selected.contains(g)) {
-                    f.problem(Verdict.WARN, "CUDA_VISIBLE_DEVICES=" + cudaVisible + " names GPU " + g.busId() + " twice", uuidFix);
+                    f.problem(
+                            Verdict.WARN,
+                            "CUDA_VISIBLE_DEVICES=" + cudaVisible + " names GPU " + g.busId() + " twice",
+                            uuidFix);
                     continue;
                 }
                 selected.add(g);
@@ -64,8 +77,11 @@ final class GpuIdentityChecks {
         Set<String> models = new LinkedHashSet<>();
         for (HostFacts.Gpu g : gpus) models.add(g.model());
         if (models.size() > 1 && !"PCI_BUS_ID".equalsIgnoreCase(order)) {
-            f.problem(Verdict.WARN, "GPUs of different models " + models + " and no CUDA_DEVICE_ORDER=PCI_BUS_ID: CUDA numbers them "
-                    + "fastest first, nvidia-smi by bus, so an index may mean different GPUs", "export CUDA_DEVICE_ORDER=PCI_BUS_ID");
+            f.problem(
+                    Verdict.WARN,
+                    "GPUs of different models " + models + " and no CUDA_DEVICE_ORDER=PCI_BUS_ID: CUDA numbers them "
+                            + "fastest first, nvidia-smi by bus, so an index may mean different GPUs",
+                    "export CUDA_DEVICE_ORDER=PCI_BUS_ID");
         }
         List<String> mapping = new ArrayList<>();
         for (int i = 0; i < selected.size(); i++) {
@@ -74,7 +90,8 @@ final class GpuIdentityChecks {
             f.evidence("CUDA device " + i, text);
             mapping.add("CUDA device " + i + " = " + text);
         }
-        return f.conclude(String.join("; ", mapping) + (facts.runtime().inContainer() ? ". Host index numbers do not apply inside containers." : "."));
+        return f.conclude(String.join("; ", mapping)
+                + (facts.runtime().inContainer() ? ". Host index numbers do not apply inside containers." : "."));
     }
 
     /** An entry of CUDA_VISIBLE_DEVICES: an index (in bus order) or a {@code GPU-} UUID prefix matching one GPU. */
@@ -111,28 +128,40 @@ final class GpuIdentityChecks {
     CheckResult crossContainerIpc() {
         Findings f = new Findings(Check.CROSS_CONTAINER_GPU_IPC);
         if (!facts.runtime().inContainer()) return f.skip("not in a container");
-        if (facts.nvidiaDriver() == null || facts.visibleGpus().isEmpty()) return f.skip("no GPU visible to this container");
+        if (facts.nvidiaDriver() == null || facts.visibleGpus().isEmpty()) {
+            return f.skip("no GPU visible to this container");
+        }
         int visible = facts.visibleGpus().size();
         int onHost = facts.pciGpus().size();
-        if (onHost <= visible) return f.skip("this container sees all " + visible + " GPU" + (visible == 1 ? "" : "s") + " of the host");
+        if (onHost <= visible) {
+            return f.skip("this container sees all " + visible + " GPU" + (visible == 1 ? "" : "s") + " of the host");
+        }
         f.evidence("/proc/driver/nvidia/gpus", visible + " visible");
         f.evidence("/sys/bus/pci/devices (vendor 0x10de)", onHost + " on the host");
         f.evidence("/proc/sys/kernel/hostname", facts.files().read("/proc/sys/kernel/hostname"));
         f.evidence("/proc/sys/kernel/random/boot_id", facts.files().read("/proc/sys/kernel/random/boot_id"));
         f.evidence("/proc/self/ns/ipc", facts.files().readLink("/proc/self/ns/ipc"));
         f.evidence("/proc/self/ns/net", facts.files().readLink("/proc/self/ns/net"));
-        for (String v : List.of("NCCL_HOSTID", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_MNNVL_ENABLE", "NCCL_IPC_USE_ABSTRACT_SOCKET")) {
+        for (String v : List.of(
+                "NCCL_HOSTID",
+                "NCCL_P2P_DISABLE",
+                "NCCL_SHM_DISABLE",
+                "NCCL_MNNVL_ENABLE",
+                "NCCL_IPC_USE_ABSTRACT_SOCKET")) {
             f.evidenceIfPresent("env " + v, facts.env(v));
         }
         HostFacts.LocalRanks local = facts.localRanks();
         if (local != null) f.evidence(local.source(), local.value());
         boolean p2pOff = facts.envIs("NCCL_P2P_DISABLE", "1");
 
-        // Trigger (a): the host's network namespace, hence probably the host's name: NCCL's host id (hostname + boot_id) is shared.
+        // Trigger (a): the host's network namespace, hence probably the host's name: NCCL's host id (hostname +
+        // boot_id) is shared.
         List<String> hostSigns = new ArrayList<>();
         for (NetInterface nif : facts.interfaces()) {
             String n = nif.name();
-            if (n.equals("docker0") || n.equals("cni0") || (!nif.loopback() && facts.isPhysicalInterface(n))) hostSigns.add(n);
+            if (n.equals("docker0") || n.equals("cni0") || (!nif.loopback() && facts.isPhysicalInterface(n))) {
+                hostSigns.add(n);
+            }
         }
         boolean hostNetwork = !hostSigns.isEmpty();
         if (hostNetwork) f.evidence("host network namespace suspected", String.join(", ", hostSigns) + " visible");
@@ -141,23 +170,41 @@ final class GpuIdentityChecks {
         if (!imex.isEmpty()) f.evidence("/dev/nvidia-caps-imex-channels", String.join(" ", imex));
 
         String driver = facts.nvidiaDriver().version();
-        String driverNote = driver != null && driver.startsWith("570.") ? " Driver " + driver + " matches the reported import bug." : "";
-        String symptom = " If another rank runs in a sibling container on this host, NCCL may connect the two with CUDA P2P/cuMem IPC "
-                + "to a GPU this container cannot see (seen as \"cuMemImportFromShareableHandle … invalid device ordinal\").";
-        String[] fix = {"run the local ranks in one container/pod that sees all their GPUs (pick with CUDA_VISIBLE_DEVICES), sharing IPC and network namespaces",
-                "or make NCCL treat each container as its own node: a distinct NCCL_HOSTID per container (traffic then goes over the NIC)",
-                "or NCCL_P2P_DISABLE=1 (and NCCL_SHM_DISABLE=1)", "MNNVL-only setups: NCCL_MNNVL_ENABLE=0",
-                "NCCL ≥ 2.29 with separate network namespaces: NCCL_IPC_USE_ABSTRACT_SOCKET=0"};
+        String driverNote = driver != null && driver.startsWith("570.")
+                ? " Driver " + driver + " matches the reported import bug."
+                : "";
+        String symptom = " If another rank runs in a sibling container on this host, NCCL may connect "
+                + "the two with CUDA P2P/cuMem IPC "
+                + "to a GPU this container cannot see (seen as \"cuMemImportFromShareableHandle "
+                + "… invalid device ordinal\").";
+        String[] fix = {
+            "run the local ranks in one container/pod that sees all their GPUs (pick "
+                    + "with CUDA_VISIBLE_DEVICES), sharing IPC and network namespaces",
+            "or make NCCL treat each container as its own node: a distinct NCCL_HOSTID "
+                    + "per container (traffic then goes over the NIC)",
+            "or NCCL_P2P_DISABLE=1 (and NCCL_SHM_DISABLE=1)",
+            "MNNVL-only setups: NCCL_MNNVL_ENABLE=0",
+            "NCCL ≥ 2.29 with separate network namespaces: NCCL_IPC_USE_ABSTRACT_SOCKET=0"
+        };
         String sees = "This container sees " + visible + " of " + onHost + " host GPUs";
         if (!imex.isEmpty() && !facts.envIs("NCCL_MNNVL_ENABLE", "0") && !p2pOff) {
-            return f.warn(sees + " and has IMEX channel /dev/nvidia-caps-imex-channels/" + imex.getFirst() + "." + symptom + driverNote, fix);
+            return f.warn(
+                    sees + " and has IMEX channel /dev/nvidia-caps-imex-channels/" + imex.getFirst() + "." + symptom
+                            + driverNote,
+                    fix);
         }
         if (hostNetwork && facts.env("NCCL_HOSTID") == null && !p2pOff) {
-            return f.warn(sees + " and shares the host's network namespace (" + String.join(", ", hostSigns) + "), so its host name, "
-                    + "and NCCL's host id, are probably the host's." + symptom + driverNote, fix);
+            return f.warn(
+                    sees + " and shares the host's network namespace (" + String.join(", ", hostSigns)
+                            + "), so its host name, " + "and NCCL's host id, are probably the host's." + symptom
+                            + driverNote,
+                    fix);
         }
         return f.ok(sees + "; no sign that ranks in sibling containers would be taken for local peers"
-                + (hostNetwork || !imex.isEmpty() ? " (mitigated by " + mitigation() + ")" : " (own network namespace, no IMEX channel)") + ".");
+                + (hostNetwork || !imex.isEmpty()
+                        ? " (mitigated by " + mitigation() + ")"
+                        : " (own network namespace, no IMEX channel)")
+                + ".");
     }
 
     private String mitigation() {

@@ -7,9 +7,9 @@ import java.util.Map;
 /**
  * The host the doctor examines: its files under a root prefix and its other sources.
  *
- * @param files   reads under the root
+ * @param files reads under the root
  * @param sources environment, interfaces, device opens, /dev/shm size
- * @param log     what was read (live host with {@code --capture} only), or null
+ * @param log what was read (live host with {@code --capture} only), or null
  */
 record Host(HostFiles files, HostSources sources, AccessLog log) {
 
@@ -21,8 +21,8 @@ record Host(HostFiles files, HostSources sources, AccessLog log) {
     }
 
     /**
-     * A captured tree (§0.2 layout). A root that is not a directory is an IllegalArgumentException
-     * saying so; so is a malformed stand-in file under {@code _doctor/}.
+     * A captured tree (§0.2 layout). A root that is not a directory is an IllegalArgumentException saying so; so is a
+     * malformed stand-in file under {@code _doctor/}.
      */
     static Host replay(Path root) {
         if (!Files.exists(root)) throw new IllegalArgumentException("--root " + root + ": no such directory");

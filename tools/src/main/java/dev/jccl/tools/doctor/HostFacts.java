@@ -14,21 +14,22 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What many checks need to know about the host, read once (docs/doctor-checks.md §0.4): kernel, NVIDIA
- * driver and GPUs, PCI functions, RDMA devices and ports, NCCL copies, libraries, container / VM
- * flags, capabilities, interfaces. Each getter reads on first use, so a check that does not apply
- * reads nothing it does not need (and a capture holds no more than that).
+ * What many checks need to know about the host, read once (docs/doctor-checks.md §0.4): kernel, NVIDIA driver and GPUs,
+ * PCI functions, RDMA devices and ports, NCCL copies, libraries, container / VM flags, capabilities, interfaces. Each
+ * getter reads on first use, so a check that does not apply reads nothing it does not need (and a capture holds no more
+ * than that).
  */
 final class HostFacts {
     static final String NVIDIA_VENDOR = "0x10de";
     static final String MELLANOX_VENDOR = "0x15b3";
     /** CapEff bits (linux/capability.h). */
     static final int CAP_IPC_LOCK = 14;
+
     static final int CAP_SYS_NICE = 23;
 
     /** Where libraries are looked for, before LD_LIBRARY_PATH (§0.4, C3). */
-    static final List<String> LIBRARY_DIRS = List.of("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-            "/usr/lib64", "/lib64", "/usr/local/lib");
+    static final List<String> LIBRARY_DIRS = List.of(
+            "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/lib64", "/usr/local/lib");
 
     private static final Pattern BDF = Pattern.compile("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
     private static final Pattern LEADING_NUMBER = Pattern.compile("^(\\d+)");
@@ -48,8 +49,15 @@ final class HostFacts {
     }
 
     /** An RDMA port from /sys/class/infiniband/DEV/ports/N. */
-    record RdmaPort(String device, int number, String state, String physState, String linkLayer, String rate,
-                    String lid, String smLid) {
+    record RdmaPort(
+            String device,
+            int number,
+            String state,
+            String physState,
+            String linkLayer,
+            String rate,
+            String lid,
+            String smLid) {
         String path() {
             return "/sys/class/infiniband/" + device + "/ports/" + number;
         }
@@ -79,11 +87,19 @@ final class HostFacts {
      * An RDMA device from /sys/class/infiniband.
      *
      * @param pciPath real path of its PCI function, or null for a software device (rxe, siw)
-     * @param driver  the PCI function's kernel driver ({@code mlx5_core}), or null
-     * @param physfn  whether {@code device/physfn} exists: a VF whose PF this OS also sees
+     * @param driver the PCI function's kernel driver ({@code mlx5_core}), or null
+     * @param physfn whether {@code device/physfn} exists: a VF whose PF this OS also sees
      */
-    record RdmaDevice(String name, String pciPath, String bdf, String vendor, String deviceId, String hcaType,
-                      String driver, boolean physfn, List<RdmaPort> ports) {}
+    record RdmaDevice(
+            String name,
+            String pciPath,
+            String bdf,
+            String vendor,
+            String deviceId,
+            String hcaType,
+            String driver,
+            boolean physfn,
+            List<RdmaPort> ports) {}
 
     /** One copy of NCCL found, with its version if the name tells it. */
     record NcclCopy(Version version, String source) {}
@@ -141,12 +157,16 @@ final class HostFacts {
     }
 
     /**
-     * Ranks on this host, from the launcher's variables; null when no launcher says. Slurm's
-     * per-node list ({@code 4(x2),3}) gives the largest count.
+     * Ranks on this host, from the launcher's variables; null when no launcher says. Slurm's per-node list
+     * ({@code 4(x2),3}) gives the largest count.
      */
     LocalRanks localRanks() {
-        for (String name : List.of("JCCL_LOCAL_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "LOCAL_WORLD_SIZE",
-                "SLURM_STEP_TASKS_PER_NODE", "SLURM_NTASKS_PER_NODE")) {
+        for (String name : List.of(
+                "JCCL_LOCAL_SIZE",
+                "OMPI_COMM_WORLD_LOCAL_SIZE",
+                "LOCAL_WORLD_SIZE",
+                "SLURM_STEP_TASKS_PER_NODE",
+                "SLURM_NTASKS_PER_NODE")) {
             String v = env(name);
             if (v == null) continue;
             int max = -1;
@@ -222,7 +242,11 @@ final class HostFacts {
                 Map<String, String> info = new LinkedHashMap<>();
                 for (String line : files.lines("/proc/driver/nvidia/gpus/" + dir + "/information")) {
                     int colon = line.indexOf(':');
-                    if (colon > 0) info.put(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+                    if (colon > 0) {
+                        info.put(
+                                line.substring(0, colon).trim(),
+                                line.substring(colon + 1).trim());
+                    }
                 }
                 String bus = info.getOrDefault("Bus Location", dir).toLowerCase(Locale.ROOT);
                 gpus.add(new Gpu(bus, info.get("Model"), info.get("GPU UUID"), info.get("Device Minor")));
@@ -236,7 +260,8 @@ final class HostFacts {
     List<PciFunction> pciGpus() {
         List<PciFunction> out = new ArrayList<>();
         for (PciFunction f : pciFunctions()) {
-            if (NVIDIA_VENDOR.equals(f.vendor()) && f.pciClass() != null
+            if (NVIDIA_VENDOR.equals(f.vendor())
+                    && f.pciClass() != null
                     && (f.pciClass().startsWith("0x0302") || f.pciClass().startsWith("0x0300"))) {
                 out.add(f);
             }
@@ -253,7 +278,9 @@ final class HostFacts {
     List<String> gpuBusIds() {
         List<String> ids = new ArrayList<>();
         for (Gpu g : visibleGpus()) ids.add(g.busId());
-        if (ids.isEmpty()) for (PciFunction f : pciGpus()) ids.add(f.bdf());
+        if (ids.isEmpty()) {
+            for (PciFunction f : pciGpus()) ids.add(f.bdf());
+        }
         return ids;
     }
 
@@ -276,15 +303,22 @@ final class HostFacts {
                     continue;
                 }
                 String driverLink = files.readLink(base + "/driver");
-                out.add(new PciFunction(bdf, files.realPath(base), vendor, files.read(base + "/device"),
-                        files.read(base + "/class"), driverLink == null ? null : HostFiles.nameOf(driverLink)));
+                out.add(new PciFunction(
+                        bdf,
+                        files.realPath(base),
+                        vendor,
+                        files.read(base + "/device"),
+                        files.read(base + "/class"),
+                        driverLink == null ? null : HostFiles.nameOf(driverLink)));
             }
             return out;
         });
     }
 
     PciFunction pciFunction(String bdf) {
-        for (PciFunction f : pciFunctions()) if (f.bdf().equalsIgnoreCase(bdf)) return f;
+        for (PciFunction f : pciFunctions()) {
+            if (f.bdf().equalsIgnoreCase(bdf)) return f;
+        }
         return null;
     }
 
@@ -295,7 +329,9 @@ final class HostFacts {
 
     List<PciFunction> mellanoxFunctions() {
         List<PciFunction> out = new ArrayList<>();
-        for (PciFunction f : pciFunctions()) if (MELLANOX_VENDOR.equals(f.vendor())) out.add(f);
+        for (PciFunction f : pciFunctions()) {
+            if (MELLANOX_VENDOR.equals(f.vendor())) out.add(f);
+        }
         return out;
     }
 
@@ -318,7 +354,9 @@ final class HostFacts {
         String pciPath = null;
         if (real != null) {
             int at = real.lastIndexOf("/infiniband/");
-            if (at > 0 && BDF.matcher(HostFiles.nameOf(real.substring(0, at))).matches()) pciPath = real.substring(0, at);
+            if (at > 0 && BDF.matcher(HostFiles.nameOf(real.substring(0, at))).matches()) {
+                pciPath = real.substring(0, at);
+            }
         }
         String bdf = pciPath == null ? null : HostFiles.nameOf(pciPath);
         String driverLink = pciPath == null ? null : files.readLink(pciPath + "/driver");
@@ -334,14 +372,26 @@ final class HostFacts {
         numbers.sort(null);
         for (int n : numbers) {
             String pb = base + "/ports/" + n;
-            ports.add(new RdmaPort(name, n, files.read(pb + "/state"), files.read(pb + "/phys_state"),
-                    files.read(pb + "/link_layer"), files.read(pb + "/rate"), files.read(pb + "/lid"),
+            ports.add(new RdmaPort(
+                    name,
+                    n,
+                    files.read(pb + "/state"),
+                    files.read(pb + "/phys_state"),
+                    files.read(pb + "/link_layer"),
+                    files.read(pb + "/rate"),
+                    files.read(pb + "/lid"),
                     files.read(pb + "/sm_lid")));
         }
-        return new RdmaDevice(name, pciPath, bdf, pciPath == null ? null : files.read(pciPath + "/vendor"),
-                pciPath == null ? null : files.read(pciPath + "/device"), files.read(base + "/hca_type"),
+        return new RdmaDevice(
+                name,
+                pciPath,
+                bdf,
+                pciPath == null ? null : files.read(pciPath + "/vendor"),
+                pciPath == null ? null : files.read(pciPath + "/device"),
+                files.read(base + "/hca_type"),
                 driverLink == null ? null : HostFiles.nameOf(driverLink),
-                pciPath != null && files.exists(pciPath + "/physfn"), ports);
+                pciPath != null && files.exists(pciPath + "/physfn"),
+                ports);
     }
 
     boolean hasRdma() {
@@ -365,19 +415,23 @@ final class HostFacts {
     }
 
     /**
-     * Ports NCCL would consider: those NCCL_IB_HCA selects, or all of them when it is unset or
-     * selects none (rdma-hca-filter reports that case; the other checks then look at every port).
+     * Ports NCCL would consider: those NCCL_IB_HCA selects, or all of them when it is unset or selects none
+     * (rdma-hca-filter reports that case; the other checks then look at every port).
      */
     List<RdmaPort> selectedPorts() {
         IbHcaFilter filter = ncclHcaFilter();
         if (filter == null) return allPorts();
         List<RdmaPort> selected = new ArrayList<>();
-        for (RdmaPort p : allPorts()) if (filter.selects(p.device(), p.number())) selected.add(p);
+        for (RdmaPort p : allPorts()) {
+            if (filter.selects(p.device(), p.number())) selected.add(p);
+        }
         return selected.isEmpty() ? allPorts() : selected;
     }
 
     RdmaDevice rdmaDevice(String name) {
-        for (RdmaDevice d : rdmaDevices()) if (d.name().equals(name)) return d;
+        for (RdmaDevice d : rdmaDevices()) {
+            if (d.name().equals(name)) return d;
+        }
         return null;
     }
 
@@ -396,7 +450,11 @@ final class HostFacts {
     List<String> libraryDirs() {
         Set<String> dirs = new LinkedHashSet<>(LIBRARY_DIRS);
         String ld = env("LD_LIBRARY_PATH");
-        if (ld != null) for (String d : ld.split(":")) if (!d.isBlank()) dirs.add(d.strip());
+        if (ld != null) {
+            for (String d : ld.split(":")) {
+                if (!d.isBlank()) dirs.add(d.strip());
+            }
+        }
         return new ArrayList<>(dirs);
     }
 
@@ -417,7 +475,8 @@ final class HostFacts {
                 if (real == null) continue; // a dangling link is no library
                 String name = HostFiles.nameOf(real);
                 // libibverbs.so.1.<abi>.<rdma-core version>.0 (rdma-core CMake); MOFED uses other names.
-                Matcher m = Pattern.compile("^libibverbs\\.so\\.1\\.\\d+\\.(\\d+)\\.\\d+$").matcher(name);
+                Matcher m = Pattern.compile("^libibverbs\\.so\\.1\\.\\d+\\.(\\d+)\\.\\d+$")
+                        .matcher(name);
                 return new Verbs(path, name, m.matches() ? Version.parse(m.group(1)) : null);
             }
             return null;
@@ -427,8 +486,8 @@ final class HostFacts {
     // ------------------------------------------------------------------ NCCL
 
     /**
-     * Every NCCL found: {@code NCCL_VERSION} (set by nvidia/cuda images), libnccl.so.2.X.Y in the
-     * library directories, pip wheels {@code nvidia_nccl_cu*-VER.dist-info}.
+     * Every NCCL found: {@code NCCL_VERSION} (set by nvidia/cuda images), libnccl.so.2.X.Y in the library directories,
+     * pip wheels {@code nvidia_nccl_cu*-VER.dist-info}.
      */
     List<NcclCopy> ncclCopies() {
         return memo("nccl", () -> {
@@ -439,7 +498,8 @@ final class HostFacts {
             for (String path : findLibraries("libnccl.so.2*")) {
                 String real = files.realPath(path);
                 if (real == null || !seenFiles.add(real)) continue;
-                Matcher m = Pattern.compile("^libnccl\\.so\\.(2\\.\\d+\\.\\d+)$").matcher(HostFiles.nameOf(real));
+                Matcher m =
+                        Pattern.compile("^libnccl\\.so\\.(2\\.\\d+\\.\\d+)$").matcher(HostFiles.nameOf(real));
                 out.add(new NcclCopy(m.matches() ? Version.parse(m.group(1)) : null, real));
             }
             for (String site : pythonPackageDirs()) {
@@ -468,7 +528,9 @@ final class HostFacts {
     /** Distinct NCCL versions found, oldest first (copies whose version is unknown are left out). */
     List<Version> ncclVersions() {
         TreeSet<Version> versions = new TreeSet<>();
-        for (NcclCopy c : ncclCopies()) if (c.version() != null) versions.add(c.version());
+        for (NcclCopy c : ncclCopies()) {
+            if (c.version() != null) versions.add(c.version());
+        }
         return new ArrayList<>(versions);
     }
 
@@ -491,15 +553,23 @@ final class HostFacts {
     String ncclDescription() {
         if (!hasNccl()) return "no NCCL found";
         List<String> parts = new ArrayList<>();
-        for (NcclCopy c : ncclCopies()) parts.add((c.version() == null ? "version unknown" : c.version()) + " (" + c.source() + ")");
+        for (NcclCopy c : ncclCopies()) {
+            parts.add((c.version() == null ? "version unknown" : c.version()) + " (" + c.source() + ")");
+        }
         return "NCCL " + String.join(", ", parts);
     }
 
     // ------------------------------------------------------------------ peer memory
 
     /** What is loaded for GPU Direct RDMA through peer memory (check gdr-peermem-module). */
-    record PeerMemory(boolean nvidiaPeermem, String peermemVersion, String initstate, boolean nvPeerMem,
-                      String nvPeerMemVersion, boolean memoryPeersDir, List<String> clients) {
+    record PeerMemory(
+            boolean nvidiaPeermem,
+            String peermemVersion,
+            String initstate,
+            boolean nvPeerMem,
+            String nvPeerMemVersion,
+            boolean memoryPeersDir,
+            List<String> clients) {
         /** nvidia_peermem live (or present without initstate, as in old kernels), or legacy nv_peer_mem. */
         boolean live() {
             return (nvidiaPeermem && (initstate == null || initstate.equals("live"))) || nvPeerMem;
@@ -519,9 +589,13 @@ final class HostFacts {
             boolean peermem = files.isDirectory("/sys/module/nvidia_peermem");
             boolean legacy = files.isDirectory("/sys/module/nv_peer_mem");
             boolean peersDir = files.isDirectory("/sys/kernel/mm/memory_peers");
-            return new PeerMemory(peermem, peermem ? files.read("/sys/module/nvidia_peermem/version") : null,
-                    peermem ? files.read("/sys/module/nvidia_peermem/initstate") : null, legacy,
-                    legacy ? files.read("/sys/module/nv_peer_mem/version") : null, peersDir,
+            return new PeerMemory(
+                    peermem,
+                    peermem ? files.read("/sys/module/nvidia_peermem/version") : null,
+                    peermem ? files.read("/sys/module/nvidia_peermem/initstate") : null,
+                    legacy,
+                    legacy ? files.read("/sys/module/nv_peer_mem/version") : null,
+                    peersDir,
                     peersDir ? files.list("/sys/kernel/mm/memory_peers") : List.of());
         });
     }
@@ -549,9 +623,16 @@ final class HostFacts {
             if (container == null) container = containerVar;
             ev.add(new Evidence("env container", containerVar));
         }
-        for (String line : files.linesMatching("/proc/1/cgroup",
-                l -> l.contains("docker") || l.contains("kubepods") || l.contains("containerd") || l.contains("crio") || l.contains("libpod"))) {
-            if (container == null) container = line.contains("kubepods") ? "kubernetes pod" : "cgroup " + HostFiles.nameOf(line);
+        for (String line : files.linesMatching(
+                "/proc/1/cgroup",
+                l -> l.contains("docker")
+                        || l.contains("kubepods")
+                        || l.contains("containerd")
+                        || l.contains("crio")
+                        || l.contains("libpod"))) {
+            if (container == null) {
+                container = line.contains("kubepods") ? "kubernetes pod" : "cgroup " + HostFiles.nameOf(line);
+            }
             ev.add(new Evidence("/proc/1/cgroup", line));
             break;
         }
@@ -601,9 +682,16 @@ final class HostFacts {
     static boolean isVirtualMachineDmi(String vendor, String product) {
         String v = vendor == null ? "" : vendor;
         String p = product == null ? "" : product;
-        return v.contains("QEMU") || p.contains("KVM") || p.contains("QEMU") || v.contains("Amazon EC2")
-                || v.contains("Google") || v.contains("VMware") || v.contains("Xen") || v.contains("innotek")
-                || v.contains("OpenStack") || v.contains("Parallels")
+        return v.contains("QEMU")
+                || p.contains("KVM")
+                || p.contains("QEMU")
+                || v.contains("Amazon EC2")
+                || v.contains("Google")
+                || v.contains("VMware")
+                || v.contains("Xen")
+                || v.contains("innotek")
+                || v.contains("OpenStack")
+                || v.contains("Parallels")
                 || (v.contains("Microsoft Corporation") && p.contains("Virtual Machine"));
     }
 

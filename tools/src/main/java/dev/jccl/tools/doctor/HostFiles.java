@@ -18,15 +18,14 @@ import java.util.function.Predicate;
 /**
  * Reads a host's files under a root prefix: {@code /} for this host, a captured tree for a replay.
  *
- * <p>Paths are written as on the host ({@code /sys/class/net/eth0/mtu}). Symbolic links are
- * followed by this class, one component at a time, with absolute targets taken relative to the
- * root: a captured sysfs tree then resolves its links exactly as the real one does, and never
- * escapes into the machine that replays it. {@code /proc/self} is the one link left alone: on the
- * live host the kernel resolves it to this process, and a capture stores it as a plain directory.
+ * <p>Paths are written as on the host ({@code /sys/class/net/eth0/mtu}). Symbolic links are followed by this class, one
+ * component at a time, with absolute targets taken relative to the root: a captured sysfs tree then resolves its links
+ * exactly as the real one does, and never escapes into the machine that replays it. {@code /proc/self} is the one link
+ * left alone: on the live host the kernel resolves it to this process, and a capture stores it as a plain directory.
  *
- * <p>Every method answers "absent" (null, false, an empty list) instead of throwing: a missing or
- * unreadable file is a fact the checks reason about, not an error. When an {@link AccessLog} is
- * given, everything read is recorded in it so that {@code --capture} copies exactly that.
+ * <p>Every method answers "absent" (null, false, an empty list) instead of throwing: a missing or unreadable file is a
+ * fact the checks reason about, not an error. When an {@link AccessLog} is given, everything read is recorded in it so
+ * that {@code --capture} copies exactly that.
  */
 final class HostFiles {
     private static final int MAX_LINK_HOPS = 40;
@@ -67,8 +66,8 @@ final class HostFiles {
     }
 
     /**
-     * The lines of the file that {@code keep} accepts. A capture stores only those lines: used for
-     * large files (/proc/kallsyms) and for files of which only a part concerns the checks.
+     * The lines of the file that {@code keep} accepts. A capture stores only those lines: used for large files
+     * (/proc/kallsyms) and for files of which only a part concerns the checks.
      */
     List<String> linesMatching(String path, Predicate<String> keep) {
         String canonical = canonical(path);
@@ -88,8 +87,8 @@ final class HostFiles {
     }
 
     /**
-     * The white-space separated words of the file that {@code keep} accepts; a capture stores only
-     * those words. For /proc/cmdline, of which the checks need the IOMMU options and nothing else.
+     * The white-space separated words of the file that {@code keep} accepts; a capture stores only those words. For
+     * /proc/cmdline, of which the checks need the IOMMU options and nothing else.
      */
     List<String> wordsMatching(String path, Predicate<String> keep) {
         String canonical = canonical(path);
@@ -175,12 +174,14 @@ final class HostFiles {
     }
 
     /**
-     * Resolves links component by component, relative to the root. The result need not exist;
-     * a loop of links gives the path as far as it was resolved.
+     * Resolves links component by component, relative to the root. The result need not exist; a loop of links gives the
+     * path as far as it was resolved.
      */
     String canonical(String path) {
         Deque<String> pending = new ArrayDeque<>();
-        for (String c : path.split("/")) if (!c.isEmpty()) pending.addLast(c);
+        for (String c : path.split("/")) {
+            if (!c.isEmpty()) pending.addLast(c);
+        }
         List<String> done = new ArrayList<>();
         int hops = 0;
         while (!pending.isEmpty()) {
@@ -203,7 +204,9 @@ final class HostFiles {
                 hops++;
                 if (log != null) log.link(candidate, target);
                 List<String> parts = new ArrayList<>();
-                for (String t : target.split("/")) if (!t.isEmpty()) parts.add(t);
+                for (String t : target.split("/")) {
+                    if (!t.isEmpty()) parts.add(t);
+                }
                 for (int i = parts.size() - 1; i >= 0; i--) pending.addFirst(parts.get(i));
                 if (target.startsWith("/")) done.clear();
                 continue;
@@ -248,7 +251,9 @@ final class HostFiles {
             // The target must exist in a capture too, or the link dangles there.
             String target = canonical(path);
             if (Files.isDirectory(local(target), LinkOption.NOFOLLOW_LINKS)) log.dir(target);
-            else if (Files.exists(local(target), LinkOption.NOFOLLOW_LINKS)) log.placeholder(target);
+            else if (Files.exists(local(target), LinkOption.NOFOLLOW_LINKS)) {
+                log.placeholder(target);
+            }
         } else if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
             log.dir(path);
         } else {

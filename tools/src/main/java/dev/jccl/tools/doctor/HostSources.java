@@ -4,9 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the checks learn from something other than a file: the live host asks the JVM and the
- * kernel ({@link LiveSources}), a replay reads the stand-in files of §0.2 under {@code _doctor/}
- * ({@link CapturedSources}).
+ * What the checks learn from something other than a file: the live host asks the JVM and the kernel
+ * ({@link LiveSources}), a replay reads the stand-in files of §0.2 under {@code _doctor/} ({@link CapturedSources}).
  */
 interface HostSources {
     /** The process environment (a capture holds only the variables the checks may need). */

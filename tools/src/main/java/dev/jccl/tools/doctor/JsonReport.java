@@ -3,7 +3,6 @@ package dev.jccl.tools.doctor;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

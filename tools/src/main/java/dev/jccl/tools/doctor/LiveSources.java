@@ -18,9 +18,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The live host's non-file sources: the environment the command was given, the JVM's view of the
- * network interfaces, open(2) of device nodes, statvfs of /dev/shm. Everything it answers is
- * remembered, so that {@link Capture} can write the stand-in files a replay reads.
+ * The live host's non-file sources: the environment the command was given, the JVM's view of the network interfaces,
+ * open(2) of device nodes, statvfs of /dev/shm. Everything it answers is remembered, so that {@link Capture} can write
+ * the stand-in files a replay reads.
  */
 final class LiveSources implements HostSources {
     /** IFF_UP in /sys/class/net/*&#47;flags. */
@@ -48,8 +48,8 @@ final class LiveSources implements HostSources {
     }
 
     /**
-     * Java's list holds the interfaces with an address; /sys/class/net adds those without one.
-     * Java's isUp() is IFF_UP and IFF_RUNNING together, so IFF_UP alone comes from sysfs.
+     * Java's list holds the interfaces with an address; /sys/class/net adds those without one. Java's isUp() is IFF_UP
+     * and IFF_RUNNING together, so IFF_UP alone comes from sysfs.
      */
     private List<NetInterface> listInterfaces() {
         List<NetInterface> out = new ArrayList<>();

@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Lines of {@code /proc/self/mountinfo}: {@code id parent maj:min root mountpoint options [optional…] - fstype source superoptions}.
+ * Lines of {@code /proc/self/mountinfo}: {@code id parent maj:min root mountpoint options [optional…] - fstype source
+ * superoptions}.
  */
 final class MountInfo {
     static final String PATH = "/proc/self/mountinfo";
@@ -29,7 +30,9 @@ final class MountInfo {
         for (String line : files.linesMatching(PATH, l -> {
             Mount m = parse(l);
             if (m == null) return false;
-            for (String p : mountPoints) if (m.mountPoint().equals(p)) return true;
+            for (String p : mountPoints) {
+                if (m.mountPoint().equals(p)) return true;
+            }
             return false;
         })) {
             out.add(parse(line));
@@ -58,8 +61,8 @@ final class MountInfo {
     }
 
     /**
-     * Bytes of a tmpfs {@code size=} option: {@code 65536k}, {@code 64m}, {@code 1g}, bytes, or a
-     * percentage of {@code memTotalBytes}. -1 if it cannot be read.
+     * Bytes of a tmpfs {@code size=} option: {@code 65536k}, {@code 64m}, {@code 1g}, bytes, or a percentage of
+     * {@code memTotalBytes}. -1 if it cannot be read.
      */
     static long sizeBytes(String size, long memTotalBytes) {
         if (size == null || size.isEmpty()) return -1;

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code NCCL_*} settings NCCL would see: the environment, then its config files
- * ({@code /etc/nccl.conf}, {@code ~/.nccl.conf}, {@code $NCCL_CONF_FILE}, lines {@code NAME=VALUE}),
- * which do not override a variable already set.
+ * The {@code NCCL_*} settings NCCL would see: the environment, then its config files ({@code /etc/nccl.conf},
+ * {@code ~/.nccl.conf}, {@code $NCCL_CONF_FILE}, lines {@code NAME=VALUE}), which do not override a variable already
+ * set.
  */
 final class NcclSettings {
     /** One setting and where it came from ({@code env} or a file's path). */
@@ -25,14 +25,20 @@ final class NcclSettings {
         List<String> names = new ArrayList<>(facts.environment().keySet());
         names.sort(null);
         for (String name : names) {
-            if (name.startsWith("NCCL_")) out.put(name, new Setting(name, facts.environment().get(name), "env"));
+            if (name.startsWith("NCCL_")) {
+                out.put(name, new Setting(name, facts.environment().get(name), "env"));
+            }
         }
         for (String file : configFiles(facts)) {
             for (String line : facts.files().lines(file)) {
                 String l = line.strip();
                 if (l.isEmpty() || l.startsWith("#") || !l.contains("=")) continue;
                 String name = l.substring(0, l.indexOf('=')).strip();
-                if (name.startsWith("NCCL_")) out.putIfAbsent(name, new Setting(name, l.substring(l.indexOf('=') + 1).strip(), file));
+                if (name.startsWith("NCCL_")) {
+                    out.putIfAbsent(
+                            name,
+                            new Setting(name, l.substring(l.indexOf('=') + 1).strip(), file));
+                }
             }
         }
         return new ArrayList<>(out.values());
@@ -47,13 +53,19 @@ final class NcclSettings {
         String conf = facts.env("NCCL_CONF_FILE");
         if (conf != null) candidates.add(conf);
         List<String> existing = new ArrayList<>();
-        for (String c : candidates) if (!existing.contains(c) && facts.files().exists(c)) existing.add(c);
+        for (String c : candidates) {
+            if (!existing.contains(c) && facts.files().exists(c)) existing.add(c);
+        }
         return existing;
     }
 
     /** The effective value of one setting, or null. */
     static String value(List<Setting> settings, String name) {
-        for (Setting s : settings) if (s.name().equals(name)) return s.value() == null ? null : s.value().trim();
+        for (Setting s : settings) {
+            if (s.name().equals(name)) {
+                return s.value() == null ? null : s.value().trim();
+            }
+        }
         return null;
     }
 }

@@ -1,18 +1,16 @@
 package dev.jccl.tools.doctor;
 
 import dev.jccl.topology.InterfaceSelector;
-
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The interface NCCL's bootstrap and socket transport pick (docs/doctor-checks.md §0.5):
- * NCCL_SOCKET_IFNAME when it is longer than one character (prefixes, {@code ^} to exclude,
- * {@code =} for exact names: the rules Jccl's InterfaceSelector implements); otherwise {@code ib*},
- * then the interface on NCCL_COMM_ID's subnet, then anything but {@code docker*} and {@code lo}
- * (and {@code virbr*} since 2.28.3), then {@code docker*}, then {@code lo}, then {@code virbr*}.
- * From 2.28.3 only RUNNING interfaces count; before, any with an address could be chosen.
+ * The interface NCCL's bootstrap and socket transport pick (docs/doctor-checks.md §0.5): NCCL_SOCKET_IFNAME when it is
+ * longer than one character (prefixes, {@code ^} to exclude, {@code =} for exact names: the rules Jccl's
+ * InterfaceSelector implements); otherwise {@code ib*}, then the interface on NCCL_COMM_ID's subnet, then anything but
+ * {@code docker*} and {@code lo} (and {@code virbr*} since 2.28.3), then {@code docker*}, then {@code lo}, then
+ * {@code virbr*}. From 2.28.3 only RUNNING interfaces count; before, any with an address could be chosen.
  */
 final class NcclSocketChoice {
     /** The chosen interface and address, and the rule that chose it. */
@@ -34,11 +32,15 @@ final class NcclSocketChoice {
         }
         if (ifname != null && ifname.trim().length() > 1) {
             for (Choice c : candidates) {
-                if (InterfaceSelector.matches(ifname, c.nif().name())) return new Choice(c.nif(), c.address(), "as NCCL_SOCKET_IFNAME=" + ifname + " asks");
+                if (InterfaceSelector.matches(ifname, c.nif().name())) {
+                    return new Choice(c.nif(), c.address(), "as NCCL_SOCKET_IFNAME=" + ifname + " asks");
+                }
             }
             return null;
         }
-        for (Choice c : candidates) if (c.nif().name().startsWith("ib")) return rule(c, "ib* interfaces come first");
+        for (Choice c : candidates) {
+            if (c.nif().name().startsWith("ib")) return rule(c, "ib* interfaces come first");
+        }
         InetAddress root = commIdAddress(commId);
         if (root != null) {
             for (Choice c : candidates) {
@@ -48,12 +50,20 @@ final class NcclSocketChoice {
         for (Choice c : candidates) {
             String n = c.nif().name();
             if (!n.startsWith("docker") && !n.startsWith("lo") && (!runningOnly || !n.startsWith("virbr"))) {
-                return rule(c, "the first interface that is not lo" + (runningOnly ? ", docker* or virbr*" : " or docker*"));
+                return rule(
+                        c,
+                        "the first interface that is not lo" + (runningOnly ? ", docker* or virbr*" : " or docker*"));
             }
         }
-        for (Choice c : candidates) if (c.nif().name().startsWith("docker")) return rule(c, "docker*, as nothing else qualifies");
-        for (Choice c : candidates) if (c.nif().name().startsWith("lo")) return rule(c, "lo, as nothing else qualifies");
-        for (Choice c : candidates) if (c.nif().name().startsWith("virbr")) return rule(c, "virbr*, as nothing else qualifies");
+        for (Choice c : candidates) {
+            if (c.nif().name().startsWith("docker")) return rule(c, "docker*, as nothing else qualifies");
+        }
+        for (Choice c : candidates) {
+            if (c.nif().name().startsWith("lo")) return rule(c, "lo, as nothing else qualifies");
+        }
+        for (Choice c : candidates) {
+            if (c.nif().name().startsWith("virbr")) return rule(c, "virbr*, as nothing else qualifies");
+        }
         return null;
     }
 
@@ -71,12 +81,17 @@ final class NcclSocketChoice {
         return null;
     }
 
-    /** NCCL_COMM_ID's host when it is an address literal ({@code 10.0.0.1:port}, {@code [fd00::1]:port}); no name lookups. */
+    /**
+     * NCCL_COMM_ID's host when it is an address literal ({@code 10.0.0.1:port}, {@code [fd00::1]:port}); no name
+     * lookups.
+     */
     static InetAddress commIdAddress(String commId) {
         if (commId == null || commId.isBlank()) return null;
         String host = commId.trim();
         if (host.startsWith("[")) host = host.substring(1, Math.max(1, host.indexOf(']')));
-        else if (host.indexOf(':') == host.lastIndexOf(':') && host.contains(":")) host = host.substring(0, host.indexOf(':'));
+        else if (host.indexOf(':') == host.lastIndexOf(':') && host.contains(":")) {
+            host = host.substring(0, host.indexOf(':'));
+        }
         try {
             return InetAddress.ofLiteral(host);
         } catch (IllegalArgumentException e) {

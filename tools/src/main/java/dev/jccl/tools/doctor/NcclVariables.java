@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The {@code NCCL_*} variables some NCCL release reads, with the first and last release that
- * reads each: Appendix A of docs/doctor-checks.md (NCCL 2.3.5 … 2.30.7, found by scanning every
- * release's source for its parameters). Regenerate it when a newer NCCL adds names.
+ * The {@code NCCL_*} variables some NCCL release reads, with the first and last release that reads each: Appendix A of
+ * docs/doctor-checks.md (NCCL 2.3.5 … 2.30.7, found by scanning every release's source for its parameters). Regenerate
+ * it when a newer NCCL adds names.
  */
 final class NcclVariables {
     /** The newest release the table covers. */
@@ -326,8 +326,8 @@ final class NcclVariables {
     }
 
     /**
-     * The known name closest to {@code name}: within two edits (a swap counts as one), or made
-     * of the same words in another order. Null if none is that close.
+     * The known name closest to {@code name}: within two edits (a swap counts as one), or made of the same words in
+     * another order. Null if none is that close.
      */
     static String nearest(String name) {
         String best = null;
@@ -373,7 +373,10 @@ final class NcclVariables {
     /** For tests: every name with its span, in table order. */
     static List<String> rows() {
         List<String> rows = new ArrayList<>();
-        for (var e : SPANS.entrySet()) rows.add(e.getKey() + " " + e.getValue().first() + " " + e.getValue().last());
+        for (var e : SPANS.entrySet()) {
+            rows.add(
+                    e.getKey() + " " + e.getValue().first() + " " + e.getValue().last());
+        }
         return rows;
     }
 }

@@ -11,11 +11,11 @@ import java.util.Map;
 /**
  * A network interface as the checks need it: name, state flags and addresses.
  *
- * <p>Its text form is one line of {@code _doctor/ifaddrs}, {@code name FLAGS [addr/prefix]}, FLAGS
- * being a comma list of UP, RUNNING, LOOPBACK or {@code -}; an interface with several addresses
- * takes several lines, one without any takes one line with none.
+ * <p>Its text form is one line of {@code _doctor/ifaddrs}, {@code name FLAGS [addr/prefix]}, FLAGS being a comma list
+ * of UP, RUNNING, LOOPBACK or {@code -}; an interface with several addresses takes several lines, one without any takes
+ * one line with none.
  *
- * @param up      IFF_UP: configured up by an administrator
+ * @param up IFF_UP: configured up by an administrator
  * @param running IFF_RUNNING: up and with carrier, the state NCCL ≥ 2.28.3 and Jccl require
  */
 record NetInterface(String name, boolean up, boolean running, boolean loopback, List<Address> addresses) {
@@ -83,14 +83,21 @@ record NetInterface(String name, boolean up, boolean running, boolean loopback, 
             if (line.isEmpty() || line.startsWith("#")) continue;
             String[] f = line.split("\\s+");
             if (f.length < 2 || f.length > 3) {
-                throw new IllegalArgumentException("_doctor/ifaddrs: '" + line + "' is not 'name FLAGS [address/prefix]'");
+                throw new IllegalArgumentException(
+                        "_doctor/ifaddrs: '" + line + "' is not 'name FLAGS [address/prefix]'");
             }
             List<String> flags = f[1].equals("-") ? List.of() : List.of(f[1].split(","));
             NetInterface known = byName.get(f[0]);
             List<Address> addresses = new ArrayList<>(known == null ? List.of() : known.addresses());
             if (f.length == 3) addresses.add(parseAddress(f[2], line));
-            byName.put(f[0], new NetInterface(f[0], flags.contains("UP"), flags.contains("RUNNING"),
-                    flags.contains("LOOPBACK"), addresses));
+            byName.put(
+                    f[0],
+                    new NetInterface(
+                            f[0],
+                            flags.contains("UP"),
+                            flags.contains("RUNNING"),
+                            flags.contains("LOOPBACK"),
+                            addresses));
         }
         return new ArrayList<>(byName.values());
     }
@@ -99,10 +106,12 @@ record NetInterface(String name, boolean up, boolean running, boolean loopback, 
         int slash = text.indexOf('/');
         try {
             InetAddress a = InetAddress.ofLiteral(slash < 0 ? text : text.substring(0, slash));
-            int prefix = slash < 0 ? (a instanceof Inet4Address ? 32 : 128) : Integer.parseInt(text.substring(slash + 1));
+            int prefix =
+                    slash < 0 ? (a instanceof Inet4Address ? 32 : 128) : Integer.parseInt(text.substring(slash + 1));
             return new Address(a, prefix);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("_doctor/ifaddrs: '" + line + "': " + text + " is not an address/prefix");
+            throw new IllegalArgumentException(
+                    "_doctor/ifaddrs: '" + line + "': " + text + " is not an address/prefix");
         }
     }
 }

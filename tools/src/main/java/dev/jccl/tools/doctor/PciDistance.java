@@ -9,14 +9,17 @@ import java.util.regex.Pattern;
  * How far apart two PCI functions are, in NCCL's words, judged from their real sysfs paths
  * ({@code /sys/devices/pci0000:38/0000:38:01.0/0000:39:00.0/0000:3a:00.0/0000:3b:00.0}).
  *
- * <p>The rules approximate NCCL's topology search [U: NCCL builds an XML graph and has more
- * levels]: behind one PCIe switch (each function at most one bridge below the common ancestor)
- * is PIX; several switches is PXB; nothing shared below the root complex is PHB; different root
- * complexes are PHB on one NUMA node and SYS across nodes. A VM's flat virtual bus (everything on
- * {@code 0000:00:xx.x}) is therefore PHB.
+ * <p>The rules approximate NCCL's topology search [U: NCCL builds an XML graph and has more levels]: behind one PCIe
+ * switch (each function at most one bridge below the common ancestor) is PIX; several switches is PXB; nothing shared
+ * below the root complex is PHB; different root complexes are PHB on one NUMA node and SYS across nodes. A VM's flat
+ * virtual bus (everything on {@code 0000:00:xx.x}) is therefore PHB.
  */
 enum PciDistance {
-    LOC, PIX, PXB, PHB, SYS;
+    LOC,
+    PIX,
+    PXB,
+    PHB,
+    SYS;
 
     private static final Pattern BDF = Pattern.compile("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
 
@@ -26,8 +29,7 @@ enum PciDistance {
     }
 
     /**
-     * The distance between two functions given their real paths and NUMA nodes (-1 = unknown,
-     * counted as "same node").
+     * The distance between two functions given their real paths and NUMA nodes (-1 = unknown, counted as "same node").
      */
     static PciDistance between(String pathA, int numaA, String pathB, int numaB) {
         List<String> a = chain(pathA);
@@ -42,7 +44,11 @@ enum PciDistance {
         List<String> aboveA = a.subList(0, a.size() - 1);
         List<String> aboveB = b.subList(0, b.size() - 1);
         int common = 0;
-        while (common < aboveA.size() && common < aboveB.size() && aboveA.get(common).equals(aboveB.get(common))) common++;
+        while (common < aboveA.size()
+                && common < aboveB.size()
+                && aboveA.get(common).equals(aboveB.get(common))) {
+            common++;
+        }
         if (common == 0) return PHB;
         int bridgesA = aboveA.size() - common;
         int bridgesB = aboveB.size() - common;
@@ -57,7 +63,9 @@ enum PciDistance {
             int i = Integer.parseInt(t);
             return i >= 0 && i < values().length ? values()[i] : null;
         } catch (NumberFormatException e) {
-            for (PciDistance d : values()) if (d.name().equals(t)) return d;
+            for (PciDistance d : values()) {
+                if (d.name().equals(t)) return d;
+            }
             return null;
         }
     }
@@ -66,14 +74,18 @@ enum PciDistance {
     static List<String> chain(String path) {
         List<String> out = new ArrayList<>();
         if (path == null) return out;
-        for (String part : path.split("/")) if (BDF.matcher(part).matches()) out.add(part);
+        for (String part : path.split("/")) {
+            if (BDF.matcher(part).matches()) out.add(part);
+        }
         return out;
     }
 
     /** The root complex ({@code pci0000:38}) a path hangs from, or null. */
     static String root(String path) {
         if (path == null) return null;
-        for (String part : path.split("/")) if (part.startsWith("pci") && part.contains(":")) return part;
+        for (String part : path.split("/")) {
+            if (part.startsWith("pci") && part.contains(":")) return part;
+        }
         return null;
     }
 }

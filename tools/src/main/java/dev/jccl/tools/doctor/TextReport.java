@@ -3,9 +3,9 @@ package dev.jccl.tools.doctor;
 import java.util.List;
 
 /**
- * The human report: checks grouped by area, one line each (verdict, id, summary); under each
- * warning and failure its evidence and what to do. With {@code verbose}, evidence for every check.
- * ANSI colours only when asked (the command decides: a terminal, and no NO_COLOR).
+ * The human report: checks grouped by area, one line each (verdict, id, summary); under each warning and failure its
+ * evidence and what to do. With {@code verbose}, evidence for every check. ANSI colours only when asked (the command
+ * decides: a terminal, and no NO_COLOR).
  */
 final class TextReport {
     private static final String RESET = "\u001b[0m";
@@ -26,17 +26,33 @@ final class TextReport {
                 s.append('\n').append(paint(area.title, BOLD, colour)).append('\n');
             }
             String word = String.format("%-4s", r.verdict().word());
-            s.append("  ").append(paint(word, colourOf(r.verdict()), colour)).append("  ")
-                    .append(String.format("%-" + ID_WIDTH + "s", r.id())).append(' ')
-                    .append(r.verdict() == Verdict.SKIP ? paint(r.summary(), DIM, colour) : r.summary()).append('\n');
+            s.append("  ")
+                    .append(paint(word, colourOf(r.verdict()), colour))
+                    .append("  ")
+                    .append(String.format("%-" + ID_WIDTH + "s", r.id()))
+                    .append(' ')
+                    .append(r.verdict() == Verdict.SKIP ? paint(r.summary(), DIM, colour) : r.summary())
+                    .append('\n');
             boolean problem = r.verdict() == Verdict.WARN || r.verdict() == Verdict.FAIL;
             if (problem || verbose) {
                 for (Evidence e : r.evidence()) {
-                    s.append(indent()).append(paint("evidence", DIM, colour)).append("  ").append(e.source()).append(": ").append(e.value()).append('\n');
+                    s.append(indent())
+                            .append(paint("evidence", DIM, colour))
+                            .append("  ")
+                            .append(e.source())
+                            .append(": ")
+                            .append(e.value())
+                            .append('\n');
                 }
             }
             if (problem) {
-                for (String fix : r.fix()) s.append(indent()).append(paint("fix", BOLD, colour)).append("       ").append(fix).append('\n');
+                for (String fix : r.fix()) {
+                    s.append(indent())
+                            .append(paint("fix", BOLD, colour))
+                            .append("       ")
+                            .append(fix)
+                            .append('\n');
+                }
             }
         }
         s.append('\n').append(totals(results, colour)).append('\n');
@@ -47,7 +63,8 @@ final class TextReport {
     static String totals(List<CheckResult> results, boolean colour) {
         int[] n = new int[Verdict.values().length];
         for (CheckResult r : results) n[r.verdict().ordinal()]++;
-        return results.size() + " checks: " + paint(n[Verdict.OK.ordinal()] + " ok", colourOf(Verdict.OK), colour) + ", "
+        return results.size() + " checks: " + paint(n[Verdict.OK.ordinal()] + " ok", colourOf(Verdict.OK), colour)
+                + ", "
                 + paint(n[Verdict.WARN.ordinal()] + " warn", colourOf(Verdict.WARN), colour) + ", "
                 + paint(n[Verdict.FAIL.ordinal()] + " fail", colourOf(Verdict.FAIL), colour) + ", "
                 + n[Verdict.SKIP.ordinal()] + " skip (not applicable here)";

@@ -10,7 +10,9 @@ import java.util.regex.Pattern;
 /** E1–E5: GPU↔NIC distance, NUMA placement, ACS/IOMMU, PCIe link training, relaxed ordering in VMs. */
 final class TopologyChecks {
     /** Mellanox/NVIDIA VF device ids (mlx5 core PCI table): Connect-IB … ConnectX-8 VFs, BlueField VF. */
-    static final Set<String> MELLANOX_VF_IDS = Set.of("0x1012", "0x1014", "0x1016", "0x1018", "0x101a", "0x101c", "0x101e", "0xa2d3");
+    static final Set<String> MELLANOX_VF_IDS =
+            Set.of("0x1012", "0x1014", "0x1016", "0x1018", "0x101a", "0x101c", "0x101e", "0xa2d3");
+
     private static final Pattern SPEED = Pattern.compile("^(\\d+(?:\\.\\d+)?) GT/s");
 
     private final HostFacts facts;
@@ -54,22 +56,35 @@ final class TopologyChecks {
         if (topoFile != null) {
             boolean exists = facts.files().exists(topoFile);
             f.evidence("env NCCL_TOPO_FILE", topoFile + (exists ? "" : " (missing)"));
-            if (exists) return f.ok("NCCL_TOPO_FILE=" + topoFile + " describes the topology; NCCL does not read it from the PCI tree.");
-            f.problem(Verdict.WARN, "NCCL_TOPO_FILE=" + topoFile + " does not exist", "point NCCL_TOPO_FILE at the cloud's topology file, or unset it");
+            if (exists) {
+                return f.ok("NCCL_TOPO_FILE=" + topoFile
+                        + " describes the topology; NCCL does not read it from the PCI tree.");
+            }
+            f.problem(
+                    Verdict.WARN,
+                    "NCCL_TOPO_FILE=" + topoFile + " does not exist",
+                    "point NCCL_TOPO_FILE at the cloud's topology file, or unset it");
         }
         String levelText = facts.env("NCCL_NET_GDR_LEVEL");
         PciDistance cutoff = PciDistance.parseLevel(levelText);
         if (cutoff == null) cutoff = PciDistance.PXB;
-        f.evidence("GPU Direct RDMA cutoff", cutoff + (levelText == null ? " (NCCL's default)" : " (NCCL_NET_GDR_LEVEL=" + levelText + ")"));
+        f.evidence(
+                "GPU Direct RDMA cutoff",
+                cutoff + (levelText == null ? " (NCCL's default)" : " (NCCL_NET_GDR_LEVEL=" + levelText + ")"));
         List<Pair> pairs = nearestPairs();
         List<String> okParts = new ArrayList<>();
         for (Pair p : pairs) {
-            f.evidence("GPU " + p.gpu() + " ↔ " + p.nic().name() + " (" + p.nic().bdf() + ")", p.distance()
-                    + ": " + p.gpuPath() + " | " + p.nic().pciPath());
+            f.evidence(
+                    "GPU " + p.gpu() + " ↔ " + p.nic().name() + " (" + p.nic().bdf() + ")",
+                    p.distance() + ": " + p.gpuPath() + " | " + p.nic().pciPath());
             if (p.distance().compareTo(cutoff) > 0) {
-                f.problem(Verdict.WARN, "GPU " + p.gpu() + " and NIC " + p.nic().name() + " (" + p.nic().bdf() + ") "
-                        + describe(p.distance()) + " (" + p.distance() + "). NCCL will not use GPU Direct RDMA for this pair (cutoff " + cutoff + ")",
-                        "real hardware: use the NIC behind the GPU's PCIe switch (NCCL_IB_HCA), or NCCL_NET_GDR_LEVEL=" + p.distance() + " after measuring",
+                f.problem(
+                        Verdict.WARN,
+                        "GPU " + p.gpu() + " and NIC " + p.nic().name() + " ("
+                                + p.nic().bdf() + ") " + describe(p.distance()) + " (" + p.distance()
+                                + "). NCCL will not use GPU Direct RDMA for this pair (cutoff " + cutoff + ")",
+                        "real hardware: use the NIC behind the GPU's PCIe switch (NCCL_IB_HCA), or NCCL_NET_GDR_LEVEL="
+                                + p.distance() + " after measuring",
                         "VMs: give NCCL the cloud's topology file with NCCL_TOPO_FILE");
             } else {
                 okParts.add(p.gpu() + " ↔ " + p.nic().name() + " " + p.distance());
@@ -93,14 +108,20 @@ final class TopologyChecks {
         Findings f = new Findings(Check.TOPO_NUMA_AFFINITY);
         String online = facts.files().read("/sys/devices/system/node/online");
         Set<Integer> nodes = HostFacts.cpuList(online);
-        if (nodes.size() <= 1) return f.skip("single NUMA node (/sys/devices/system/node/online = " + (online == null ? "absent" : online) + ")");
+        if (nodes.size() <= 1) {
+            return f.skip("single NUMA node (/sys/devices/system/node/online = " + (online == null ? "absent" : online)
+                    + ")");
+        }
         if (!facts.hasGpu() && !facts.hasRdma()) return f.skip("no GPU or RDMA device whose NUMA node matters");
         f.evidence("/sys/devices/system/node/online", online);
         String allowedText = facts.files().lineStartingWith("/proc/self/status", "Cpus_allowed_list:");
-        allowedText = allowedText == null ? null : allowedText.substring("Cpus_allowed_list:".length()).trim();
+        allowedText = allowedText == null
+                ? null
+                : allowedText.substring("Cpus_allowed_list:".length()).trim();
         Set<Integer> allowed = HostFacts.cpuList(allowedText);
         f.evidence("/proc/self/status Cpus_allowed_list", allowedText);
-        String fix = "bind each rank to its GPU's socket (numactl --cpunodebind, mpirun --bind-to, srun --cpu-bind), as nvidia-smi topo -m shows";
+        String fix = "bind each rank to its GPU's socket (numactl --cpunodebind, mpirun --bind-to, "
+                + "srun --cpu-bind), as nvidia-smi topo -m shows";
         int gpusNearCpus = 0;
         int gpusWithCpus = 0;
         List<String> far = new ArrayList<>();
@@ -111,7 +132,10 @@ final class TopologyChecks {
             String local = facts.files().read(path + "/local_cpulist");
             f.evidence(path + "/numa_node", node + (local == null ? "" : ", local_cpulist " + local));
             if (node < 0) {
-                f.problem(Verdict.WARN, "GPU " + bdf + " has NUMA node -1 (unknown, common in VMs; NCCL before 2.23.4 could crash on it)",
+                f.problem(
+                        Verdict.WARN,
+                        "GPU " + bdf
+                                + " has NUMA node -1 (unknown, common in VMs; NCCL before 2.23.4 could crash on it)",
                         "VMs: expose the guest NUMA topology, or give NCCL a topology file (NCCL_TOPO_FILE)");
             }
             Set<Integer> cpus = HostFacts.cpuList(local);
@@ -124,24 +148,34 @@ final class TopologyChecks {
         }
         // With several GPUs the process uses one of them; it is misplaced only when near none.
         if (gpusWithCpus > 0 && gpusNearCpus == 0) {
-            f.problem(Verdict.WARN, "Process may run on CPUs " + allowedText + " but GPU " + String.join(", ", far)
-                    + " " + (far.size() == 1 ? "is" : "are") + " local to other CPUs", fix);
+            f.problem(
+                    Verdict.WARN,
+                    "Process may run on CPUs " + allowedText + " but GPU " + String.join(", ", far) + " "
+                            + (far.size() == 1 ? "is" : "are") + " local to other CPUs",
+                    fix);
         }
         for (Pair p : nearestPairs()) {
             int gpuNode = numa(p.gpuPath());
             int nicNode = numa(p.nic().pciPath());
             if (gpuNode >= 0 && nicNode >= 0 && gpuNode != nicNode) {
-                f.problem(Verdict.WARN, "GPU " + p.gpu() + " (NUMA " + gpuNode + ") and its nearest NIC " + p.nic().name()
-                        + " (NUMA " + nicNode + ") are on different NUMA nodes", fix);
+                f.problem(
+                        Verdict.WARN,
+                        "GPU " + p.gpu() + " (NUMA " + gpuNode + ") and its nearest NIC "
+                                + p.nic().name() + " (NUMA " + nicNode + ") are on different NUMA nodes",
+                        fix);
             }
         }
         for (HostFacts.RdmaDevice nic : facts.selectedDevices()) {
             if (nic.pciPath() != null && numa(nic.pciPath()) < 0) {
                 f.evidence(nic.pciPath() + "/numa_node", "-1");
-                f.problem(Verdict.WARN, nic.name() + " has NUMA node -1 (unknown)", "VMs: expose the guest NUMA topology, or use NCCL_TOPO_FILE");
+                f.problem(
+                        Verdict.WARN,
+                        nic.name() + " has NUMA node -1 (unknown)",
+                        "VMs: expose the guest NUMA topology, or use NCCL_TOPO_FILE");
             }
         }
-        return f.conclude("CPUs " + allowedText + " include the GPUs' local CPUs, and GPUs and their NICs share NUMA nodes.");
+        return f.conclude(
+                "CPUs " + allowedText + " include the GPUs' local CPUs, and GPUs and their NICs share NUMA nodes.");
     }
 
     /** E3 {@code pcie-acs-iommu}. */
@@ -157,29 +191,37 @@ final class TopologyChecks {
                 break;
             }
         }
-        if (shared == null) return f.skip("no GPU shares a PCIe switch with a NIC, so ACS redirection is not in their way");
+        if (shared == null) {
+            return f.skip("no GPU shares a PCIe switch with a NIC, so ACS redirection is not in their way");
+        }
         List<String> iommus = facts.files().list("/sys/class/iommu");
         List<String> groups = facts.files().list("/sys/kernel/iommu_groups");
         f.evidence("/sys/class/iommu", iommus.isEmpty() ? "empty" : String.join(" ", iommus));
         f.evidence("/sys/kernel/iommu_groups", groups.size() + " groups");
-        List<String> options = facts.files().wordsMatching("/proc/cmdline",
-                w -> w.contains("iommu") || w.startsWith("pci=") || w.contains("acs"));
+        List<String> options = facts.files()
+                .wordsMatching("/proc/cmdline", w -> w.contains("iommu") || w.startsWith("pci=") || w.contains("acs"));
         f.evidence("/proc/cmdline", options.isEmpty() ? "no IOMMU or ACS options" : String.join(" ", options));
         String confirm = "sudo lspci -vvv | grep ACSCtl";
         if (iommus.isEmpty() && groups.isEmpty()) {
-            return f.ok("No IOMMU is registered, so the kernel did not ask for ACS; BIOS or firmware may still set it: check with "
-                    + confirm + " (SrcValid+ means on).");
+            return f.ok("No IOMMU is registered, so the kernel did not ask for ACS; BIOS or firmware "
+                    + "may still set it: check with " + confirm + " (SrcValid+ means on).");
         }
         String groupLink = facts.files().readLink(shared.gpuPath() + "/iommu_group");
         String group = groupLink == null ? null : HostFiles.nameOf(groupLink);
         String type = group == null ? null : facts.files().read("/sys/kernel/iommu_groups/" + group + "/type");
-        f.evidence(shared.gpuPath() + "/iommu_group", group == null ? null : group + (type == null ? "" : " type " + type));
-        return f.warn("IOMMU is active" + (group == null ? "" : " (group " + group + (type == null ? "" : " type " + type) + ")")
-                + " and GPU " + shared.gpu() + " shares a PCIe switch with " + shared.nic().name() + ". The kernel likely enabled "
-                + "ACS redirect, forcing GPU↔NIC traffic through the CPU. Confirm with: " + confirm,
+        f.evidence(
+                shared.gpuPath() + "/iommu_group",
+                group == null ? null : group + (type == null ? "" : " type " + type));
+        return f.warn(
+                "IOMMU is active"
+                        + (group == null ? "" : " (group " + group + (type == null ? "" : " type " + type) + ")")
+                        + " and GPU " + shared.gpu() + " shares a PCIe switch with "
+                        + shared.nic().name() + ". The kernel likely enabled "
+                        + "ACS redirect, forcing GPU↔NIC traffic through the CPU. Confirm with: " + confirm,
                 "BIOS: disable IO virtualization (VT-d / AMD-Vi) or ACS",
                 "PLX switches: sudo setpci -s <bridge bdf> ECAP_ACS+0x6.w=0000 after each boot",
-                "kernel parameter pci=disable_acs_redir=<bridge>[;…] keeps the IOMMU but drops ACS redirect on those bridges");
+                "kernel parameter pci=disable_acs_redir=<bridge>[;…] keeps the IOMMU but "
+                        + "drops ACS redirect on those bridges");
     }
 
     /** E4 {@code pcie-link-degraded}. */
@@ -204,8 +246,11 @@ final class TopologyChecks {
             measured++;
             f.evidence(path, "x" + cw + " of x" + mw + ", " + cs + " of " + ms);
             if (cw < mw) {
-                f.problem(Verdict.WARN, dev[0] + " runs at x" + cw + " of x" + mw + " — at most " + fraction(cw, mw)
-                        + " of its PCIe bandwidth is reachable", fix);
+                f.problem(
+                        Verdict.WARN,
+                        dev[0] + " runs at x" + cw + " of x" + mw + " — at most " + fraction(cw, mw)
+                                + " of its PCIe bandwidth is reachable",
+                        fix);
             }
             Double c = speed(cs);
             Double m = speed(ms);
@@ -217,23 +262,33 @@ final class TopologyChecks {
                 }
             }
         }
-        if (measured == 0) return f.skip("no PCIe link attributes (current_link_width) for the GPUs and NICs (VM or old kernel)");
+        if (measured == 0) {
+            return f.skip("no PCIe link attributes (current_link_width) for the GPUs and NICs (VM or old kernel)");
+        }
         return f.conclude("Every GPU and NIC link runs at its full width.");
     }
 
     /** E5 {@code vm-sriov-relaxed-ordering}. */
     CheckResult sriovRelaxedOrdering() {
         Findings f = new Findings(Check.VM_SRIOV_RELAXED_ORDERING);
-        if (!facts.runtime().vm()) return f.skip("not a VM: relaxed ordering matters for RDMA through SR-IOV VFs inside VMs");
+        if (!facts.runtime().vm()) {
+            return f.skip("not a VM: relaxed ordering matters for RDMA through SR-IOV VFs inside VMs");
+        }
         if (!facts.hasRdma()) return f.skip(facts.noRdmaReason());
         List<HostFacts.RdmaDevice> vfs = new ArrayList<>();
         for (HostFacts.RdmaDevice d : facts.rdmaDevices()) {
-            if (d.physfn() || (HostFacts.MELLANOX_VENDOR.equals(d.vendor()) && MELLANOX_VF_IDS.contains(d.deviceId()))) vfs.add(d);
+            if (d.physfn()
+                    || (HostFacts.MELLANOX_VENDOR.equals(d.vendor()) && MELLANOX_VF_IDS.contains(d.deviceId()))) {
+                vfs.add(d);
+            }
         }
         if (vfs.isEmpty()) return f.skip("no SR-IOV VF among the RDMA devices");
         HostFacts.RdmaDevice vf = vfs.getFirst();
-        String vfText = vf.name() + " (" + RdmaDeviceChecks.strip0x(vf.vendor()) + ":" + RdmaDeviceChecks.strip0x(vf.deviceId()) + ")";
-        for (HostFacts.RdmaDevice d : vfs) f.evidence("/sys/class/infiniband/" + d.name(), "VF " + d.vendor() + ":" + d.deviceId());
+        String vfText = vf.name() + " (" + RdmaDeviceChecks.strip0x(vf.vendor()) + ":"
+                + RdmaDeviceChecks.strip0x(vf.deviceId()) + ")";
+        for (HostFacts.RdmaDevice d : vfs) {
+            f.evidence("/sys/class/infiniband/" + d.name(), "VF " + d.vendor() + ":" + d.deviceId());
+        }
         HostFacts.Verbs verbs = facts.verbs();
         f.evidence("rdma-core", verbs == null ? null : verbs.rdmaCore() == null ? verbs.realName() : verbs.rdmaCore());
         String ro = facts.env("NCCL_IB_PCI_RELAXED_ORDERING");
@@ -242,27 +297,42 @@ final class TopologyChecks {
         List<String> pluginFiles = facts.findLibraries("libnccl-net*.so*");
         f.evidenceIfPresent("env NCCL_NET_PLUGIN", plugin);
         if (!pluginFiles.isEmpty()) f.evidence("net plugins", String.join(" ", pluginFiles));
-        f.evidenceIfPresent("/proc/driver/nvidia/params NVreg_SetPCIERelaxedOrdering",
+        f.evidenceIfPresent(
+                "/proc/driver/nvidia/params NVreg_SetPCIERelaxedOrdering",
                 facts.files().lineStartingWith("/proc/driver/nvidia/params", "SetPCIERelaxedOrdering"));
         String roFix = "register memory with IBV_ACCESS_RELAXED_ORDERING (rdma-core ≥ 28)";
         String adminFix = "ask the cloud or hypervisor admin to enable ATS and relaxed ordering on the VF";
         if (verbs != null && verbs.rdmaCore() != null && verbs.rdmaCore().below("28")) {
-            return f.fail("VM with SR-IOV VF " + vfText + " and rdma-core " + verbs.rdmaCore() + ": relaxed ordering needs rdma-core ≥ 28 "
-                    + "(IBVERBS_1.8); without it GPU-memory RDMA in VMs can run at a fraction of line rate.",
-                    "update rdma-core to ≥ 28 in the image", adminFix);
+            return f.fail(
+                    "VM with SR-IOV VF " + vfText + " and rdma-core " + verbs.rdmaCore()
+                            + ": relaxed ordering needs rdma-core ≥ 28 "
+                            + "(IBVERBS_1.8); without it GPU-memory RDMA in VMs can run at a fraction of line rate.",
+                    "update rdma-core to ≥ 28 in the image",
+                    adminFix);
         }
         if ("0".equals(ro)) {
-            return f.fail("VM with SR-IOV VF " + vfText + " and NCCL_IB_PCI_RELAXED_ORDERING=0: relaxed ordering is off, so GPU-memory "
-                    + "RDMA can run at a fraction of line rate.", "unset NCCL_IB_PCI_RELAXED_ORDERING", adminFix);
+            return f.fail(
+                    "VM with SR-IOV VF " + vfText
+                            + " and NCCL_IB_PCI_RELAXED_ORDERING=0: relaxed ordering is off, so GPU-memory "
+                            + "RDMA can run at a fraction of line rate.",
+                    "unset NCCL_IB_PCI_RELAXED_ORDERING",
+                    adminFix);
         }
         if (plugin != null || !pluginFiles.isEmpty()) {
             String name = plugin != null ? plugin : HostFiles.nameOf(pluginFiles.getFirst());
-            return f.warn("VM with SR-IOV VF " + vfText + ". NCCL's IB transport enables relaxed ordering automatically, but the net "
-                    + "plugin \"" + name + "\" must register GPU buffers with IBV_ACCESS_RELAXED_ORDERING itself; without it GPU-memory "
-                    + "RDMA in VMs can run at a fraction of line rate.", roFix, adminFix);
+            return f.warn(
+                    "VM with SR-IOV VF " + vfText
+                            + ". NCCL's IB transport enables relaxed ordering automatically, but the net "
+                            + "plugin \"" + name
+                            + "\" must register GPU buffers with IBV_ACCESS_RELAXED_ORDERING itself; "
+                            + "without it GPU-memory "
+                            + "RDMA in VMs can run at a fraction of line rate.",
+                    roFix,
+                    adminFix);
         }
-        return f.ok("VM with SR-IOV VF " + vfText + ": NCCL's IB transport adds relaxed ordering by itself (its log shows "
-                + "\"NET/IB : Using … [RO]\").");
+        return f.ok(
+                "VM with SR-IOV VF " + vfText + ": NCCL's IB transport adds relaxed ordering by itself (its log shows "
+                        + "\"NET/IB : Using … [RO]\").");
     }
 
     private int numa(String pciPath) {

@@ -6,8 +6,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A dotted version number ({@code 2.19.4}, kernel {@code 6.8.0}, driver {@code 560.35.03}),
- * compared part by part; missing parts count as 0.
+ * A dotted version number ({@code 2.19.4}, kernel {@code 6.8.0}, driver {@code 560.35.03}), compared part by part;
+ * missing parts count as 0.
  */
 record Version(List<Integer> parts) implements Comparable<Version> {
     private static final Pattern LEADING = Pattern.compile("(\\d+(?:\\.\\d+)*)");

@@ -1,13 +1,5 @@
 package dev.jccl.tools.perf;
 
-import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.XYSeries;
-import org.knowm.xchart.style.AxesChartStyler;
-import org.knowm.xchart.style.Styler;
-import org.knowm.xchart.style.XYStyler;
-
-import javax.imageio.ImageIO;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Graphics2D;
@@ -29,15 +21,21 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import javax.imageio.ImageIO;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.AxesChartStyler;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.XYStyler;
 
 /**
- * busbw against message size for one or more {@code jccl perf} runs, drawn with XChart: one line
- * per run (per type, op and root where a run measured several), sizes on a log axis.
+ * busbw against message size for one or more {@code jccl perf} runs, drawn with XChart: one line per run (per type, op
+ * and root where a run measured several), sizes on a log axis.
  *
- * <p>The x axis is log2(size) on a linear axis, labelled back in bytes ({@code 8 B}, {@code 1 KiB},
- * {@code 64 MiB}): XChart's own log axis puts its ticks at powers of ten ({@code 1000}, {@code 10000}
- * for sizes that are powers of two), and setting a label formatter on it replaces the log tick
- * placement with a linear one.
+ * <p>The x axis is log2(size) on a linear axis, labelled back in bytes ({@code 8 B}, {@code 1 KiB}, {@code 64 MiB}):
+ * XChart's own log axis puts its ticks at powers of ten ({@code 1000}, {@code 10000} for sizes that are powers of two),
+ * and setting a label formatter on it replaces the log tick placement with a linear one.
  */
 final class BusbwPlot {
     /** matplotlib's default colours (tab10); opaque, unlike XChart's, so lines and markers are exactly these. */
@@ -63,9 +61,9 @@ final class BusbwPlot {
     /**
      * What a set of runs puts on the chart.
      *
-     * @param lines          lines with at least one point each
-     * @param matchingRows   rows of the chosen kind (out-of-place or in-place), drawn or not
-     * @param skippedZero    rows of that kind with size 0, which a log axis cannot show
+     * @param lines lines with at least one point each
+     * @param matchingRows rows of the chosen kind (out-of-place or in-place), drawn or not
+     * @param skippedZero rows of that kind with size 0, which a log axis cannot show
      * @param skippedNoValue rows of that kind whose busbw is NaN or infinite
      */
     record Lines(List<Line> lines, int matchingRows, int skippedZero, int skippedNoValue) {
@@ -106,7 +104,9 @@ final class BusbwPlot {
         // Equal labels (two runs of one configuration) get their file names, then their positions.
         List<String> named = new ArrayList<>(labels);
         for (int i = 0; i < drafts.size(); i++) {
-            if (count(labels, labels.get(i)) > 1) named.set(i, labels.get(i) + " (" + drafts.get(i).run().name() + ")");
+            if (count(labels, labels.get(i)) > 1) {
+                named.set(i, labels.get(i) + " (" + drafts.get(i).run().name() + ")");
+            }
         }
         List<Line> lines = new ArrayList<>();
         Set<String> used = new HashSet<>();
@@ -120,16 +120,24 @@ final class BusbwPlot {
 
     /** {@code busbw vs size — all_reduce}, or without the collective when the runs measured different ones. */
     static String defaultTitle(List<Run> runs, boolean inPlace) {
-        Set<String> collectives = runs.stream().map(r -> r.report().collective()).collect(Collectors.toSet());
+        Set<String> collectives =
+                runs.stream().map(r -> r.report().collective()).collect(Collectors.toSet());
         String title = "busbw vs size";
-        if (collectives.size() == 1 && collectives.iterator().next() != null) title += " — " + collectives.iterator().next();
+        if (collectives.size() == 1 && collectives.iterator().next() != null) {
+            title += " — " + collectives.iterator().next();
+        }
         return inPlace ? title + " (in-place)" : title;
     }
 
     /** The chart of {@code lines}, which must hold at least one point. */
     static XYChart chart(List<Line> lines, String title, int width, int height) {
-        XYChart chart = new XYChartBuilder().width(width).height(height).title(title)
-                .xAxisTitle(X_AXIS_TITLE).yAxisTitle(Y_AXIS_TITLE).build();
+        XYChart chart = new XYChartBuilder()
+                .width(width)
+                .height(height)
+                .title(title)
+                .xAxisTitle(X_AXIS_TITLE)
+                .yAxisTitle(Y_AXIS_TITLE)
+                .build();
         XYStyler s = chart.getStyler();
         s.setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
         s.setChartBackgroundColor(Color.WHITE);
@@ -180,7 +188,7 @@ final class BusbwPlot {
      * Draws {@code lines} (at least one point in all) and writes the picture to {@code png}.
      *
      * @throws IllegalArgumentException when {@code png} cannot be written (no such directory, …)
-     * @throws IllegalStateException    when this JVM cannot draw text: no fonts, or no fontconfig
+     * @throws IllegalStateException when this JVM cannot draw text: no fonts, or no fontconfig
      */
     static void write(List<Line> lines, String title, int width, int height, Path png) {
         // Before AWT's first use: there is no display to talk to, and none is needed for a PNG.
@@ -197,11 +205,15 @@ final class BusbwPlot {
             }
         } catch (RuntimeException | Error e) {
             if (!isFontTrouble(e)) throw e;
-            throw new IllegalStateException("cannot draw text, this JVM finds no usable fonts (" + firstLine(e)
-                    + "); install fontconfig and a font, e.g. apt-get install fontconfig fonts-dejavu-core", e);
+            throw new IllegalStateException(
+                    "cannot draw text, this JVM finds no usable fonts (" + firstLine(e)
+                            + "); install fontconfig and a font, e.g. apt-get install fontconfig fonts-dejavu-core",
+                    e);
         }
         try (OutputStream out = Files.newOutputStream(png)) {
-            if (!ImageIO.write(image, "png", out)) throw new IllegalStateException("this JVM has no PNG writer (ImageIO)");
+            if (!ImageIO.write(image, "png", out)) {
+                throw new IllegalStateException("this JVM has no PNG writer (ImageIO)");
+            }
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException("cannot write " + png + ": no such directory", e);
         } catch (AccessDeniedException e) {
@@ -214,9 +226,9 @@ final class BusbwPlot {
     }
 
     /**
-     * The label of the x tick at log2(size) {@code exponent}: {@code 8 B}, {@code 1 KiB}, {@code 64 MiB}.
-     * Between powers of two it is empty: XChart widens its tick step until every label differs, so
-     * the ticks land on whole powers of two.
+     * The label of the x tick at log2(size) {@code exponent}: {@code 8 B}, {@code 1 KiB}, {@code 64 MiB}. Between
+     * powers of two it is empty: XChart widens its tick step until every label differs, so the ticks land on whole
+     * powers of two.
      */
     static String sizeTickLabel(double exponent) {
         long e = Math.round(exponent);
@@ -226,9 +238,9 @@ final class BusbwPlot {
     }
 
     /**
-     * Whether {@code t} is how AWT fails without fonts: "Fontconfig head is null", "No fonts found",
-     * an UnsatisfiedLinkError for libfontmanager or libfreetype, an NPE inside sun.awt.FontConfiguration,
-     * and afterwards "Could not initialize class sun.awt.X11FontManager".
+     * Whether {@code t} is how AWT fails without fonts: "Fontconfig head is null", "No fonts found", an
+     * UnsatisfiedLinkError for libfontmanager or libfreetype, an NPE inside sun.awt.FontConfiguration, and afterwards
+     * "Could not initialize class sun.awt.X11FontManager".
      */
     static boolean isFontTrouble(Throwable t) {
         int depth = 0;

@@ -4,23 +4,20 @@ import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 
 /**
- * The inputs {@code jccl perf -c} feeds a collective, chosen so that the exact result is known
- * whatever order the library combines them in, and that result, computed here without any of
- * Jccl's own kernels.
+ * The inputs {@code jccl perf -c} feeds a collective, chosen so that the exact result is known whatever order the
+ * library combines them in, and that result, computed here without any of Jccl's own kernels.
  *
- * <p>Every value is a whole number held in a {@code long} until {@link #encode} writes it in the
- * element type:
+ * <p>Every value is a whole number held in a {@code long} until {@link #encode} writes it in the element type:
+ *
  * <ul>
- *   <li>Integer types take any value: wrapping sums and products are exact in any order, and
- *       {@link #encode} keeps the low bits as the type does.</li>
- *   <li>Floating-point types take small whole numbers, so that every partial sum or product is
- *       exactly representable (half holds every integer up to 2048, bfloat16 up to 256, float up
- *       to 2^24): the n inputs of a SUM lie in ±limit/n, a PROD multiplies ±1s and at most
- *       {@link #MAX_TWOS} twos.</li>
- *   <li>AVG adds to a per-element base a deviation that sums to zero over the ranks, so the
- *       sum is n × base and the average is base exactly, in every type.</li>
- *   <li>Operations that only move data (op null) take random bits, NaN patterns included: a copy
- *       must keep every bit.</li>
+ *   <li>Integer types take any value: wrapping sums and products are exact in any order, and {@link #encode} keeps the
+ *       low bits as the type does.
+ *   <li>Floating-point types take small whole numbers, so that every partial sum or product is exactly representable
+ *       (half holds every integer up to 2048, bfloat16 up to 256, float up to 2^24): the n inputs of a SUM lie in
+ *       ±limit/n, a PROD multiplies ±1s and at most {@link #MAX_TWOS} twos.
+ *   <li>AVG adds to a per-element base a deviation that sums to zero over the ranks, so the sum is n × base and the
+ *       average is base exactly, in every type.
+ *   <li>Operations that only move data (op null) take random bits, NaN patterns included: a copy must keep every bit.
  * </ul>
  */
 final class CheckValues {
@@ -101,7 +98,9 @@ final class CheckValues {
         };
     }
 
-    /** AVG's base at element i: the same on every rank, small enough that ranks × (base ± 1) cannot overflow the type. */
+    /**
+     * AVG's base at element i: the same on every rank, small enough that ranks × (base ± 1) cannot overflow the type.
+     */
     private long averageBase(long i) {
         long h = mix(seed ^ 0x5DEECE66DL, -1, i);
         long bound = switch (type) {

@@ -2,15 +2,13 @@ package dev.jccl.tools.perf;
 
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * One rank's side of {@code jccl perf -c}: writes this rank's inputs, writes what its receive
- * buffer must hold afterwards, and counts the elements that differ (bit for bit). Each rank
- * computes every peer's inputs itself from the shared seed, so nothing but the collective under
- * test moves data between ranks.
+ * One rank's side of {@code jccl perf -c}: writes this rank's inputs, writes what its receive buffer must hold
+ * afterwards, and counts the elements that differ (bit for bit). Each rank computes every peer's inputs itself from the
+ * shared seed, so nothing but the collective under test moves data between ranks.
  */
 final class DataCheck {
     private final PerfCollective collective;
@@ -30,8 +28,8 @@ final class DataCheck {
     }
 
     /**
-     * Zeroes {@code recv}, then writes this rank's inputs into {@code send} (in that order, so an
-     * in-place send inside recv keeps its data) and the expected result into {@code expected}.
+     * Zeroes {@code recv}, then writes this rank's inputs into {@code send} (in that order, so an in-place send inside
+     * recv keeps its data) and the expected result into {@code expected}.
      */
     void prepare(MemorySegment send, MemorySegment recv, MemorySegment expected, PerfCollective.Geometry g) {
         recv.asSlice(0, g.recvCount() * type.byteSize()).fill((byte) 0);
@@ -50,7 +48,9 @@ final class DataCheck {
     long countWrong(MemorySegment recv, MemorySegment expected, PerfCollective.Geometry g) {
         long wrong = 0;
         long checked = checkedCount(g);
-        for (long i = 0; i < checked; i++) if (get(recv, i) != get(expected, i)) wrong++;
+        for (long i = 0; i < checked; i++) {
+            if (get(recv, i) != get(expected, i)) wrong++;
+        }
         return wrong;
     }
 
@@ -63,7 +63,9 @@ final class DataCheck {
         return true;
     }
 
-    /** Whose inputs this rank's send buffer holds: its own, except that Broadcast's payload is the root's everywhere. */
+    /**
+     * Whose inputs this rank's send buffer holds: its own, except that Broadcast's payload is the root's everywhere.
+     */
     private int inputRank() {
         return collective == PerfCollective.BROADCAST ? root : rank;
     }

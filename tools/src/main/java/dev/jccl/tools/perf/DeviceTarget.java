@@ -1,20 +1,19 @@
 package dev.jccl.tools.perf;
 
+import dev.jccl.Communicator;
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
-import dev.jccl.cuda.DeviceBuffer;
-import dev.jccl.Communicator;
 import dev.jccl.cuda.CudaSupport;
+import dev.jccl.cuda.DeviceBuffer;
 import dev.jccl.cuda.DeviceMemory;
 import dev.jccl.cuda.DevicePath;
-
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * {@code jccl perf --device cuda}: the operations run on device buffers through a
- * communicator with the GPU attached ({@link CudaSupport}: NCCL or staged, whichever it chose), and the checks' data crosses
- * between the host buffers and their device mirrors outside the timed loops.
+ * {@code jccl perf --device cuda}: the operations run on device buffers through a communicator with the GPU attached
+ * ({@link CudaSupport}: NCCL or staged, whichever it chose), and the checks' data crosses between the host buffers and
+ * their device mirrors outside the timed loops.
  */
 public final class DeviceTarget implements PerfTarget {
     private final CudaSupport gpu;
@@ -26,9 +25,7 @@ public final class DeviceTarget implements PerfTarget {
     private DeviceBuffer deviceSend;
     private DeviceBuffer deviceRecv;
 
-    /**
-     * @param owns whether {@link #close} closes the device side and the memory (perf made them)
-     */
+    /** @param owns whether {@link #close} closes the device side and the memory (perf made them) */
     public DeviceTarget(CudaSupport gpu, boolean owns) {
         this.gpu = gpu;
         this.comm = gpu.communicator();
@@ -62,7 +59,14 @@ public final class DeviceTarget implements PerfTarget {
     }
 
     @Override
-    public void run(PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
+    public void run(
+            PerfCollective c,
+            MemorySegment send,
+            MemorySegment recv,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int root) {
         MemorySegment s = segment(mirror(send));
         MemorySegment r = segment(mirror(recv));
         int n = comm.size();
@@ -78,7 +82,14 @@ public final class DeviceTarget implements PerfTarget {
     }
 
     @Override
-    public CompletableFuture<Void> start(PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
+    public CompletableFuture<Void> start(
+            PerfCollective c,
+            MemorySegment send,
+            MemorySegment recv,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int root) {
         MemorySegment s = segment(mirror(send));
         MemorySegment r = segment(mirror(recv));
         int n = comm.size();
@@ -95,7 +106,8 @@ public final class DeviceTarget implements PerfTarget {
 
     @Override
     public void toDevice(MemorySegment send, MemorySegment recv) {
-        // In place the send slice lies inside the receive slice: both are views of one host buffer, so either order leaves the same bytes.
+        // In place the send slice lies inside the receive slice: both are views of one host buffer, so either order
+        // leaves the same bytes.
         memory.upload(send, mirror(send));
         memory.upload(recv, mirror(recv));
     }

@@ -7,7 +7,6 @@ import dev.jccl.cuda.CudaRuntime;
 import dev.jccl.cuda.CudaSupport;
 import dev.jccl.cuda.DeviceMemory;
 import dev.jccl.cuda.StandInDeviceMemory;
-
 import java.util.Map;
 
 /** Makes {@link DeviceTarget}s: device memory for this rank, and a device communicator over it. */

@@ -4,12 +4,11 @@ import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
- * Whether this JVM's just-in-time compiler has settled: it spent less than {@link #QUIET_SHARE}
- * of the last {@link #WINDOW_NANOS} compiling. Several JVMs sharing few CPUs (four ranks on two
- * cores) compile their hot paths for many seconds, and their compiler threads take CPU time from
- * the ranks; a fixed warm-up then times the compiler, not the collective (measured: a 4-rank TCP
- * AllReduce of 1 MiB on 2 CPUs, 5.0-5.3 ms after 4 s of warm-up, 2.0-2.6 ms after 10 s, while
- * the ranks still compiled ~100 methods a second at 7 s). Where the JVM does not account its
+ * Whether this JVM's just-in-time compiler has settled: it spent less than {@link #QUIET_SHARE} of the last
+ * {@link #WINDOW_NANOS} compiling. Several JVMs sharing few CPUs (four ranks on two cores) compile their hot paths for
+ * many seconds, and their compiler threads take CPU time from the ranks; a fixed warm-up then times the compiler, not
+ * the collective (measured: a 4-rank TCP AllReduce of 1 MiB on 2 CPUs, 5.0-5.3 ms after 4 s of warm-up, 2.0-2.6 ms
+ * after 10 s, while the ranks still compiled ~100 methods a second at 7 s). Where the JVM does not account its
  * compilation time, the compiler counts as quiet, and the warm-up falls back to its duration.
  */
 final class JitActivity {

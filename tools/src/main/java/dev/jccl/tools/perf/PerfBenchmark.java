@@ -8,7 +8,6 @@ import dev.jccl.plan.OpRequest;
 import dev.jccl.plan.Planner;
 import dev.jccl.reduce.ReduceKernels;
 import dev.jccl.runtime.RuntimeCommunicator;
-
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -26,19 +25,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Runs one {@code jccl perf} sweep on one rank of a communicator, as nccl-tests' common.cu does:
- * warm up at the largest and smallest size, then for every size time {@code iters} operations
- * out-of-place and in-place, combine the ranks' times ({@code -a}), and check the result
- * ({@code -c}). Every rank runs this; rank 0 prints the table and writes the report.
+ * Runs one {@code jccl perf} sweep on one rank of a communicator, as nccl-tests' common.cu does: warm up at the largest
+ * and smallest size, then for every size time {@code iters} operations out-of-place and in-place, combine the ranks'
+ * times ({@code -a}), and check the result ({@code -c}). Every rank runs this; rank 0 prints the table and writes the
+ * report.
  *
- * <p>Buffers (send, receive, expected) are allocated once, for the largest size, and zeroed when
- * allocated, so no page is faulted in while the clock runs.
+ * <p>Buffers (send, receive, expected) are allocated once, for the largest size, and zeroed when allocated, so no page
+ * is faulted in while the clock runs.
  */
 public final class PerfBenchmark {
     /** Seed of the data the timed operations carry; check {@code c} uses seed {@code c + 1}. */
     private static final long TIMING_SEED = 99;
     /** A sweep shorter than this shows no progress line. */
     static final long PROGRESS_AFTER_NANOS = 2_000_000_000L;
+
     private static final int DEVICE_LINE_BYTES = 256;
 
     private final Communicator comm;
@@ -56,14 +56,17 @@ public final class PerfBenchmark {
     private long sweepStart;
     private boolean progressShown;
 
-    /** Eight bytes of native memory for the bookkeeping collectives (time aggregation, wrong counts, warm-up agreement). */
+    /**
+     * Eight bytes of native memory for the bookkeeping collectives (time aggregation, wrong counts, warm-up agreement).
+     */
     private final MemorySegment scalar = Arena.ofAuto().allocate(8, 8);
+
     private MemorySegment sendBuffer;
     private MemorySegment recvBuffer;
     private MemorySegment expectedBuffer;
 
     /**
-     * @param out         where rank 0 prints the table (other ranks print nothing there)
+     * @param out where rank 0 prints the table (other ranks print nothing there)
      * @param progressOut where rank 0 draws its progress line when {@link PerfOptions#progress()} is set
      */
     public PerfBenchmark(Communicator comm, PerfOptions options, PrintStream out, PrintStream progressOut) {
@@ -71,19 +74,27 @@ public final class PerfBenchmark {
     }
 
     /**
-     * As above, with the operations run by {@code target} (device buffers for {@code --device cuda});
-     * {@code comm} still carries the bookkeeping (barriers, time aggregation, wrong counts).
+     * As above, with the operations run by {@code target} (device buffers for {@code --device cuda}); {@code comm}
+     * still carries the bookkeeping (barriers, time aggregation, wrong counts).
      */
-    public PerfBenchmark(Communicator comm, PerfTarget target, PerfOptions options, PrintStream out, PrintStream progressOut) {
+    public PerfBenchmark(
+            Communicator comm, PerfTarget target, PerfOptions options, PrintStream out, PrintStream progressOut) {
         this(comm, target, options, out, progressOut, PROGRESS_AFTER_NANOS);
     }
 
     /** As above; tests shorten the time before the progress line appears. */
-    PerfBenchmark(Communicator comm, PerfOptions options, PrintStream out, PrintStream progressOut, long progressAfterNanos) {
+    PerfBenchmark(
+            Communicator comm, PerfOptions options, PrintStream out, PrintStream progressOut, long progressAfterNanos) {
         this(comm, new HostTarget(comm), options, out, progressOut, progressAfterNanos);
     }
 
-    PerfBenchmark(Communicator comm, PerfTarget target, PerfOptions options, PrintStream out, PrintStream progressOut, long progressAfterNanos) {
+    PerfBenchmark(
+            Communicator comm,
+            PerfTarget target,
+            PerfOptions options,
+            PrintStream out,
+            PrintStream progressOut,
+            long progressAfterNanos) {
         this.progressAfterNanos = progressAfterNanos;
         this.comm = comm;
         this.target = target;
@@ -129,15 +140,29 @@ public final class PerfBenchmark {
             out.flush();
         }
         String label = transport + " " + algorithm + " " + ranks + (ranks == 1 ? " rank" : " ranks");
-        PerfReport report = new PerfReport(PerfReports.TOOL, Jccl.version(), options.collective().cliName(), ranks, hosts.size(),
-                transport, algorithm, label, hostOf(devices.getFirst()), started, options.arguments(), rows, outOfBounds, avg);
+        PerfReport report = new PerfReport(
+                PerfReports.TOOL,
+                Jccl.version(),
+                options.collective().cliName(),
+                ranks,
+                hosts.size(),
+                transport,
+                algorithm,
+                label,
+                hostOf(devices.getFirst()),
+                started,
+                options.arguments(),
+                rows,
+                outOfBounds,
+                avg);
         if (rank == 0 && options.json() != null) PerfReports.write(report, options.json());
         if (rank == 0 && options.plot() != null) plot(report);
         return report;
     }
 
     private void plot(PerfReport report) {
-        List<BusbwPlot.Run> run = List.of(new BusbwPlot.Run(options.plot().getFileName().toString(), report));
+        List<BusbwPlot.Run> run =
+                List.of(new BusbwPlot.Run(options.plot().getFileName().toString(), report));
         BusbwPlot.Lines lines = BusbwPlot.lines(run, false);
         if (lines.lines().isEmpty()) {
             out.println("# --plot: nothing to draw (every row has size 0)");
@@ -160,7 +185,8 @@ public final class PerfBenchmark {
         }
         for (int r : options.roots()) {
             if (r < 0 || r >= ranks) {
-                throw new IllegalArgumentException("-r " + r + " is not a rank of this " + ranks + "-rank job; use 0.." + (ranks - 1) + " or all");
+                throw new IllegalArgumentException(
+                        "-r " + r + " is not a rank of this " + ranks + "-rank job; use 0.." + (ranks - 1) + " or all");
             }
         }
         return options.roots();
@@ -170,16 +196,14 @@ public final class PerfBenchmark {
     static final int WARMUP_LIMIT_FACTOR = 5;
 
     /**
-     * Runs the first case at every size of the sweep, out of place and in place, with the barrier
-     * and time aggregation of a row, in rounds, until {@code --warmup-time} has passed on every
-     * rank (the ranks agree through an AllReduce, so they stop after the same round). A JVM runs
-     * interpreted code, and competes with its own compiler threads, for about its first second,
-     * and each size may take another path (another algorithm, another protocol) that needs
-     * compiling too; code compiled for one shape of call (native memory, out of place) is thrown
-     * away and recompiled the first time another comes (in place, a heap array). Without this the
-     * first rows would time the compiler. Past {@code --warmup-time}, a rank whose compiler is still
-     * busy (see {@link JitActivity}) holds the others back, up to {@link #WARMUP_LIMIT_FACTOR} times
-     * that long.
+     * Runs the first case at every size of the sweep, out of place and in place, with the barrier and time aggregation
+     * of a row, in rounds, until {@code --warmup-time} has passed on every rank (the ranks agree through an AllReduce,
+     * so they stop after the same round). A JVM runs interpreted code, and competes with its own compiler threads, for
+     * about its first second, and each size may take another path (another algorithm, another protocol) that needs
+     * compiling too; code compiled for one shape of call (native memory, out of place) is thrown away and recompiled
+     * the first time another comes (in place, a heap array). Without this the first rows would time the compiler. Past
+     * {@code --warmup-time}, a rank whose compiler is still busy (see {@link JitActivity}) holds the others back, up to
+     * {@link #WARMUP_LIMIT_FACTOR} times that long.
      */
     private void warmUpTheJvm(int root) {
         if (options.warmupSeconds() <= 0) return;
@@ -204,7 +228,8 @@ public final class PerfBenchmark {
             // Every rank stops after the same round: the first at which all have warmed up long enough.
             double elapsed = (System.nanoTime() - start) / 1e9;
             boolean jitQuiet = jit.quiet();
-            boolean warm = elapsed >= options.warmupSeconds() && jitQuiet || elapsed >= WARMUP_LIMIT_FACTOR * options.warmupSeconds();
+            boolean warm = elapsed >= options.warmupSeconds() && jitQuiet
+                    || elapsed >= WARMUP_LIMIT_FACTOR * options.warmupSeconds();
             scalar.set(ValueLayout.JAVA_DOUBLE, 0, warm ? 1 : 0);
             comm.allReduce(scalar, scalar, 1, DataType.FLOAT64, ReduceOp.MIN);
             done = scalar.get(ValueLayout.JAVA_DOUBLE, 0) == 1;
@@ -227,7 +252,8 @@ public final class PerfBenchmark {
             long size = sizes.get(s);
             PerfCollective.Geometry g = coll.geometry(size / ws, ranks);
             String redop = op == null ? "none" : op.ncclTestsName();
-            StringBuilder line = new StringBuilder(PerfTable.rowStart(g.sizeBytes(type), g.paramCount(), type.ncclTestsName(), redop, root));
+            StringBuilder line = new StringBuilder(
+                    PerfTable.rowStart(g.sizeBytes(type), g.paramCount(), type.ncclTestsName(), redop, root));
             for (boolean inPlace : new boolean[] {false, true}) {
                 showProgress(type, redop, size, s, sizes.size(), inPlace);
                 line.append(measure(g, type, op, root, inPlace));
@@ -265,15 +291,32 @@ public final class PerfBenchmark {
         busbwSum += busbw;
         busbwCount++;
         String redop = op == null ? "none" : op.ncclTestsName();
-        rows.add(new PerfRow(g.sizeBytes(type), g.paramCount(), type.ncclTestsName(), redop, root, inPlace, seconds * 1e6, algbw, busbw, wrong));
+        rows.add(new PerfRow(
+                g.sizeBytes(type),
+                g.paramCount(),
+                type.ncclTestsName(),
+                redop,
+                root,
+                inPlace,
+                seconds * 1e6,
+                algbw,
+                busbw,
+                wrong));
         return PerfTable.measurement(seconds * 1e6, algbw, busbw, wrong);
     }
 
     /**
-     * {@code n} operations as {@code -z} says: blocking calls (with a barrier after each for -z 1), or all
-     * issued asynchronously and then waited for (nccl-tests: enqueue on the stream, synchronize once).
+     * {@code n} operations as {@code -z} says: blocking calls (with a barrier after each for -z 1), or all issued
+     * asynchronously and then waited for (nccl-tests: enqueue on the stream, synchronize once).
      */
-    private void iterate(int n, PerfCollective.Geometry g, DataType type, ReduceOp op, int root, MemorySegment send, MemorySegment recv) {
+    private void iterate(
+            int n,
+            PerfCollective.Geometry g,
+            DataType type,
+            ReduceOp op,
+            int root,
+            MemorySegment send,
+            MemorySegment recv) {
         PerfCollective coll = options.collective();
         if (options.blocking()) {
             boolean barrier = options.calls() == PerfOptions.Calls.BLOCKING_WITH_BARRIER;
@@ -299,8 +342,12 @@ public final class PerfBenchmark {
         }
     }
 
-    /** Runs {@code -c} checked operations on fresh data; returns the wrong elements over all ranks (stops at the first bad one). */
-    private long check(PerfCollective.Geometry g, DataType type, ReduceOp op, int root, MemorySegment send, MemorySegment recv) {
+    /**
+     * Runs {@code -c} checked operations on fresh data; returns the wrong elements over all ranks (stops at the first
+     * bad one).
+     */
+    private long check(
+            PerfCollective.Geometry g, DataType type, ReduceOp op, int root, MemorySegment send, MemorySegment recv) {
         PerfCollective coll = options.collective();
         long total = 0;
         for (int c = 0; c < options.checks() && total == 0; c++) {
@@ -324,9 +371,9 @@ public final class PerfBenchmark {
     }
 
     /**
-     * Combines this rank's time with the others' as {@code -a} says. Through native memory, like
-     * the timed calls: a heap array here would show the JIT another kind of segment in the paths
-     * the timed calls take, and have it recompile them while the next row is being timed.
+     * Combines this rank's time with the others' as {@code -a} says. Through native memory, like the timed calls: a
+     * heap array here would show the JIT another kind of segment in the paths the timed calls take, and have it
+     * recompile them while the next row is being timed.
      */
     private double aggregate(double seconds) {
         scalar.set(ValueLayout.JAVA_DOUBLE, 0, seconds);
@@ -357,7 +404,8 @@ public final class PerfBenchmark {
         // JCCL_HOSTID, where set, is what makes ranks count as different hosts (network namespaces, containers).
         String hostId = comm.config().hostId();
         String host = hostName() + (hostId == null || hostId.isBlank() ? "" : "[" + hostId + "]");
-        byte[] text = (ProcessHandle.current().pid() + " " + host + "\t" + target.device()).getBytes(StandardCharsets.UTF_8);
+        byte[] text =
+                (ProcessHandle.current().pid() + " " + host + "\t" + target.device()).getBytes(StandardCharsets.UTF_8);
         System.arraycopy(text, 0, mine, 0, Math.min(text.length, DEVICE_LINE_BYTES));
         byte[] all = new byte[DEVICE_LINE_BYTES * ranks];
         comm.allGather(mine, all);
@@ -373,9 +421,17 @@ public final class PerfBenchmark {
     private void printHeader(List<String> devices, int hosts, String transport, String algorithm, long maxBytes) {
         if (rank != 0) return;
         SizeSweep sw = options.sweep();
-        out.printf(Locale.ROOT, "# nThread 1 nGpus 1 minBytes %d maxBytes %d step: %d(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0%n",
-                sw.min(), sw.max(), sw.factor() > 1 ? sw.factor() : sw.increment(), sw.factor() > 1 ? "factor" : "bytes",
-                options.warmupIters(), options.iters(), options.checks());
+        out.printf(
+                Locale.ROOT,
+                "# nThread 1 nGpus 1 minBytes %d maxBytes %d step: %d(%s) warmup iters: "
+                        + "%d iters: %d agg iters: 1 validation: %d graph: 0%n",
+                sw.min(),
+                sw.max(),
+                sw.factor() > 1 ? sw.factor() : sw.increment(),
+                sw.factor() > 1 ? "factor" : "bytes",
+                options.warmupIters(),
+                options.iters(),
+                options.checks());
         if (options.calls() == PerfOptions.Calls.BLOCKING_WITH_BARRIER) {
             out.println("# Blocking Enabled: wait for completion and barrier after each collective ");
         } else if (options.calls() == PerfOptions.Calls.BLOCKING) {
@@ -387,12 +443,27 @@ public final class PerfBenchmark {
             String[] f = d.split(" ", 3);
             String[] hostAndDevice = f[2].split("\t", 2);
             // nccl-tests' device line: the device (the CPU for host memory) and Jccl's transport.
-            out.printf(Locale.ROOT, "#  Rank %2d Group %2d Pid %6s on %10s device %s %s%n",
-                    Integer.parseInt(f[0]), 0, f[1], hostAndDevice[0], hostAndDevice.length > 1 ? hostAndDevice[1] : "cpu [host memory]", transport);
+            out.printf(
+                    Locale.ROOT,
+                    "#  Rank %2d Group %2d Pid %6s on %10s device %s %s%n",
+                    Integer.parseInt(f[0]),
+                    0,
+                    f[1],
+                    hostAndDevice[0],
+                    hostAndDevice.length > 1 ? hostAndDevice[1] : "cpu [host memory]",
+                    transport);
         }
         long buffers = options.checks() > 0 ? 3 : 2;
-        out.printf(Locale.ROOT, "#%n# Jccl %s: %d %s on %d %s, transport %s, algorithm %s, %s%n", Jccl.version(), ranks,
-                ranks == 1 ? "rank" : "ranks", hosts, hosts == 1 ? "host" : "hosts", transport, algorithm,
+        out.printf(
+                Locale.ROOT,
+                "#%n# Jccl %s: %d %s on %d %s, transport %s, algorithm %s, %s%n",
+                Jccl.version(),
+                ranks,
+                ranks == 1 ? "rank" : "ranks",
+                hosts,
+                hosts == 1 ? "host" : "hosts",
+                transport,
+                algorithm,
                 switch (options.calls()) {
                     case ASYNC -> "async calls (-z 0)";
                     case BLOCKING_WITH_BARRIER -> "blocking calls (-z 1)";
@@ -400,14 +471,28 @@ public final class PerfBenchmark {
                 });
         String path = target.pathLine();
         if (path != null) out.printf(Locale.ROOT, "# %s%n", path);
-        out.printf(Locale.ROOT, "# Algorithms: %s%n", algorithm.equals("NCCL") ? "NCCL's own choice per size" : algorithmsOverSweep());
+        out.printf(
+                Locale.ROOT,
+                "# Algorithms: %s%n",
+                algorithm.equals("NCCL") ? "NCCL's own choice per size" : algorithmsOverSweep());
         if (options.collective().reduces()) out.printf(Locale.ROOT, "# Reduce kernels: %s%n", ReduceKernels.describe());
         if (options.warmupSeconds() > 0) {
-            out.printf(Locale.ROOT, "# JVM warm-up: the first case at every size for %.1f s (--warmup-time), and on until every rank's JIT compiler"
-                    + " has been idle for a second (at most %.0f s), before timing%n", options.warmupSeconds(), WARMUP_LIMIT_FACTOR * options.warmupSeconds());
+            out.printf(
+                    Locale.ROOT,
+                    "# JVM warm-up: the first case at every size for %.1f s (--warmup-time), "
+                            + "and on until every rank's JIT compiler"
+                            + " has been idle for a second (at most %.0f s), before timing%n",
+                    options.warmupSeconds(),
+                    WARMUP_LIMIT_FACTOR * options.warmupSeconds());
         }
-        out.printf(Locale.ROOT, "# Memory: %d buffers of %s per rank (send, recv%s), %s in all per rank, allocated and zeroed before timing%s%n",
-                buffers, SizeSweep.binary(maxBytes), buffers == 3 ? ", expected" : "", SizeSweep.binary(buffers * maxBytes),
+        out.printf(
+                Locale.ROOT,
+                "# Memory: %d buffers of %s per rank (send, recv%s), %s in all per rank, "
+                        + "allocated and zeroed before timing%s%n",
+                buffers,
+                SizeSweep.binary(maxBytes),
+                buffers == 3 ? ", expected" : "",
+                SizeSweep.binary(buffers * maxBytes),
                 path == null ? "" : "; send and recv mirrored on the device, where the operations run");
         out.println("#");
         out.print(PerfTable.columnHeader());
@@ -423,8 +508,15 @@ public final class PerfBenchmark {
         if (comm instanceof RuntimeCommunicator rc) return rc.algorithmFor(coll.collective(), g.paramCount(), type);
         ReduceOp op = coll.reduces() ? options.ops().getFirst() : null;
         int root = coll.rooted() ? 0 : -1;
-        return Planner.plan(new OpRequest(coll.collective(), 0, ranks, Math.max(1, g.paramCount()), op, root,
-                Math.max(1, comm.config().chunkBytes() / type.byteSize()))).algorithm();
+        return Planner.plan(new OpRequest(
+                        coll.collective(),
+                        0,
+                        ranks,
+                        Math.max(1, g.paramCount()),
+                        op,
+                        root,
+                        Math.max(1, comm.config().chunkBytes() / type.byteSize())))
+                .algorithm();
     }
 
     /** {@code OneShot/LL for 8 B-32 KiB, Ring/Simple for 64 KiB-64 MiB}: where the sweep changes algorithm. */
@@ -437,13 +529,20 @@ public final class PerfBenchmark {
         for (long size : sizes) {
             String a = algorithmAt(size);
             if (!a.equals(current)) {
-                if (current != null) sb.append(sb.isEmpty() ? "" : ", ").append(current).append(" for ").append(range(from, last));
+                if (current != null) {
+                    sb.append(sb.isEmpty() ? "" : ", ")
+                            .append(current)
+                            .append(" for ")
+                            .append(range(from, last));
+                }
                 current = a;
                 from = size;
             }
             last = size;
         }
-        if (current != null) sb.append(sb.isEmpty() ? "" : ", ").append(current).append(" for ").append(range(from, last));
+        if (current != null) {
+            sb.append(sb.isEmpty() ? "" : ", ").append(current).append(" for ").append(range(from, last));
+        }
         return sb.toString();
     }
 
@@ -457,7 +556,9 @@ public final class PerfBenchmark {
     }
 
     private static String transportOf(Communicator c) {
-        return c instanceof RuntimeCommunicator rc ? rc.transportSummary() : c.getClass().getSimpleName();
+        return c instanceof RuntimeCommunicator rc
+                ? rc.transportSummary()
+                : c.getClass().getSimpleName();
     }
 
     private static String hostName() {
@@ -473,9 +574,18 @@ public final class PerfBenchmark {
     private void showProgress(DataType type, String redop, long size, int index, int count, boolean inPlace) {
         if (rank != 0 || !options.progress() || System.nanoTime() - sweepStart < progressAfterNanos) return;
         long secs = (System.nanoTime() - sweepStart) / 1_000_000_000L;
-        progressOut.printf(Locale.ROOT, "\r\033[K# %s %s %s: %s %s (%d of %d sizes), %d:%02d elapsed", options.collective().cliName(),
-                type.ncclTestsName(), redop, SizeSweep.binary(size), inPlace ? "in-place" : "out-of-place", index + 1, count,
-                secs / 60, secs % 60);
+        progressOut.printf(
+                Locale.ROOT,
+                "\r\033[K# %s %s %s: %s %s (%d of %d sizes), %d:%02d elapsed",
+                options.collective().cliName(),
+                type.ncclTestsName(),
+                redop,
+                SizeSweep.binary(size),
+                inPlace ? "in-place" : "out-of-place",
+                index + 1,
+                count,
+                secs / 60,
+                secs % 60);
         progressOut.flush();
         progressShown = true;
     }

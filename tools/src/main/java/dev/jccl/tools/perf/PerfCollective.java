@@ -4,25 +4,22 @@ import dev.jccl.Communicator;
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.plan.Collective;
-
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 /**
- * The benchmarks of {@code jccl perf}, named as nccl-tests names its binaries, with nccl-tests'
- * buffer geometry and bus-bandwidth factors, so that a row of our table means what the same row
- * of theirs means.
+ * The benchmarks of {@code jccl perf}, named as nccl-tests names its binaries, with nccl-tests' buffer geometry and
+ * bus-bandwidth factors, so that a row of our table means what the same row of theirs means.
  *
- * <p>Geometry: a row of {@code size} bytes has {@code size / elementSize} elements in the larger
- * buffer. AllGather, ReduceScatter and AllToAll split that into one block per rank (rounded
- * down), and the {@code count} column is the count argument of the call (one block).
+ * <p>Geometry: a row of {@code size} bytes has {@code size / elementSize} elements in the larger buffer. AllGather,
+ * ReduceScatter and AllToAll split that into one block per rank (rounded down), and the {@code count} column is the
+ * count argument of the call (one block).
  *
- * <p>Bus bandwidth (nccl-tests' PERFORMANCE.md): algbw = size / time, and busbw = algbw × a factor
- * that makes the figure comparable with the hardware's link speed whatever the rank count:
- * 2(n−1)/n for AllReduce, (n−1)/n for AllGather, ReduceScatter and AllToAll, 1 for Broadcast,
- * Reduce and SendRecv.
+ * <p>Bus bandwidth (nccl-tests' PERFORMANCE.md): algbw = size / time, and busbw = algbw × a factor that makes the
+ * figure comparable with the hardware's link speed whatever the rank count: 2(n−1)/n for AllReduce, (n−1)/n for
+ * AllGather, ReduceScatter and AllToAll, 1 for Broadcast, Reduce and SendRecv.
  */
 public enum PerfCollective {
     ALL_REDUCE("all_reduce", Collective.ALL_REDUCE, true, false),
@@ -86,13 +83,15 @@ public enum PerfCollective {
     /**
      * Element counts of one row.
      *
-     * @param sendCount       elements this rank's send buffer holds
-     * @param recvCount       elements this rank's receive buffer holds
-     * @param paramCount      the count argument of the call (the table's {@code count})
-     * @param sendInPlaceStep in-place runs put rank r's send buffer at {@code r × sendInPlaceStep} elements into the receive buffer
+     * @param sendCount elements this rank's send buffer holds
+     * @param recvCount elements this rank's receive buffer holds
+     * @param paramCount the count argument of the call (the table's {@code count})
+     * @param sendInPlaceStep in-place runs put rank r's send buffer at {@code r × sendInPlaceStep} elements into the
+     *     receive buffer
      * @param recvInPlaceStep … and its receive buffer at {@code r × recvInPlaceStep}
      */
-    public record Geometry(long sendCount, long recvCount, long paramCount, long sendInPlaceStep, long recvInPlaceStep) {
+    public record Geometry(
+            long sendCount, long recvCount, long paramCount, long sendInPlaceStep, long recvInPlaceStep) {
         /** The table's {@code size} column, in bytes. */
         public long sizeBytes(DataType type) {
             return Math.max(sendCount, recvCount) * type.byteSize();
@@ -110,8 +109,12 @@ public enum PerfCollective {
         };
     }
 
-    /** Runs one operation and waits for it. {@code op} is ignored where nothing is reduced, {@code root} where there is none. */
-    public void run(Communicator c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
+    /**
+     * Runs one operation and waits for it. {@code op} is ignored where nothing is reduced, {@code root} where there is
+     * none.
+     */
+    public void run(
+            Communicator c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
         int n = c.size();
         switch (this) {
             case ALL_REDUCE -> c.allReduce(send, recv, count, type, op);
@@ -125,8 +128,8 @@ public enum PerfCollective {
     }
 
     /** Starts one operation without waiting; operations complete in call order. */
-    public CompletableFuture<Void> start(Communicator c, MemorySegment send, MemorySegment recv, long count, DataType type,
-                                         ReduceOp op, int root) {
+    public CompletableFuture<Void> start(
+            Communicator c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
         int n = c.size();
         return switch (this) {
             case ALL_REDUCE -> c.allReduceAsync(send, recv, count, type, op);

@@ -1,20 +1,21 @@
 package dev.jccl.tools.perf;
 
 import dev.jccl.Communicator;
+import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
-import java.util.Locale;
-import java.util.Map;
-
 /**
- * {@code jccl perf --device}: host memory (default), {@code cuda} (a GPU per local rank, modulo the
- * GPUs this process sees), or {@code standin}, a host stand-in for a GPU that runs the whole device
- * path (device communicator, staging pipeline, mirrors) where there is no GPU, for tests and trials.
- * The CUDA classes are touched only for a device ({@link DeviceTargets}), so host runs need none.
+ * {@code jccl perf --device}: host memory (default), {@code cuda} (a GPU per local rank, modulo the GPUs this process
+ * sees), or {@code standin}, a host stand-in for a GPU that runs the whole device path (device communicator, staging
+ * pipeline, mirrors) where there is no GPU, for tests and trials. The CUDA classes are touched only for a device
+ * ({@link DeviceTargets}), so host runs need none.
  */
 public enum PerfDevice {
-    HOST, CUDA, STANDIN;
+    HOST,
+    CUDA,
+    STANDIN;
 
     /** Exit code of {@code perf --device cuda} where there is no usable GPU. */
     public static final int NO_DEVICE_EXIT = 2;
@@ -32,7 +33,10 @@ public enum PerfDevice {
         return this == CUDA ? DeviceTargets.whyNoCuda(env) : null;
     }
 
-    /** The target for this rank: host memory, or a device communicator over {@code comm} on GPU {@code localRank % GPUs}. Collective for devices. */
+    /**
+     * The target for this rank: host memory, or a device communicator over {@code comm} on GPU {@code localRank %
+     * GPUs}. Collective for devices.
+     */
     public PerfTarget open(Communicator comm, int localRank, Map<String, String> env) {
         return switch (this) {
             case HOST -> new HostTarget(comm);

@@ -2,27 +2,40 @@ package dev.jccl.tools.perf;
 
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
-
 import java.nio.file.Path;
 import java.util.List;
 
 /**
  * One {@code jccl perf} run's settings, already checked.
  *
- * @param warmupSeconds JVM warm-up before the first row ({@code --warmup-time}): timed calls run
- *                  compiled code only once the JIT has compiled it, which takes the JVM about a second
- * @param calls     how the timed calls are made ({@code -z})
- * @param roots     the roots to run ({@code -r}); null means every rank ({@code -r all})
- * @param average   how rank times combine ({@code -a}): 0 rank 0's, 1 mean, 2 min, 3 max
- * @param corrupt   hidden debug switch: damage one received element before checking, to prove the check catches it
- * @param json      where rank 0 writes the report, or null
- * @param plot      where rank 0 draws busbw against size for this run (PNG), or null
- * @param progress  whether rank 0 may draw a progress line on stderr (only on a terminal)
+ * @param warmupSeconds JVM warm-up before the first row ({@code --warmup-time}): timed calls run compiled code only
+ *     once the JIT has compiled it, which takes the JVM about a second
+ * @param calls how the timed calls are made ({@code -z})
+ * @param roots the roots to run ({@code -r}); null means every rank ({@code -r all})
+ * @param average how rank times combine ({@code -a}): 0 rank 0's, 1 mean, 2 min, 3 max
+ * @param corrupt hidden debug switch: damage one received element before checking, to prove the check catches it
+ * @param json where rank 0 writes the report, or null
+ * @param plot where rank 0 draws busbw against size for this run (PNG), or null
+ * @param progress whether rank 0 may draw a progress line on stderr (only on a terminal)
  * @param arguments the perf arguments as given, for the report
  */
-public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters, int warmupIters, double warmupSeconds, int checks,
-                          List<ReduceOp> ops, List<DataType> types, List<Integer> roots, Calls calls, int average,
-                          boolean corrupt, Path json, Path plot, boolean progress, List<String> arguments) {
+public record PerfOptions(
+        PerfCollective collective,
+        SizeSweep sweep,
+        int iters,
+        int warmupIters,
+        double warmupSeconds,
+        int checks,
+        List<ReduceOp> ops,
+        List<DataType> types,
+        List<Integer> roots,
+        Calls calls,
+        int average,
+        boolean corrupt,
+        Path json,
+        Path plot,
+        boolean progress,
+        List<String> arguments) {
     /** {@code -z}: how the timed iterations call the communicator. */
     public enum Calls {
         /** {@code -z 0}, nccl-tests' default: every iteration issued asynchronously, one wait at the end. */
@@ -53,13 +66,17 @@ public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters,
 
     public PerfOptions {
         if (iters < 1) throw new IllegalArgumentException("-n (iters) must be at least 1, got " + iters);
-        if (warmupIters < 0) throw new IllegalArgumentException("-w (warmup_iters) must not be negative, got " + warmupIters);
+        if (warmupIters < 0) {
+            throw new IllegalArgumentException("-w (warmup_iters) must not be negative, got " + warmupIters);
+        }
         if (!(warmupSeconds >= 0) || warmupSeconds > 3600) {
-            throw new IllegalArgumentException("--warmup-time must be between 0 and 3600 seconds, got " + warmupSeconds);
+            throw new IllegalArgumentException(
+                    "--warmup-time must be between 0 and 3600 seconds, got " + warmupSeconds);
         }
         if (checks < 0) throw new IllegalArgumentException("-c (check) must not be negative, got " + checks);
         if (average < 0 || average > 3) {
-            throw new IllegalArgumentException("-a (average) must be 0 (rank 0), 1 (mean), 2 (min) or 3 (max), got " + average);
+            throw new IllegalArgumentException(
+                    "-a (average) must be 0 (rank 0), 1 (mean), 2 (min) or 3 (max), got " + average);
         }
         ops = List.copyOf(ops);
         types = List.copyOf(types);

@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
@@ -24,14 +23,12 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
- * Reads and writes {@link PerfReport}s as the JSON of {@code jccl perf --json FILE}: one object whose
- * field names are the record components, two spaces of indent, {@code "wrong": null} for an
- * unchecked row.
+ * Reads and writes {@link PerfReport}s as the JSON of {@code jccl perf --json FILE}: one object whose field names are
+ * the record components, two spaces of indent, {@code "wrong": null} for an unchecked row.
  *
- * <p>Reading is strict about what a plot needs (every field present, {@code tool} is
- * {@value #TOOL}) and lenient about fields it does not know, so that a newer Jccl may add some.
- * Every failure is an {@link IllegalArgumentException} whose message names the file and what is
- * wrong with it, fit for printing as is.
+ * <p>Reading is strict about what a plot needs (every field present, {@code tool} is {@value #TOOL}) and lenient about
+ * fields it does not know, so that a newer Jccl may add some. Every failure is an {@link IllegalArgumentException}
+ * whose message names the file and what is wrong with it, fit for printing as is.
  */
 public final class PerfReports {
     /** The {@code tool} field of every report. */
@@ -58,9 +55,9 @@ public final class PerfReports {
     /**
      * Writes {@code report} to {@code file}, replacing it if it exists.
      *
-     * @throws IllegalArgumentException when {@code file} cannot be written: its directory does not
-     *                                  exist, it is a directory, permission is denied
-     * @throws UncheckedIOException     on any other I/O failure (a full disk)
+     * @throws IllegalArgumentException when {@code file} cannot be written: its directory does not exist, it is a
+     *     directory, permission is denied
+     * @throws UncheckedIOException on any other I/O failure (a full disk)
      */
     public static void write(PerfReport report, Path file) {
         Path dir = file.toAbsolutePath().getParent();
@@ -85,16 +82,18 @@ public final class PerfReports {
     /**
      * Reads the report that {@code jccl perf --json} wrote to {@code file}.
      *
-     * @throws IllegalArgumentException when {@code file} cannot be read, is not JSON, or is not a
-     *                                  report (no {@code rows}, another {@code tool}, a field missing
-     *                                  or of the wrong type); the message names the file and the fault
+     * @throws IllegalArgumentException when {@code file} cannot be read, is not JSON, or is not a report (no
+     *     {@code rows}, another {@code tool}, a field missing or of the wrong type); the message names the file and the
+     *     fault
      */
     public static PerfReport read(Path file) {
         byte[] bytes;
         try {
             bytes = Files.readAllBytes(file);
         } catch (IOException e) {
-            if (Files.isDirectory(file)) throw new IllegalArgumentException("cannot read " + file + ": it is a directory", e);
+            if (Files.isDirectory(file)) {
+                throw new IllegalArgumentException("cannot read " + file + ": it is a directory", e);
+            }
             throw new IllegalArgumentException("cannot read " + file + ": " + reason(e), e);
         }
         JsonNode tree;
@@ -105,7 +104,12 @@ public final class PerfReports {
             throw notAReport(file, "not JSON (" + why + ")", e);
         }
         if (tree == null || tree.isMissingNode()) throw notAReport(file, "the file is empty", null);
-        if (!tree.isObject()) throw notAReport(file, "it holds a JSON " + tree.getNodeType().name().toLowerCase(Locale.ROOT) + ", not an object", null);
+        if (!tree.isObject()) {
+            throw notAReport(
+                    file,
+                    "it holds a JSON " + tree.getNodeType().name().toLowerCase(Locale.ROOT) + ", not an object",
+                    null);
+        }
         JsonNode tool = tree.get("tool");
         if (tool == null || !tool.isTextual()) throw notAReport(file, "no \"tool\": \"" + TOOL + "\" field", null);
         if (!tool.asText().equals(TOOL)) {
@@ -144,8 +148,8 @@ public final class PerfReports {
     }
 
     /**
-     * Jackson's own words, without the class names and source excerpts it appends, or the message
-     * of what a record's constructor threw (a null element in a list).
+     * Jackson's own words, without the class names and source excerpts it appends, or the message of what a record's
+     * constructor threw (a null element in a list).
      */
     private static String rootMessage(DatabindException e) {
         String m = e.getOriginalMessage();

@@ -2,30 +2,30 @@ package dev.jccl.tools.perf;
 
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
-
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Where {@code jccl perf}'s buffers live and what runs the operations on them: host memory and the
- * communicator ({@link HostTarget}, the default), or device memory and a device communicator
- * ({@link DeviceTarget}, {@code --device cuda}).
+ * Where {@code jccl perf}'s buffers live and what runs the operations on them: host memory and the communicator
+ * ({@link HostTarget}, the default), or device memory and a device communicator ({@link DeviceTarget}, {@code --device
+ * cuda}).
  *
- * <p>The benchmark always works on two host buffers (send and receive, each as large as the
- * sweep's largest row), where the checks write inputs and read results. A target mirrors them: it
- * maps every slice of a host buffer to the same range of its own buffer, so the benchmark passes
- * host slices and the target runs on what they stand for. {@link #toDevice} and {@link #toHost}
- * move the checked data across; the host target needs neither.
+ * <p>The benchmark always works on two host buffers (send and receive, each as large as the sweep's largest row), where
+ * the checks write inputs and read results. A target mirrors them: it maps every slice of a host buffer to the same
+ * range of its own buffer, so the benchmark passes host slices and the target runs on what they stand for.
+ * {@link #toDevice} and {@link #toHost} move the checked data across; the host target needs neither.
  */
 public interface PerfTarget extends AutoCloseable {
     /** Called once the host buffers exist, before any operation: make the mirrors. */
     void bind(MemorySegment hostSend, MemorySegment hostRecv);
 
     /** Runs one operation on the slices' mirrors and waits for it. */
-    void run(PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
+    void run(
+            PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
 
     /** Starts one operation on the slices' mirrors; operations complete in call order. */
-    CompletableFuture<Void> start(PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
+    CompletableFuture<Void> start(
+            PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
 
     /** After the checks wrote inputs into the host slices: copy them (send, then the receive region) to the mirrors. */
     void toDevice(MemorySegment send, MemorySegment recv);
@@ -33,7 +33,10 @@ public interface PerfTarget extends AutoCloseable {
     /** Before the checks read a result: copy the receive slice's mirror back to it. */
     void toHost(MemorySegment recv);
 
-    /** This rank's memory for the table's device lines: {@code cpu [host memory]}, {@code cuda:0 [0000:1B:00.0] NVIDIA H100 …}. */
+    /**
+     * This rank's memory for the table's device lines: {@code cpu [host memory]}, {@code cuda:0 [0000:1B:00.0] NVIDIA
+     * H100 …}.
+     */
     String device();
 
     /** One header line on how device buffers move (path and why), or null for host memory. */

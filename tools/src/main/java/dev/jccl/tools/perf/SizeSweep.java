@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The message sizes of a run, as nccl-tests' {@code -b -e -f -i} give them: from {@code min} to
- * {@code max} bytes, multiplying by {@code factor} when it is above 1, else adding {@code increment}.
+ * The message sizes of a run, as nccl-tests' {@code -b -e -f -i} give them: from {@code min} to {@code max} bytes,
+ * multiplying by {@code factor} when it is above 1, else adding {@code increment}.
  */
 public record SizeSweep(long min, long max, long factor, long increment) {
     /** More rows than anyone reads; also keeps {@code -i 1 -e 1G} from running for a week. */
@@ -14,14 +14,17 @@ public record SizeSweep(long min, long max, long factor, long increment) {
 
     public SizeSweep {
         if (min < 0) throw new IllegalArgumentException("-b (minbytes) must not be negative, got " + min);
-        if (max < min) throw new IllegalArgumentException("invalid sizes for 'minbytes' and 'maxbytes': " + min + " > " + max
-                + "; -b must not exceed -e");
+        if (max < min) {
+            throw new IllegalArgumentException(
+                    "invalid sizes for 'minbytes' and 'maxbytes': " + min + " > " + max + "; -b must not exceed -e");
+        }
         if (factor < 1) throw new IllegalArgumentException("-f (stepfactor) must be at least 1, got " + factor);
         if (factor == 1 && increment < 1) {
             throw new IllegalArgumentException("-i (stepbytes) must be at least 1 when -f is 1, got " + increment);
         }
         if (factor > 1 && min == 0) {
-            throw new IllegalArgumentException("-b 0 with -f " + factor + " would never grow; start at 1 byte or more, or step with -i");
+            throw new IllegalArgumentException(
+                    "-b 0 with -f " + factor + " would never grow; start at 1 byte or more, or step with -i");
         }
     }
 
@@ -32,8 +35,9 @@ public record SizeSweep(long min, long max, long factor, long increment) {
         while (size <= max) {
             sizes.add(size);
             if (sizes.size() > MAX_ROWS) {
-                throw new IllegalArgumentException("-b " + min + " -e " + max + (factor > 1 ? " -f " + factor : " -i " + increment)
-                        + " gives more than " + MAX_ROWS + " sizes; use a larger step");
+                throw new IllegalArgumentException(
+                        "-b " + min + " -e " + max + (factor > 1 ? " -f " + factor : " -i " + increment)
+                                + " gives more than " + MAX_ROWS + " sizes; use a larger step");
             }
             long next;
             try {
@@ -47,8 +51,8 @@ public record SizeSweep(long min, long max, long factor, long increment) {
     }
 
     /**
-     * Parses a size the way nccl-tests does: a number, optionally followed by K, M or G (binary
-     * multiples, either case): {@code 8}, {@code 64M}, {@code 1.5K}.
+     * Parses a size the way nccl-tests does: a number, optionally followed by K, M or G (binary multiples, either
+     * case): {@code 8}, {@code 64M}, {@code 1.5K}.
      *
      * @param option the flag it came from, for the error message
      */
@@ -75,7 +79,9 @@ public record SizeSweep(long min, long max, long factor, long increment) {
                     + "; write bytes with an optional K, M or G suffix, e.g. 8, 256K, 64M, 1G");
         }
         double bytes = value * unit;
-        if (bytes > Long.MAX_VALUE / 2) throw new IllegalArgumentException("size '" + text + "' for " + option + " is too large");
+        if (bytes > Long.MAX_VALUE / 2) {
+            throw new IllegalArgumentException("size '" + text + "' for " + option + " is too large");
+        }
         return (long) bytes;
     }
 
@@ -100,6 +106,7 @@ public record SizeSweep(long min, long max, long factor, long increment) {
             v /= 1024;
             u++;
         }
-        return (v == Math.rint(v) ? String.format(Locale.ROOT, "%d", (long) v) : String.format(Locale.ROOT, "%.1f", v)) + " " + units[u];
+        return (v == Math.rint(v) ? String.format(Locale.ROOT, "%d", (long) v) : String.format(Locale.ROOT, "%.1f", v))
+                + " " + units[u];
     }
 }

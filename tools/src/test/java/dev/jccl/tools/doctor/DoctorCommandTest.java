@@ -1,16 +1,17 @@
 package dev.jccl.tools.doctor;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.jccl.Jccl;
 import dev.jccl.tools.JcclCommand;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
-
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -27,12 +28,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** The command: text and JSON output, colour, exit codes, bad input, capture and replay, and a run on this machine. */
 @Timeout(60)
@@ -58,7 +57,8 @@ class DoctorCommandTest {
     }
 
     static Run replay(String tree, String... more) {
-        List<String> args = new ArrayList<>(List.of("--root", Fixtures.source(tree).toString()));
+        List<String> args =
+                new ArrayList<>(List.of("--root", Fixtures.source(tree).toString()));
         args.addAll(List.of(more));
         return run(Map.of(), args.toArray(String[]::new));
     }
@@ -82,14 +82,19 @@ class DoctorCommandTest {
             assertTrue(at > last, () -> "area " + a.title + " missing or out of order:\n" + out);
             last = at;
         }
-        assertTrue(out.contains("  fail  rdma-devnodes-container    mlx5_0 is visible in /sys but /dev/infiniband/uverbs0 is not present"), out);
+        assertTrue(
+                out.contains("  fail  rdma-devnodes-container    mlx5_0 is visible in /sys but /dev/infiniband/uverbs0 "
+                        + "is not present"),
+                out);
         assertTrue(out.contains("\n        evidence  open(/dev/infiniband/uverbs0, O_RDWR): absent\n"), out);
         assertTrue(out.contains("\n        fix       Docker: --device=/dev/infiniband"), out);
         // ok and skip lines stand alone: the next line is another check or a blank line.
         List<String> lines = out.lines().toList();
         for (int i = 0; i < lines.size() - 1; i++) {
             if (lines.get(i).startsWith("  ok ") || lines.get(i).startsWith("  skip ")) {
-                assertFalse(lines.get(i + 1).startsWith("        "), "evidence under a check without a problem: " + lines.get(i));
+                assertFalse(
+                        lines.get(i + 1).startsWith("        "),
+                        "evidence under a check without a problem: " + lines.get(i));
             }
         }
         assertTrue(out.endsWith("32 checks: 3 ok, 8 warn, 15 fail, 6 skip (not applicable here)\n"), out);
@@ -116,7 +121,10 @@ class DoctorCommandTest {
         assertEquals(32, checks.size());
         for (JsonNode c : checks) {
             assertEquals(new TreeSet<>(List.of("id", "area", "verdict", "summary", "evidence", "fix")), fieldNames(c));
-            assertTrue(Set.of("ok", "warn", "fail", "skip").contains(c.get("verdict").asText()), c::toString);
+            assertTrue(
+                    Set.of("ok", "warn", "fail", "skip")
+                            .contains(c.get("verdict").asText()),
+                    c::toString);
             for (JsonNode e : c.get("evidence")) assertEquals(new TreeSet<>(List.of("source", "value")), fieldNames(e));
             assertTrue(c.get("fix").isArray());
         }
@@ -141,7 +149,12 @@ class DoctorCommandTest {
         assertTrue(always.out().contains("\u001b[32mok  \u001b[0m"), always.out());
         // auto: output that is not the process's terminal stays plain, NO_COLOR or not.
         assertFalse(replay(Fixtures.BROKEN).out().contains("\u001b["));
-        assertFalse(run(Map.of("NO_COLOR", "1"), "--root", Fixtures.source(Fixtures.BROKEN).toString()).out().contains("\u001b["));
+        assertFalse(run(
+                        Map.of("NO_COLOR", "1"),
+                        "--root",
+                        Fixtures.source(Fixtures.BROKEN).toString())
+                .out()
+                .contains("\u001b["));
     }
 
     @Test
@@ -161,7 +174,12 @@ class DoctorCommandTest {
         assertEquals(2, bad.code(), bad::toString);
         assertTrue(bad.err().contains("_doctor/ifaddrs: 'eth0' is not 'name FLAGS [address/prefix]'"), bad::toString);
 
-        Run both = run(Map.of(), "--root", tmp.toString(), "--capture", tmp.resolve("c").toString());
+        Run both = run(
+                Map.of(),
+                "--root",
+                tmp.toString(),
+                "--capture",
+                tmp.resolve("c").toString());
         assertEquals(2, both.code(), both::toString);
         assertTrue(both.err().contains("cannot be combined with --root"), both::toString);
 
@@ -176,9 +194,21 @@ class DoctorCommandTest {
     @Test
     void captureOfThisHostReplaysToTheSameReport(@TempDir(factory = RamTempDir.class) Path tmp) throws IOException {
         Path dir = tmp.resolve("capture");
-        Map<String, String> env = liveEnvironment("HOME", "/root", "NCCL_IB_MTU", "4096", "JCCL_SECRET", "00112233445566778899aabbccddeeff",
-                "JCCL_ID", "10.0.0.1:29600/deadbeef", "AWS_SECRET_ACCESS_KEY", "xyz", "KUBERNETES_SERVICE_HOST", "10.96.0.1",
-                "OMPI_COMM_WORLD_LOCAL_SIZE", "4");
+        Map<String, String> env = liveEnvironment(
+                "HOME",
+                "/root",
+                "NCCL_IB_MTU",
+                "4096",
+                "JCCL_SECRET",
+                "00112233445566778899aabbccddeeff",
+                "JCCL_ID",
+                "10.0.0.1:29600/deadbeef",
+                "AWS_SECRET_ACCESS_KEY",
+                "xyz",
+                "KUBERNETES_SERVICE_HOST",
+                "10.96.0.1",
+                "OMPI_COMM_WORLD_LOCAL_SIZE",
+                "4");
         Run live = run(env, "--capture", dir.toString(), "--json");
         assertTrue(live.code() == 0 || live.code() == 1, live::toString);
         assertTrue(live.err().contains("replay with: jccl doctor --root " + dir), live::toString);
@@ -187,8 +217,15 @@ class DoctorCommandTest {
         assertEquals(verdictsAndSummaries(live.out()), verdictsAndSummaries(replayed.out()));
 
         List<String> captured = Files.readAllLines(dir.resolve("_doctor/env"));
-        assertEquals(List.of("JCCL_ID=(redacted)", "JCCL_SECRET=(redacted)", "KUBERNETES_SERVICE_HOST=10.96.0.1", "NCCL_IB_MTU=4096",
-                "OMPI_COMM_WORLD_LOCAL_SIZE=4"), captured, "only the stack's variables, secrets replaced");
+        assertEquals(
+                List.of(
+                        "JCCL_ID=(redacted)",
+                        "JCCL_SECRET=(redacted)",
+                        "KUBERNETES_SERVICE_HOST=10.96.0.1",
+                        "NCCL_IB_MTU=4096",
+                        "OMPI_COMM_WORLD_LOCAL_SIZE=4"),
+                captured,
+                "only the stack's variables, secrets replaced");
         assertTrue(Files.exists(dir.resolve("_doctor/report.json")));
         assertTrue(Files.exists(dir.resolve("_doctor/ifaddrs")));
         // Of private or large files only the lines the checks needed are kept.
@@ -201,12 +238,17 @@ class DoctorCommandTest {
         }
         String all = new String(Files.readAllBytes(dir.resolve("_doctor/env")), StandardCharsets.UTF_8)
                 + Files.readString(dir.resolve("_doctor/report.json"));
-        assertFalse(all.contains("0011223344") || all.contains("deadbeef") || all.contains("xyz"), "no secret in the capture");
+        assertFalse(
+                all.contains("0011223344") || all.contains("deadbeef") || all.contains("xyz"),
+                "no secret in the capture");
     }
 
     private static List<String> verdictsAndSummaries(String json) throws IOException {
         List<String> out = new ArrayList<>();
-        for (JsonNode c : JSON.readTree(json).get("checks")) out.add(c.get("id").asText() + " " + c.get("verdict").asText() + " " + c.get("summary").asText());
+        for (JsonNode c : JSON.readTree(json).get("checks")) {
+            out.add(c.get("id").asText() + " " + c.get("verdict").asText() + " "
+                    + c.get("summary").asText());
+        }
         return out;
     }
 
@@ -218,23 +260,36 @@ class DoctorCommandTest {
         List<CheckResult> results = Doctor.examine(Host.live(liveEnvironment(), false));
         String report = TextReport.render(results, "this host", false, true);
         assertEquals(Check.values().length, results.size());
-        for (int i = 0; i < results.size(); i++) assertEquals(Check.values()[i], results.get(i).check());
+        for (int i = 0; i < results.size(); i++) {
+            assertEquals(Check.values()[i], results.get(i).check());
+        }
         Map<String, CheckResult> byId = new HashMap<>();
         for (CheckResult r : results) byId.put(r.id(), r);
-        for (String id : List.of("gdr-peermem-module", "gdr-peermem-nccl-probe", "gdr-dmabuf-support", "topo-gpu-nic-distance")) {
+        for (String id : List.of(
+                "gdr-peermem-module", "gdr-peermem-nccl-probe", "gdr-dmabuf-support", "topo-gpu-nic-distance")) {
             Fixtures.assertSummary(Fixtures.assertVerdict(byId, id, Verdict.SKIP), "no NVIDIA GPU");
         }
-        for (String id : List.of("rdma-devnodes-container", "rdma-userspace-stack", "rdma-port-state", "ib-subnet-manager",
-                "roce-gid-v2", "roce-mtu", "memlock-limit")) {
+        for (String id : List.of(
+                "rdma-devnodes-container",
+                "rdma-userspace-stack",
+                "rdma-port-state",
+                "ib-subnet-manager",
+                "roce-gid-v2",
+                "roce-mtu",
+                "memlock-limit")) {
             Fixtures.assertSummary(Fixtures.assertVerdict(byId, id, Verdict.SKIP), "no RDMA device");
         }
-        Fixtures.assertSummary(Fixtures.assertVerdict(byId, "gpu-visibility-mapping", Verdict.SKIP), "no NVIDIA driver");
+        Fixtures.assertSummary(
+                Fixtures.assertVerdict(byId, "gpu-visibility-mapping", Verdict.SKIP), "no NVIDIA driver");
         Fixtures.assertSummary(Fixtures.assertVerdict(byId, "rdma-devices-present", Verdict.SKIP), "no RDMA device");
         // Things every Linux host answers.
         Fixtures.assertVerdict(byId, "context-runtime", Verdict.OK);
         Fixtures.assertVerdict(byId, "net-ports-firewall", Verdict.OK);
         assertTrue(byId.get("net-ports-firewall").summary().matches(".*TCP ports \\d+–\\d+ .*"), report);
-        assertTrue(byId.get("shm-size").evidence().stream().anyMatch(e -> e.source().equals("statvfs(/dev/shm)")), report);
+        assertTrue(
+                byId.get("shm-size").evidence().stream()
+                        .anyMatch(e -> e.source().equals("statvfs(/dev/shm)")),
+                report);
         assertFalse(Doctor.anyFailed(results), report);
     }
 
@@ -249,7 +304,8 @@ class DoctorCommandTest {
     /** Through the real entry point: `jccl doctor` is registered, and its exit codes reach the shell. */
     @Test
     void jcclDoctorAsAProcess() throws Exception {
-        Run json = jccl("doctor", "--json", "--root", Fixtures.source(Fixtures.BROKEN).toString());
+        Run json = jccl(
+                "doctor", "--json", "--root", Fixtures.source(Fixtures.BROKEN).toString());
         assertEquals(1, json.code(), json::toString);
         assertEquals(32, JSON.readTree(json.out()).get("checks").size());
         Run missing = jccl("doctor", "--root", "/nonexistent/capture");
@@ -258,15 +314,19 @@ class DoctorCommandTest {
     }
 
     private static Run jccl(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", classPath(), JcclCommand.class.getName()));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                classPath(),
+                JcclCommand.class.getName()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().keySet().removeIf(k -> k.startsWith("JCCL_") || k.startsWith("NCCL_"));
         Path out = Files.createTempFile("doctor-out", ".txt");
         Path err = Files.createTempFile("doctor-err", ".txt");
         try {
-            Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            Process p =
+                    pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
             if (!p.waitFor(30, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 fail("jccl " + String.join(" ", args) + " did not end within 30 s");
@@ -280,8 +340,18 @@ class DoctorCommandTest {
 
     private static String classPath() throws URISyntaxException {
         List<String> entries = new ArrayList<>();
-        for (Class<?> c : List.of(JcclCommand.class, Jccl.class, CommandLine.class, ObjectMapper.class, JsonFactory.class, JsonProperty.class)) {
-            String entry = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        for (Class<?> c : List.of(
+                JcclCommand.class,
+                Jccl.class,
+                CommandLine.class,
+                ObjectMapper.class,
+                JsonFactory.class,
+                JsonProperty.class)) {
+            String entry = Path.of(c.getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toString();
             if (!entries.contains(entry)) entries.add(entry);
         }
         return String.join(File.pathSeparator, entries);

@@ -1,13 +1,5 @@
 package dev.jccl.tools.doctor;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-
 import static dev.jccl.tools.doctor.Fixtures.BROKEN;
 import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
 import static dev.jccl.tools.doctor.Fixtures.PLAIN;
@@ -22,36 +14,56 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
 /** I1–I4, env-jccl-unknown and J1: driver and NCCL versions, variables, hugepages. */
 @Timeout(30)
 class DoctorEnvironmentChecksTest {
 
     @Test
     void driverUserSpaceAgainstKernelModule(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "driver-kernel-user-match", Verdict.OK), "libcuda.so.560.35.03 matches the kernel module 560.35.03");
+        assertSummary(
+                assertVerdict(Fixtures.examine(HEALTHY), "driver-kernel-user-match", Verdict.OK),
+                "libcuda.so.560.35.03 matches the kernel module 560.35.03");
         CheckResult mismatch = assertVerdict(Fixtures.examine(BROKEN), "driver-kernel-user-match", Verdict.FAIL);
-        assertSummary(mismatch, "Kernel module 535.183.01 but the image provides libcuda.so.550.90.07", "CUDA will fail to initialize");
+        assertSummary(
+                mismatch,
+                "Kernel module 535.183.01 but the image provides libcuda.so.550.90.07",
+                "CUDA will fail to initialize");
         assertFix(mismatch, "do not bake libcuda into the image");
         assertSummary(assertVerdict(Fixtures.examine(VM), "driver-kernel-user-match", Verdict.OK), "No libcuda.so");
-        assertSummary(assertVerdict(Fixtures.examine(PLAIN), "driver-kernel-user-match", Verdict.SKIP), "no NVIDIA driver");
+        assertSummary(
+                assertVerdict(Fixtures.examine(PLAIN), "driver-kernel-user-match", Verdict.SKIP), "no NVIDIA driver");
 
         Path compat = Fixtures.copy(HEALTHY, tmp);
         Fixtures.write(compat, "/usr/local/cuda-12.8/compat/libcuda.so.570.124.06", "");
         Fixtures.env(compat, "LD_LIBRARY_PATH", "/usr/local/cuda-12.8/compat:/usr/local/nvidia/lib64");
         CheckResult fwd = assertVerdict(Fixtures.examine(compat), "driver-kernel-user-match", Verdict.WARN);
-        assertSummary(fwd, "CUDA forward compatibility is in use: libcuda 570.124.06 from /usr/local/cuda-12.8/compat is on LD_LIBRARY_PATH");
+        assertSummary(
+                fwd,
+                "CUDA forward compatibility is in use: libcuda 570.124.06 from /usr/local/cuda-12.8/compat "
+                        + "is on LD_LIBRARY_PATH");
     }
 
     @Test
     void ncclVersionGaps(@TempDir(factory = RamTempDir.class) Path tmp) {
         assertVerdict(Fixtures.examine(HEALTHY), "nccl-version-gaps", Verdict.OK);
         CheckResult gaps = assertVerdict(Fixtures.examine(BROKEN), "nccl-version-gaps", Verdict.FAIL);
-        assertSummary(gaps, "NCCL 2.24.3 allocates host memory with cuMem, which needs CAP_SYS_NICE",
-                "NCCL 2.24.3 ignores link state", "ens1f0 has an address but is not RUNNING");
+        assertSummary(
+                gaps,
+                "NCCL 2.24.3 allocates host memory with cuMem, which needs CAP_SYS_NICE",
+                "NCCL 2.24.3 ignores link state",
+                "ens1f0 has an address but is not RUNNING");
         assertSummary(assertVerdict(Fixtures.examine(PLAIN), "nccl-version-gaps", Verdict.SKIP), "no NCCL found");
 
         Path twoCopies = Fixtures.copy(HEALTHY, tmp);
-        Fixtures.write(twoCopies, "/usr/local/lib/python3.11/dist-packages/nvidia_nccl_cu12-2.27.5.dist-info/METADATA", "");
+        Fixtures.write(
+                twoCopies, "/usr/local/lib/python3.11/dist-packages/nvidia_nccl_cu12-2.27.5.dist-info/METADATA", "");
         CheckResult copies = assertVerdict(Fixtures.examine(twoCopies), "nccl-version-gaps", Verdict.WARN);
         assertSummary(copies, "several NCCL copies", "nvidia_nccl_cu12-2.27.5.dist-info", "libnccl.so.2.28.7");
         assertFix(copies, "remove the copies");
@@ -63,22 +75,30 @@ class DoctorEnvironmentChecksTest {
         assertSummary(known, "4 NCCL settings, all read by NCCL 2.28.7");
         CheckResult broken = assertVerdict(Fixtures.examine(BROKEN), "env-nccl-unknown", Verdict.FAIL);
         assertSummary(broken, "NCCL_ALGO=Ring,Bogus names no algorithm [Bogus]: NCCL 2.24.3 fails to initialize");
-        assertEvidence(broken, "also (warn)", "NCCL_IB_MTU=4096 is not an NCCL variable (no release reads it); NCCL takes the path MTU from the port");
-        assertTrue(broken.evidence().stream().anyMatch(e -> e.value().contains("NCCL_SOCKET_IFNAMES=eth0 is not an NCCL variable")
-                && e.value().contains("did you mean NCCL_SOCKET_IFNAME?")), () -> Fixtures.describe(broken));
+        assertEvidence(
+                broken,
+                "also (warn)",
+                "NCCL_IB_MTU=4096 is not an NCCL variable (no release reads it); NCCL takes "
+                        + "the path MTU from the port");
+        assertTrue(
+                broken.evidence().stream()
+                        .anyMatch(e -> e.value().contains("NCCL_SOCKET_IFNAMES=eth0 is not an NCCL variable")
+                                && e.value().contains("did you mean NCCL_SOCKET_IFNAME?")),
+                () -> Fixtures.describe(broken));
         assertSummary(assertVerdict(Fixtures.examine(PLAIN), "env-nccl-unknown", Verdict.OK), "No NCCL_* variables");
 
         Object[][] cases = {
-                {"NCCL_IB_GID_IDX", "3", Verdict.WARN, "did you mean NCCL_IB_GID_INDEX?"},
-                {"NCCL_TIMEOUT", "600", Verdict.WARN, "NCCL_IB_TIMEOUT / NCCL_IB_RETRY_CNT"},
-                {"NCCL_IB_GDR_LEVEL", "2", Verdict.WARN, "no longer read (last read by NCCL 2.3.7); use NCCL_NET_GDR_LEVEL"},
-                {"NCCL_NTHREADS", "100", Verdict.WARN, "is not 64, 128, 256 or 512"},
-                {"NCCL_IB_TIMEOUT", "40", Verdict.WARN, "NCCL_IB_TIMEOUT=40 is outside 0–31"},
-                {"NCCL_IB_RETRY_CNT", "9", Verdict.WARN, "outside 0–7"},
-                {"NCCL_NET_GDR_LEVEL", "NEAR", Verdict.WARN, "is not a level"},
-                {"NCCL_NET", "Foo", Verdict.WARN, "NCCL_NET=Foo is neither IB, Socket nor an installed net plugin"},
-                {"NCCL_ALGO", "allreduce:tree;broadcast:ring", Verdict.OK, "all read by"},
-                {"NCCL_ASYNC_ERROR_HANDLING", "1", Verdict.OK, "all read by"},
+            {"NCCL_IB_GID_IDX", "3", Verdict.WARN, "did you mean NCCL_IB_GID_INDEX?"},
+            {"NCCL_TIMEOUT", "600", Verdict.WARN, "NCCL_IB_TIMEOUT / NCCL_IB_RETRY_CNT"},
+            {"NCCL_IB_GDR_LEVEL", "2", Verdict.WARN, "no longer read (last read by NCCL 2.3.7); use NCCL_NET_GDR_LEVEL"
+            },
+            {"NCCL_NTHREADS", "100", Verdict.WARN, "is not 64, 128, 256 or 512"},
+            {"NCCL_IB_TIMEOUT", "40", Verdict.WARN, "NCCL_IB_TIMEOUT=40 is outside 0–31"},
+            {"NCCL_IB_RETRY_CNT", "9", Verdict.WARN, "outside 0–7"},
+            {"NCCL_NET_GDR_LEVEL", "NEAR", Verdict.WARN, "is not a level"},
+            {"NCCL_NET", "Foo", Verdict.WARN, "NCCL_NET=Foo is neither IB, Socket nor an installed net plugin"},
+            {"NCCL_ALGO", "allreduce:tree;broadcast:ring", Verdict.OK, "all read by"},
+            {"NCCL_ASYNC_ERROR_HANDLING", "1", Verdict.OK, "all read by"},
         };
         Path root = Fixtures.copy(ROCE, tmp.resolve("vars"));
         for (Object[] c : cases) {
@@ -93,7 +113,10 @@ class DoctorEnvironmentChecksTest {
         Fixtures.env(conf, "NCCL_PAT_ENABLE", "1");
         Fixtures.write(conf, "/etc/nccl.conf", "# site defaults\nNCCL_IB_MTU=4096\n");
         CheckResult r = assertVerdict(Fixtures.examine(conf), "env-nccl-unknown", Verdict.WARN);
-        assertSummary(r, "NCCL_PAT_ENABLE=1 is read only from NCCL 2.23.4; NCCL 2.21.5 ignores it", "NCCL_IB_MTU=4096 is not an NCCL variable");
+        assertSummary(
+                r,
+                "NCCL_PAT_ENABLE=1 is read only from NCCL 2.23.4; NCCL 2.21.5 ignores it",
+                "NCCL_IB_MTU=4096 is not an NCCL variable");
         assertEvidence(r, "/etc/nccl.conf NCCL_IB_MTU", "4096");
     }
 
@@ -141,20 +164,28 @@ class DoctorEnvironmentChecksTest {
         Fixtures.env(p2p, "NCCL_P2P_DISABLE", "1", "NCCL_SHM_DISABLE", "1");
         Map<String, CheckResult> r = Fixtures.examine(p2p);
         CheckResult both = assertVerdict(r, "env-transport-overrides", Verdict.WARN);
-        assertSummary(both, "NCCL_P2P_DISABLE=1: 2 GPUs are visible", "NCCL_SHM_DISABLE=1 turns shared memory off", "and in Jccl, which reads it too");
+        assertSummary(
+                both,
+                "NCCL_P2P_DISABLE=1: 2 GPUs are visible",
+                "NCCL_SHM_DISABLE=1 turns shared memory off",
+                "and in Jccl, which reads it too");
         assertFix(both, "unset it once debugging is done");
 
         // Without the hardware a disabled fast path costs nothing: listed, not a warning.
         Path noHardware = Fixtures.copy(PLAIN, tmp.resolve("nohw"));
         Fixtures.env(noHardware, "NCCL_IB_DISABLE", "1", "NCCL_P2P_DISABLE", "1");
-        assertSummary(assertVerdict(Fixtures.examine(noHardware), "env-transport-overrides", Verdict.OK),
+        assertSummary(
+                assertVerdict(Fixtures.examine(noHardware), "env-transport-overrides", Verdict.OK),
                 "Set, but without effect here: NCCL_IB_DISABLE=1, NCCL_P2P_DISABLE=1");
     }
 
     @Test
     void hugepagesAreInformationOnly() {
         CheckResult info = assertVerdict(Fixtures.examine(HEALTHY), "hugepages-info", Verdict.SKIP);
-        assertSummary(info, "HugePages_Total 0 (2048 kB pages), transparent hugepages madvise", "neither NCCL nor Jccl uses hugepages");
+        assertSummary(
+                info,
+                "HugePages_Total 0 (2048 kB pages), transparent hugepages madvise",
+                "neither NCCL nor Jccl uses hugepages");
         assertEquals("always [madvise] never", info.evidence("/sys/kernel/mm/transparent_hugepage/enabled"));
     }
 }

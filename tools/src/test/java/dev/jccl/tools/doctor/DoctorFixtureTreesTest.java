@@ -1,8 +1,12 @@
 package dev.jccl.tools.doctor;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import static dev.jccl.tools.doctor.Fixtures.BROKEN;
+import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
+import static dev.jccl.tools.doctor.Fixtures.PLAIN;
+import static dev.jccl.tools.doctor.Fixtures.ROCE;
+import static dev.jccl.tools.doctor.Fixtures.VM;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,31 +17,49 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-
-import static dev.jccl.tools.doctor.Fixtures.BROKEN;
-import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
-import static dev.jccl.tools.doctor.Fixtures.PLAIN;
-import static dev.jccl.tools.doctor.Fixtures.ROCE;
-import static dev.jccl.tools.doctor.Fixtures.VM;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every check's verdict on each fixture tree, and the catalogue's promise: every check can be
- * driven both to ok and to a problem (warn or fail), except those the catalogue keeps
- * informational.
+ * Every check's verdict on each fixture tree, and the catalogue's promise: every check can be driven both to ok and to
+ * a problem (warn or fail), except those the catalogue keeps informational.
  */
 @Timeout(30)
 class DoctorFixtureTreesTest {
 
     /** The ids of docs/doctor-checks.md §1 (30), in its order, then Jccl's own. */
-    static final List<String> CATALOGUE_IDS = List.of("context-runtime", "gdr-peermem-module", "gdr-peermem-nccl-probe",
-            "gdr-dmabuf-support", "rdma-devices-present", "rdma-devnodes-container", "rdma-userspace-stack", "rdma-port-state",
-            "ib-subnet-manager", "roce-gid-v2", "roce-mtu", "rdma-hca-filter", "memlock-limit", "shm-size",
-            "container-caps-sysfs", "topo-gpu-nic-distance", "topo-numa-affinity", "pcie-acs-iommu", "pcie-link-degraded",
-            "vm-sriov-relaxed-ordering", "k8s-mpi-hcoll", "gpu-visibility-mapping", "cross-container-gpu-ipc",
-            "net-socket-ifname", "net-ports-firewall", "driver-kernel-user-match", "nccl-version-gaps", "env-nccl-unknown",
-            "env-transport-overrides", "hugepages-info");
+    static final List<String> CATALOGUE_IDS = List.of(
+            "context-runtime",
+            "gdr-peermem-module",
+            "gdr-peermem-nccl-probe",
+            "gdr-dmabuf-support",
+            "rdma-devices-present",
+            "rdma-devnodes-container",
+            "rdma-userspace-stack",
+            "rdma-port-state",
+            "ib-subnet-manager",
+            "roce-gid-v2",
+            "roce-mtu",
+            "rdma-hca-filter",
+            "memlock-limit",
+            "shm-size",
+            "container-caps-sysfs",
+            "topo-gpu-nic-distance",
+            "topo-numa-affinity",
+            "pcie-acs-iommu",
+            "pcie-link-degraded",
+            "vm-sriov-relaxed-ordering",
+            "k8s-mpi-hcoll",
+            "gpu-visibility-mapping",
+            "cross-container-gpu-ipc",
+            "net-socket-ifname",
+            "net-ports-firewall",
+            "driver-kernel-user-match",
+            "nccl-version-gaps",
+            "env-nccl-unknown",
+            "env-transport-overrides",
+            "hugepages-info");
 
     @Test
     void everyCatalogueIdIsACheckAndJcclAddsTwo() {
@@ -58,30 +80,61 @@ class DoctorFixtureTreesTest {
     void healthyNodePassesEveryCheckThatApplies() {
         Map<String, CheckResult> r = Fixtures.examine(HEALTHY);
         assertEquals(32, r.size());
-        Set<String> skipped = Set.of("roce-gid-v2", "roce-mtu", "vm-sriov-relaxed-ordering", "cross-container-gpu-ipc", "hugepages-info");
+        Set<String> skipped = Set.of(
+                "roce-gid-v2", "roce-mtu", "vm-sriov-relaxed-ordering", "cross-container-gpu-ipc", "hugepages-info");
         for (CheckResult c : r.values()) {
             Fixtures.assertVerdict(r, c.id(), skipped.contains(c.id()) ? Verdict.SKIP : Verdict.OK);
         }
-        assertTrue(r.values().stream().allMatch(c -> c.fix().isEmpty() || c.verdict() == Verdict.OK), "only ok results may carry advice");
+        assertTrue(
+                r.values().stream().allMatch(c -> c.fix().isEmpty() || c.verdict() == Verdict.OK),
+                "only ok results may carry advice");
     }
 
     @Test
     void brokenNodeHasEveryProblemItWasBuiltWith() {
         Map<String, CheckResult> r = Fixtures.examine(BROKEN);
         Map<String, Verdict> expected = new LinkedHashMap<>();
-        for (String id : List.of("gdr-peermem-module", "gdr-dmabuf-support", "rdma-devnodes-container", "rdma-userspace-stack",
-                "rdma-port-state", "ib-subnet-manager", "rdma-hca-filter", "memlock-limit", "shm-size", "gpu-visibility-mapping",
-                "net-socket-ifname", "jccl-socket-ifname", "driver-kernel-user-match", "nccl-version-gaps", "env-nccl-unknown")) {
+        for (String id : List.of(
+                "gdr-peermem-module",
+                "gdr-dmabuf-support",
+                "rdma-devnodes-container",
+                "rdma-userspace-stack",
+                "rdma-port-state",
+                "ib-subnet-manager",
+                "rdma-hca-filter",
+                "memlock-limit",
+                "shm-size",
+                "gpu-visibility-mapping",
+                "net-socket-ifname",
+                "jccl-socket-ifname",
+                "driver-kernel-user-match",
+                "nccl-version-gaps",
+                "env-nccl-unknown")) {
             expected.put(id, Verdict.FAIL);
         }
-        for (String id : List.of("container-caps-sysfs", "topo-gpu-nic-distance", "topo-numa-affinity", "pcie-link-degraded",
-                "k8s-mpi-hcoll", "cross-container-gpu-ipc", "env-jccl-unknown", "env-transport-overrides")) {
+        for (String id : List.of(
+                "container-caps-sysfs",
+                "topo-gpu-nic-distance",
+                "topo-numa-affinity",
+                "pcie-link-degraded",
+                "k8s-mpi-hcoll",
+                "cross-container-gpu-ipc",
+                "env-jccl-unknown",
+                "env-transport-overrides")) {
             expected.put(id, Verdict.WARN);
         }
-        for (String id : List.of("gdr-peermem-nccl-probe", "roce-gid-v2", "roce-mtu", "pcie-acs-iommu", "vm-sriov-relaxed-ordering", "hugepages-info")) {
+        for (String id : List.of(
+                "gdr-peermem-nccl-probe",
+                "roce-gid-v2",
+                "roce-mtu",
+                "pcie-acs-iommu",
+                "vm-sriov-relaxed-ordering",
+                "hugepages-info")) {
             expected.put(id, Verdict.SKIP);
         }
-        for (String id : List.of("context-runtime", "rdma-devices-present", "net-ports-firewall")) expected.put(id, Verdict.OK);
+        for (String id : List.of("context-runtime", "rdma-devices-present", "net-ports-firewall")) {
+            expected.put(id, Verdict.OK);
+        }
         assertEquals(32, expected.size());
         expected.forEach((id, v) -> Fixtures.assertVerdict(r, id, v));
         for (CheckResult c : r.values()) {
@@ -95,8 +148,17 @@ class DoctorFixtureTreesTest {
     @Test
     void roceNodeVmGuestAndPlainContainer() {
         Map<String, CheckResult> roce = Fixtures.examine(ROCE);
-        for (String id : List.of("rdma-devices-present", "rdma-devnodes-container", "rdma-userspace-stack", "rdma-port-state",
-                "roce-gid-v2", "roce-mtu", "memlock-limit", "shm-size", "net-socket-ifname", "nccl-version-gaps")) {
+        for (String id : List.of(
+                "rdma-devices-present",
+                "rdma-devnodes-container",
+                "rdma-userspace-stack",
+                "rdma-port-state",
+                "roce-gid-v2",
+                "roce-mtu",
+                "memlock-limit",
+                "shm-size",
+                "net-socket-ifname",
+                "nccl-version-gaps")) {
             Fixtures.assertVerdict(roce, id, Verdict.OK);
         }
         Fixtures.assertVerdict(roce, "ib-subnet-manager", Verdict.SKIP);
@@ -114,30 +176,39 @@ class DoctorFixtureTreesTest {
         Fixtures.assertVerdict(plain, "shm-size", Verdict.WARN);
         Fixtures.assertVerdict(plain, "net-socket-ifname", Verdict.WARN);
         Fixtures.assertVerdict(plain, "jccl-socket-ifname", Verdict.WARN);
-        for (String id : List.of("gdr-peermem-module", "rdma-devices-present", "memlock-limit", "gpu-visibility-mapping", "nccl-version-gaps")) {
+        for (String id : List.of(
+                "gdr-peermem-module",
+                "rdma-devices-present",
+                "memlock-limit",
+                "gpu-visibility-mapping",
+                "nccl-version-gaps")) {
             Fixtures.assertVerdict(plain, id, Verdict.SKIP);
         }
     }
 
     /**
-     * The trees plus one edit per branch the trees do not reach; across them, every check must
-     * give ok and a problem. The detailed assertions of each branch are in the per-area tests.
+     * The trees plus one edit per branch the trees do not reach; across them, every check must give ok and a problem.
+     * The detailed assertions of each branch are in the per-area tests.
      */
     @Test
     void everyCheckIsDrivenToOkAndToAProblem(@TempDir(factory = RamTempDir.class) Path tmp) {
         Map<String, Set<Verdict>> seen = new TreeMap<>();
-        Consumer<Map<String, CheckResult>> record = results ->
-                results.values().forEach(c -> seen.computeIfAbsent(c.id(), k -> EnumSet.noneOf(Verdict.class)).add(c.verdict()));
+        Consumer<Map<String, CheckResult>> record = results -> results.values()
+                .forEach(c -> seen.computeIfAbsent(c.id(), k -> EnumSet.noneOf(Verdict.class))
+                        .add(c.verdict()));
         for (String tree : List.of(HEALTHY, BROKEN, ROCE, VM, PLAIN)) record.accept(Fixtures.examine(tree));
 
-        Path fieldReport = Fixtures.copy(HEALTHY, tmp.resolve("b2"));       // NCCL 2.19.4, peermem, kernel 6.8
-        Fixtures.write(fieldReport, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  560.35.03  Release Build\n");
+        Path fieldReport = Fixtures.copy(HEALTHY, tmp.resolve("b2")); // NCCL 2.19.4, peermem, kernel 6.8
+        Fixtures.write(
+                fieldReport,
+                "/proc/driver/nvidia/version",
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  560.35.03  Release Build\n");
         Fixtures.env(fieldReport, "NCCL_VERSION", "2.19.4-1");
         Fixtures.delete(fieldReport, "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.7");
         Fixtures.delete(fieldReport, "/usr/lib/x86_64-linux-gnu/libnccl.so.2");
         record.accept(Fixtures.examine(fieldReport));
 
-        Path noDriver = Fixtures.copy(BROKEN, tmp.resolve("c1"));          // Mellanox functions, no RDMA devices
+        Path noDriver = Fixtures.copy(BROKEN, tmp.resolve("c1")); // Mellanox functions, no RDMA devices
         Fixtures.delete(noDriver, "/sys/class/infiniband");
         record.accept(Fixtures.examine(noDriver));
 
@@ -165,9 +236,9 @@ class DoctorFixtureTreesTest {
             boolean problem = v.contains(Verdict.WARN) || v.contains(Verdict.FAIL);
             boolean ok = v.contains(Verdict.OK);
             boolean complete = switch (c) {
-                case CONTEXT_RUNTIME -> ok;                                   // informational: always ok
-                case HUGEPAGES_INFO -> v.equals(Set.of(Verdict.SKIP));        // informational: always skip
-                case NET_PORTS_FIREWALL -> ok;                                // warn only for opt-in probes, which the doctor does not make
+                case CONTEXT_RUNTIME -> ok; // informational: always ok
+                case HUGEPAGES_INFO -> v.equals(Set.of(Verdict.SKIP)); // informational: always skip
+                case NET_PORTS_FIREWALL -> ok; // warn only for opt-in probes, which the doctor does not make
                 default -> ok && problem;
             };
             if (!complete) missing.put(c.id, v);

@@ -1,13 +1,5 @@
 package dev.jccl.tools.doctor;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-
 import static dev.jccl.tools.doctor.Fixtures.BROKEN;
 import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
 import static dev.jccl.tools.doctor.Fixtures.PLAIN;
@@ -17,37 +9,59 @@ import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
 /** B1–B3: peer-memory module, NCCL's probe paths, DMA-BUF. */
 @Timeout(30)
 class DoctorGdrChecksTest {
-    private static final String PROPRIETARY_560 = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  560.35.03  Release Build\n";
+    private static final String PROPRIETARY_560 =
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  560.35.03  Release Build\n";
 
     @Test
     void healthyNodeHasPeermemAndDmabuf() {
         Map<String, CheckResult> r = Fixtures.examine(HEALTHY);
-        assertSummary(assertVerdict(r, "gdr-peermem-module", Verdict.OK), "nvidia_peermem 560.35.03 is loaded", "same version");
+        assertSummary(
+                assertVerdict(r, "gdr-peermem-module", Verdict.OK),
+                "nvidia_peermem 560.35.03 is loaded",
+                "same version");
         CheckResult probe = assertVerdict(r, "gdr-peermem-nccl-probe", Verdict.OK);
         assertEvidence(probe, GdrChecks.PEERMEM_MODULE_VERSION, "exists");
         assertEvidence(probe, GdrChecks.NV_MEM, "absent");
-        assertSummary(assertVerdict(r, "gdr-dmabuf-support", Verdict.OK), "kernel 6.8.0-45-generic", "open driver 560.35.03", "rdma-core 50");
+        assertSummary(
+                assertVerdict(r, "gdr-dmabuf-support", Verdict.OK),
+                "kernel 6.8.0-45-generic",
+                "open driver 560.35.03",
+                "rdma-core 50");
     }
 
     @Test
     void noPeermemAndProprietaryDriverMeansNoGpuDirectRdma() {
         Map<String, CheckResult> r = Fixtures.examine(BROKEN);
         CheckResult b1 = assertVerdict(r, "gdr-peermem-module", Verdict.FAIL);
-        assertSummary(b1, "nvidia_peermem is not loaded and DMA-BUF is not usable", "proprietary flavor", "copied through host memory");
+        assertSummary(
+                b1,
+                "nvidia_peermem is not loaded and DMA-BUF is not usable",
+                "proprietary flavor",
+                "copied through host memory");
         assertFix(b1, "sudo modprobe nvidia-peermem");
         // The fixture's kallsyms lacks the MOFED peer-memory symbol: the fix says modprobe would fail.
         assertEvidence(b1, "/proc/kallsyms ib_register_peer_memory_client", "not exported");
         assertFix(b1, "exports no ib_register_peer_memory_client");
         assertSummary(assertVerdict(r, "gdr-peermem-nccl-probe", Verdict.SKIP), "no peermem module is loaded");
         CheckResult b3 = assertVerdict(r, "gdr-dmabuf-support", Verdict.FAIL);
-        assertSummary(b3, "DMA-BUF GPU Direct RDMA unavailable: the NVIDIA driver 535.183.01 is the proprietary flavor");
+        assertSummary(
+                b3, "DMA-BUF GPU Direct RDMA unavailable: the NVIDIA driver 535.183.01 is the proprietary flavor");
         assertFix(b3, "open kernel-module flavor");
     }
 
-    /** The field report: NCCL 2.19.4 shows "GPU Direct RDMA Disabled" on a kernel without /sys/kernel/mm/memory_peers. */
+    /**
+     * The field report: NCCL 2.19.4 shows "GPU Direct RDMA Disabled" on a kernel without /sys/kernel/mm/memory_peers.
+     */
     @Test
     void oldNcclDoesNotFindPeermemOnNewKernels(@TempDir(factory = RamTempDir.class) Path tmp) {
         Path root = Fixtures.copy(HEALTHY, tmp);
@@ -59,11 +73,18 @@ class DoctorGdrChecksTest {
         assertVerdict(r, "gdr-peermem-module", Verdict.OK);
         assertSummary(assertVerdict(r, "gdr-dmabuf-support", Verdict.WARN), "still works through nvidia_peermem");
         CheckResult b2 = assertVerdict(r, "gdr-peermem-nccl-probe", Verdict.FAIL);
-        assertSummary(b2, "nvidia_peermem 560.35.03 is loaded", "/sys/kernel/mm/memory_peers/ does not exist on kernel 6.8.0-45-generic",
-                "NCCL 2.19.4 only checks /sys/kernel/mm/memory_peers/nv_mem/version, /sys/kernel/mm/memory_peers/nvidia-peermem/version",
+        assertSummary(
+                b2,
+                "nvidia_peermem 560.35.03 is loaded",
+                "/sys/kernel/mm/memory_peers/ does not exist on kernel 6.8.0-45-generic",
+                "NCCL 2.19.4 only checks /sys/kernel/mm/memory_peers/nv_mem/version, /s"
+                        + "ys/kernel/mm/memory_peers/nvidia-peermem/version",
                 "GPU Direct RDMA Disabled");
         assertFix(b2, "upgrade NCCL to ≥ 2.23.4");
-        assertSummary(assertVerdict(r, "nccl-version-gaps", Verdict.FAIL), "NCCL 2.19.4 found", "will not detect nvidia_peermem");
+        assertSummary(
+                assertVerdict(r, "nccl-version-gaps", Verdict.FAIL),
+                "NCCL 2.19.4 found",
+                "will not detect nvidia_peermem");
 
         // A kernel that still has the MOFED memory_peers directory: the old NCCL finds nv_mem.
         Fixtures.write(root, GdrChecks.NV_MEM, "1.1\n");
@@ -94,8 +115,12 @@ class DoctorGdrChecksTest {
         Path stale = Fixtures.copy(HEALTHY, tmp.resolve("stale"));
         Fixtures.write(stale, "/sys/module/nvidia_peermem/version", "550.54.14\n");
         Map<String, CheckResult> r = Fixtures.examine(stale);
-        assertSummary(assertVerdict(r, "gdr-peermem-module", Verdict.WARN), "nvidia_peermem 550.54.14 does not match the nvidia module 560.35.03");
-        assertSummary(assertVerdict(r, "driver-kernel-user-match", Verdict.WARN), "nvidia_peermem 550.54.14 is not from the loaded driver 560.35.03");
+        assertSummary(
+                assertVerdict(r, "gdr-peermem-module", Verdict.WARN),
+                "nvidia_peermem 550.54.14 does not match the nvidia module 560.35.03");
+        assertSummary(
+                assertVerdict(r, "driver-kernel-user-match", Verdict.WARN),
+                "nvidia_peermem 550.54.14 is not from the loaded driver 560.35.03");
     }
 
     @Test
@@ -113,8 +138,13 @@ class DoctorGdrChecksTest {
         Fixtures.link(unknown, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "libibverbs.so.1.0.0");
         Fixtures.write(unknown, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.0.0", "");
         r = Fixtures.examine(unknown);
-        assertSummary(assertVerdict(r, "gdr-dmabuf-support", Verdict.WARN), "cannot be confirmed", "rdma-core version unknown");
-        assertSummary(assertVerdict(r, "gdr-peermem-module", Verdict.WARN), "No nvidia_peermem module, and DMA-BUF cannot be confirmed");
+        assertSummary(
+                assertVerdict(r, "gdr-dmabuf-support", Verdict.WARN),
+                "cannot be confirmed",
+                "rdma-core version unknown");
+        assertSummary(
+                assertVerdict(r, "gdr-peermem-module", Verdict.WARN),
+                "No nvidia_peermem module, and DMA-BUF cannot be confirmed");
     }
 
     @Test
@@ -122,21 +152,29 @@ class DoctorGdrChecksTest {
         Path off = Fixtures.copy(HEALTHY, tmp.resolve("off"));
         Fixtures.delete(off, "/sys/module/nvidia_peermem");
         Fixtures.env(off, "NCCL_DMABUF_ENABLE", "0");
-        assertSummary(assertVerdict(Fixtures.examine(off), "gdr-dmabuf-support", Verdict.FAIL), "NCCL_DMABUF_ENABLE=0 turns it off");
+        assertSummary(
+                assertVerdict(Fixtures.examine(off), "gdr-dmabuf-support", Verdict.FAIL),
+                "NCCL_DMABUF_ENABLE=0 turns it off");
 
         Path oldKernel = Fixtures.copy(HEALTHY, tmp.resolve("kernel"));
         Fixtures.delete(oldKernel, "/sys/module/nvidia_peermem");
         Fixtures.write(oldKernel, "/proc/sys/kernel/osrelease", "5.10.0-28-amd64\n");
         Map<String, CheckResult> r = Fixtures.examine(oldKernel);
-        assertSummary(assertVerdict(r, "gdr-dmabuf-support", Verdict.FAIL), "kernel 5.10.0-28-amd64 is older than 5.12");
-        assertSummary(assertVerdict(r, "gdr-peermem-module", Verdict.FAIL), "No GPU Direct RDMA kernel path", "older than 5.12");
+        assertSummary(
+                assertVerdict(r, "gdr-dmabuf-support", Verdict.FAIL), "kernel 5.10.0-28-amd64 is older than 5.12");
+        assertSummary(
+                assertVerdict(r, "gdr-peermem-module", Verdict.FAIL),
+                "No GPU Direct RDMA kernel path",
+                "older than 5.12");
 
         Path oldVerbs = Fixtures.copy(HEALTHY, tmp.resolve("verbs"));
         Fixtures.delete(oldVerbs, "/sys/module/nvidia_peermem");
         Fixtures.delete(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
         Fixtures.link(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "libibverbs.so.1.11.32.0");
         Fixtures.write(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.11.32.0", "");
-        assertSummary(assertVerdict(Fixtures.examine(oldVerbs), "gdr-dmabuf-support", Verdict.FAIL), "rdma-core 32 is older than 34");
+        assertSummary(
+                assertVerdict(Fixtures.examine(oldVerbs), "gdr-dmabuf-support", Verdict.FAIL),
+                "rdma-core 32 is older than 34");
     }
 
     @Test
@@ -150,9 +188,13 @@ class DoctorGdrChecksTest {
     @Test
     void probePathsFollowTheNcclReleases() {
         assertEquals(List.of(GdrChecks.NV_MEM), GdrChecks.probePaths(Version.of("2.9.6")));
-        assertEquals(List.of(GdrChecks.NV_MEM, GdrChecks.NVIDIA_PEERMEM_CLIENT), GdrChecks.probePaths(Version.of("2.9.8")));
-        assertEquals(List.of(GdrChecks.NV_MEM, GdrChecks.NVIDIA_PEERMEM_CLIENT), GdrChecks.probePaths(Version.of("2.21.5")));
+        assertEquals(
+                List.of(GdrChecks.NV_MEM, GdrChecks.NVIDIA_PEERMEM_CLIENT), GdrChecks.probePaths(Version.of("2.9.8")));
+        assertEquals(
+                List.of(GdrChecks.NV_MEM, GdrChecks.NVIDIA_PEERMEM_CLIENT), GdrChecks.probePaths(Version.of("2.21.5")));
         assertEquals(List.of(GdrChecks.NV_MEM, GdrChecks.NV_MEM_NC), GdrChecks.probePaths(Version.of("2.22.3")));
-        assertEquals(List.of(GdrChecks.NV_MEM, GdrChecks.NV_MEM_NC, GdrChecks.PEERMEM_MODULE_VERSION), GdrChecks.probePaths(Version.of("2.23.4")));
+        assertEquals(
+                List.of(GdrChecks.NV_MEM, GdrChecks.NV_MEM_NC, GdrChecks.PEERMEM_MODULE_VERSION),
+                GdrChecks.probePaths(Version.of("2.23.4")));
     }
 }

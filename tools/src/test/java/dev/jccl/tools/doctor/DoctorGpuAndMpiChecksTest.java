@@ -1,11 +1,5 @@
 package dev.jccl.tools.doctor;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-
 import static dev.jccl.tools.doctor.Fixtures.BROKEN;
 import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
 import static dev.jccl.tools.doctor.Fixtures.PLAIN;
@@ -16,6 +10,11 @@ import static dev.jccl.tools.doctor.Fixtures.assertFix;
 import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
 
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
 /** F1, G1, G2: HCOLL under Kubernetes, CUDA device numbering, sibling containers. */
 @Timeout(30)
 class DoctorGpuAndMpiChecksTest {
@@ -24,10 +23,14 @@ class DoctorGpuAndMpiChecksTest {
     void hcollInKubernetes(@TempDir(factory = RamTempDir.class) Path tmp) {
         assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "k8s-mpi-hcoll", Verdict.OK), "HCOLL turned off");
         CheckResult hcoll = assertVerdict(Fixtures.examine(BROKEN), "k8s-mpi-hcoll", Verdict.WARN);
-        assertSummary(hcoll, "Kubernetes MPIJob worker with HPC-X HCOLL enabled (mca_coll_hcoll.so present, OMPI_MCA_coll_hcoll_enable unset)");
+        assertSummary(
+                hcoll,
+                "Kubernetes MPIJob worker with HPC-X HCOLL enabled (mca_coll_hcoll.so present, "
+                        + "OMPI_MCA_coll_hcoll_enable unset)");
         assertEvidence(hcoll, "Open MPI HCOLL component", "/opt/hpcx/ompi/lib/openmpi/mca_coll_hcoll.so");
         assertFix(hcoll, "OMPI_MCA_coll_hcoll_enable=0");
-        assertSummary(assertVerdict(Fixtures.examine(PLAIN), "k8s-mpi-hcoll", Verdict.SKIP), "not launched by Open MPI");
+        assertSummary(
+                assertVerdict(Fixtures.examine(PLAIN), "k8s-mpi-hcoll", Verdict.SKIP), "not launched by Open MPI");
 
         Path excluded = Fixtures.copy(BROKEN, tmp.resolve("excluded"));
         Fixtures.env(excluded, "OMPI_MCA_coll", "^hcoll,ucc");
@@ -35,26 +38,32 @@ class DoctorGpuAndMpiChecksTest {
 
         Path both = Fixtures.copy(HEALTHY, tmp.resolve("both"));
         Fixtures.env(both, "OMPI_MCA_btl_tcp_if_include", "eth0", "OMPI_MCA_btl_tcp_if_exclude", "lo");
-        assertSummary(assertVerdict(Fixtures.examine(both), "k8s-mpi-hcoll", Verdict.WARN), "both OMPI_MCA_btl_tcp_if_include and OMPI_MCA_btl_tcp_if_exclude");
+        assertSummary(
+                assertVerdict(Fixtures.examine(both), "k8s-mpi-hcoll", Verdict.WARN),
+                "both OMPI_MCA_btl_tcp_if_include and OMPI_MCA_btl_tcp_if_exclude");
     }
 
     @Test
     void cudaVisibleDevices(@TempDir(factory = RamTempDir.class) Path tmp) {
         CheckResult map = assertVerdict(Fixtures.examine(HEALTHY), "gpu-visibility-mapping", Verdict.OK);
-        assertSummary(map, "CUDA device 0 = host GPU 0000:3b:00.0 (/dev/nvidia0, GPU-aaaaaaaa-…)", "CUDA device 1 = host GPU 0000:bb:00.0",
+        assertSummary(
+                map,
+                "CUDA device 0 = host GPU 0000:3b:00.0 (/dev/nvidia0, GPU-aaaaaaaa-…)",
+                "CUDA device 1 = host GPU 0000:bb:00.0",
                 "Host index numbers do not apply inside containers");
         assertEvidence(map, "CUDA device 1", "/dev/nvidia1");
         CheckResult none = assertVerdict(Fixtures.examine(BROKEN), "gpu-visibility-mapping", Verdict.FAIL);
         assertSummary(none, "CUDA_VISIBLE_DEVICES=1 selects no usable device", "this process sees 1: index 0");
         assertFix(none, "leave CUDA_VISIBLE_DEVICES unset or 0");
-        assertSummary(assertVerdict(Fixtures.examine(PLAIN), "gpu-visibility-mapping", Verdict.SKIP), "no NVIDIA driver");
+        assertSummary(
+                assertVerdict(Fixtures.examine(PLAIN), "gpu-visibility-mapping", Verdict.SKIP), "no NVIDIA driver");
 
         String[][] cases = {
-                {"0,7,1", "WARN", "entry '7' is not a GPU here", "CUDA ignores 7,1 (every entry from it on)"},
-                {"0,0", "WARN", "names GPU 0000:3b:00.0 twice", null},
-                {"", "FAIL", "CUDA_VISIBLE_DEVICES is set but empty", null},
-                {"GPU-bbbb", "OK", "CUDA device 0 = host GPU 0000:bb:00.0", null},
-                {"GPU-ffff", "FAIL", "entry 'GPU-ffff' is not a GPU here", null},
+            {"0,7,1", "WARN", "entry '7' is not a GPU here", "CUDA ignores 7,1 (every entry from it on)"},
+            {"0,0", "WARN", "names GPU 0000:3b:00.0 twice", null},
+            {"", "FAIL", "CUDA_VISIBLE_DEVICES is set but empty", null},
+            {"GPU-bbbb", "OK", "CUDA device 0 = host GPU 0000:bb:00.0", null},
+            {"GPU-ffff", "FAIL", "entry 'GPU-ffff' is not a GPU here", null},
         };
         Path root = Fixtures.copy(HEALTHY, tmp.resolve("cvd"));
         for (String[] c : cases) {
@@ -65,8 +74,11 @@ class DoctorGpuAndMpiChecksTest {
         }
 
         Path mixed = Fixtures.copy(HEALTHY, tmp.resolve("mixed"));
-        Fixtures.write(mixed, "/proc/driver/nvidia/gpus/0000:bb:00.0/information",
-                "Model: \t\t NVIDIA L40S\nGPU UUID: \t GPU-bbbbbbbb-1111-2222-3333-444444444444\nBus Location: \t 0000:bb:00.0\nDevice Minor: \t 1\n");
+        Fixtures.write(
+                mixed,
+                "/proc/driver/nvidia/gpus/0000:bb:00.0/information",
+                "Model: \t\t NVIDIA L40S\nGPU UUID: \t GPU-bbbbbbbb-1111-2222-3333-444444444444\nBus "
+                        + "Location: \t 0000:bb:00.0\nDevice Minor: \t 1\n");
         CheckResult order = assertVerdict(Fixtures.examine(mixed), "gpu-visibility-mapping", Verdict.WARN);
         assertSummary(order, "GPUs of different models", "no CUDA_DEVICE_ORDER=PCI_BUS_ID");
         assertFix(order, "CUDA_DEVICE_ORDER=PCI_BUS_ID");
@@ -77,23 +89,33 @@ class DoctorGpuAndMpiChecksTest {
     @Test
     void siblingContainersTakenForLocalPeers(@TempDir(factory = RamTempDir.class) Path tmp) {
         CheckResult imex = assertVerdict(Fixtures.examine(BROKEN), "cross-container-gpu-ipc", Verdict.WARN);
-        assertSummary(imex, "This container sees 1 of 2 host GPUs and has IMEX channel /dev/nvidia-caps-imex-channels/channel0",
+        assertSummary(
+                imex,
+                "This container sees 1 of 2 host GPUs and has IMEX channel /dev/nvidia-caps-imex-channels/channel0",
                 "cuMemImportFromShareableHandle … invalid device ordinal");
         assertEvidence(imex, "/proc/sys/kernel/hostname", "gpu-node-9");
         assertFix(imex, "NCCL_HOSTID");
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "cross-container-gpu-ipc", Verdict.SKIP), "sees all 2 GPUs");
-        assertSummary(assertVerdict(Fixtures.examine(VM), "cross-container-gpu-ipc", Verdict.SKIP), "not in a container");
+        assertSummary(
+                assertVerdict(Fixtures.examine(HEALTHY), "cross-container-gpu-ipc", Verdict.SKIP), "sees all 2 GPUs");
+        assertSummary(
+                assertVerdict(Fixtures.examine(VM), "cross-container-gpu-ipc", Verdict.SKIP), "not in a container");
         assertVerdict(Fixtures.examine(ROCE), "cross-container-gpu-ipc", Verdict.SKIP);
 
         // Without IMEX the host network namespace (a physical NIC is visible) is the trigger.
         Path hostNet = Fixtures.copy(BROKEN, tmp.resolve("hostnet"));
         Fixtures.delete(hostNet, "/dev/nvidia-caps-imex-channels");
         Fixtures.env(hostNet, "NCCL_VERSION", "2.26.2-1");
-        Fixtures.write(hostNet, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build\n");
+        Fixtures.write(
+                hostNet,
+                "/proc/driver/nvidia/version",
+                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build\n");
         CheckResult net = assertVerdict(Fixtures.examine(hostNet), "cross-container-gpu-ipc", Verdict.WARN);
-        assertSummary(net, "shares the host's network namespace (eth0)", "Driver 570.86.15 matches the reported import bug");
+        assertSummary(
+                net, "shares the host's network namespace (eth0)", "Driver 570.86.15 matches the reported import bug");
 
         Fixtures.env(hostNet, "NCCL_HOSTID", "container-a");
-        assertSummary(assertVerdict(Fixtures.examine(hostNet), "cross-container-gpu-ipc", Verdict.OK), "mitigated by NCCL_HOSTID");
+        assertSummary(
+                assertVerdict(Fixtures.examine(hostNet), "cross-container-gpu-ipc", Verdict.OK),
+                "mitigated by NCCL_HOSTID");
     }
 }

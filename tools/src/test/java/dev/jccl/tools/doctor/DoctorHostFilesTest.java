@@ -1,20 +1,19 @@
 package dev.jccl.tools.doctor;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Reading under a root prefix, the access log a capture is written from, and the small parsers. */
 @Timeout(30)
@@ -84,7 +83,8 @@ class DoctorHostFilesTest {
 
     @Test
     void mountinfoSizes() {
-        MountInfo.Mount m = MountInfo.parse("1250 1200 0:315 / /dev/shm rw,nosuid shared:5 - tmpfs shm rw,size=65536k,inode64");
+        MountInfo.Mount m =
+                MountInfo.parse("1250 1200 0:315 / /dev/shm rw,nosuid shared:5 - tmpfs shm rw,size=65536k,inode64");
         assertEquals("/dev/shm", m.mountPoint());
         assertEquals("tmpfs", m.fsType());
         assertEquals("65536k", m.option("size"));
@@ -94,7 +94,9 @@ class DoctorHostFilesTest {
         assertEquals(1000, MountInfo.sizeBytes("1000", -1));
         assertEquals(1L << 29, MountInfo.sizeBytes("50%", 1L << 30));
         assertEquals(-1, MountInfo.sizeBytes("50%", -1));
-        assertEquals("/mnt/with space", MountInfo.parse("1 2 0:1 / /mnt/with\\040space rw - tmpfs x rw").mountPoint());
+        assertEquals(
+                "/mnt/with space",
+                MountInfo.parse("1 2 0:1 / /mnt/with\\040space rw - tmpfs x rw").mountPoint());
     }
 
     @Test
@@ -109,9 +111,31 @@ class DoctorHostFilesTest {
 
     @Test
     void captureKeepsOnlyTheStacksVariablesAndHidesSecrets() {
-        List<String> lines = Capture.environmentLines(Map.of("NCCL_IB_HCA", "=mlx5_0", "JCCL_SECRET", "abc", "SLURM_JOB_TOKEN", "t",
-                "HOME", "/root", "K_MPI_JOB_ROLE", "worker", "PATH", "/bin", "CUDA_VISIBLE_DEVICES", "0", "UCX_TLS", "rc"));
-        assertEquals(List.of("CUDA_VISIBLE_DEVICES=0", "JCCL_SECRET=(redacted)", "K_MPI_JOB_ROLE=worker", "NCCL_IB_HCA==mlx5_0",
-                "SLURM_JOB_TOKEN=(redacted)", "UCX_TLS=rc"), lines);
+        List<String> lines = Capture.environmentLines(Map.of(
+                "NCCL_IB_HCA",
+                "=mlx5_0",
+                "JCCL_SECRET",
+                "abc",
+                "SLURM_JOB_TOKEN",
+                "t",
+                "HOME",
+                "/root",
+                "K_MPI_JOB_ROLE",
+                "worker",
+                "PATH",
+                "/bin",
+                "CUDA_VISIBLE_DEVICES",
+                "0",
+                "UCX_TLS",
+                "rc"));
+        assertEquals(
+                List.of(
+                        "CUDA_VISIBLE_DEVICES=0",
+                        "JCCL_SECRET=(redacted)",
+                        "K_MPI_JOB_ROLE=worker",
+                        "NCCL_IB_HCA==mlx5_0",
+                        "SLURM_JOB_TOKEN=(redacted)",
+                        "UCX_TLS=rc"),
+                lines);
     }
 }

@@ -1,12 +1,5 @@
 package dev.jccl.tools.doctor;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.Map;
-
 import static dev.jccl.tools.doctor.Fixtures.BROKEN;
 import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
 import static dev.jccl.tools.doctor.Fixtures.PLAIN;
@@ -17,26 +10,39 @@ import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
 /** D1–D3: memlock, /dev/shm (NCCL's and Jccl's shm transport), container capabilities and /sys. */
 @Timeout(30)
 class DoctorLimitChecksTest {
     private static final String DOCKER_CAPS = "00000000a80425fb";
 
     private static void limits(Path root, String soft, String caps) {
-        Fixtures.write(root, "/proc/self/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
-                + String.format("Max locked memory         %-21s%-21sbytes     \n", soft, soft));
+        Fixtures.write(
+                root,
+                "/proc/self/limits",
+                "Limit                     Soft Limit           Hard Limit           Units     \n"
+                        + String.format("Max locked memory         %-21s%-21sbytes     \n", soft, soft));
         Fixtures.write(root, "/proc/self/status", "Name:\tjava\nCapEff:\t" + caps + "\nCpus_allowed_list:\t0-63\n");
     }
 
     private static void shm(Path root, String size) {
-        Fixtures.write(root, "/proc/self/mountinfo", "1250 1200 0:315 / /dev/shm rw,nosuid,nodev - tmpfs shm rw,size=" + size + ",inode64\n");
+        Fixtures.write(
+                root,
+                "/proc/self/mountinfo",
+                "1250 1200 0:315 / /dev/shm rw,nosuid,nodev - tmpfs shm rw,size=" + size + ",inode64\n");
     }
 
     @Test
     void memlock(@TempDir(factory = RamTempDir.class) Path tmp) {
         assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "memlock-limit", Verdict.OK), "CAP_IPC_LOCK is held");
         CheckResult low = assertVerdict(Fixtures.examine(BROKEN), "memlock-limit", Verdict.FAIL);
-        assertSummary(low, "Locked-memory limit is 64 KiB (ulimit -l 64) and CAP_IPC_LOCK is not held", "ibv_reg_mr failed");
+        assertSummary(
+                low, "Locked-memory limit is 64 KiB (ulimit -l 64) and CAP_IPC_LOCK is not held", "ibv_reg_mr failed");
         assertEvidence(low, "/proc/self/limits", "Max locked memory 65536 65536 bytes");
         assertFix(low, "--ulimit memlock=-1");
         assertSummary(assertVerdict(Fixtures.examine(PLAIN), "memlock-limit", Verdict.SKIP), "no RDMA device");
@@ -47,7 +53,9 @@ class DoctorLimitChecksTest {
 
         Path finite = Fixtures.copy(HEALTHY, tmp.resolve("finite"));
         limits(finite, "1073741824", DOCKER_CAPS);
-        assertSummary(assertVerdict(Fixtures.examine(finite), "memlock-limit", Verdict.WARN), "Locked-memory limit is 1 GiB (ulimit -l 1048576)");
+        assertSummary(
+                assertVerdict(Fixtures.examine(finite), "memlock-limit", Verdict.WARN),
+                "Locked-memory limit is 1 GiB (ulimit -l 1048576)");
 
         Path eight = Fixtures.copy(HEALTHY, tmp.resolve("eight"));
         limits(eight, "8388608", DOCKER_CAPS);
@@ -59,25 +67,35 @@ class DoctorLimitChecksTest {
         CheckResult ok = assertVerdict(Fixtures.examine(HEALTHY), "shm-size", Verdict.OK);
         assertSummary(ok, "/dev/shm is 16 GiB", "2 local Jccl ranks need up to 10 MiB");
         CheckResult docker = assertVerdict(Fixtures.examine(BROKEN), "shm-size", Verdict.FAIL);
-        assertSummary(docker, "/dev/shm is 64 MiB (the Docker default) with 8 local ranks (env OMPI_COMM_WORLD_LOCAL_SIZE)",
-                "failed to extend /dev/shm/", "8 local Jccl ranks need up to 232.1 MiB");
+        assertSummary(
+                docker,
+                "/dev/shm is 64 MiB (the Docker default) with 8 local ranks (env OMPI_COMM_WORLD_LOCAL_SIZE)",
+                "failed to extend /dev/shm/",
+                "8 local Jccl ranks need up to 232.1 MiB");
         assertEvidence(docker, "/proc/self/mountinfo", "size=65536k");
         assertFix(docker, "--shm-size=1g");
         assertFix(docker, "emptyDir");
         assertSummary(assertVerdict(Fixtures.examine(PLAIN), "shm-size", Verdict.WARN), "64 MiB", "less than 1 GiB");
         // tmpfs without size= is half of the memory.
-        assertEvidence(assertVerdict(Fixtures.examine(ROCE), "shm-size", Verdict.OK), "/proc/self/mountinfo", "tmpfs without size=: half of MemTotal");
+        assertEvidence(
+                assertVerdict(Fixtures.examine(ROCE), "shm-size", Verdict.OK),
+                "/proc/self/mountinfo",
+                "tmpfs without size=: half of MemTotal");
 
         // Above the Docker default but below what 8 Jccl ranks map.
         Path tight = Fixtures.copy(BROKEN, tmp.resolve("tight"));
         shm(tight, "204800k");
-        assertSummary(assertVerdict(Fixtures.examine(tight), "shm-size", Verdict.FAIL), "/dev/shm is 200 MiB but 8 local Jccl ranks need up to 232.1 MiB");
+        assertSummary(
+                assertVerdict(Fixtures.examine(tight), "shm-size", Verdict.FAIL),
+                "/dev/shm is 200 MiB but 8 local Jccl ranks need up to 232.1 MiB");
         Fixtures.env(tight, "JCCL_SHM_DISABLE", "1");
         assertSummary(assertVerdict(Fixtures.examine(tight), "shm-size", Verdict.WARN), "less than 1 GiB");
 
         Path single = Fixtures.copy(PLAIN, tmp.resolve("single"));
         Fixtures.env(single, "LOCAL_WORLD_SIZE", "1");
-        assertSummary(assertVerdict(Fixtures.examine(single), "shm-size", Verdict.SKIP), "one rank on this host (env LOCAL_WORLD_SIZE=1)");
+        assertSummary(
+                assertVerdict(Fixtures.examine(single), "shm-size", Verdict.SKIP),
+                "one rank on this host (env LOCAL_WORLD_SIZE=1)");
     }
 
     @Test
@@ -87,17 +105,22 @@ class DoctorLimitChecksTest {
         // Per pair: one page of control, two rings of JCCL_BUFFSIZE.
         long pair = 4096 + 2 * (4L << 20);
         assertEquals(2 * page + pair, LimitChecks.jcclShmBytes(2, 4 << 20));
-        assertEquals(4 * page + 6 * (4096 + 2 * 16384L), LimitChecks.jcclShmBytes(4, 4096), "rings are at least four pages");
+        assertEquals(
+                4 * page + 6 * (4096 + 2 * 16384L), LimitChecks.jcclShmBytes(4, 4096), "rings are at least four pages");
     }
 
     @Test
     void containerCapabilitiesAndSys(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "container-caps-sysfs", Verdict.OK), "/sys paths resolve", "CAP_SYS_NICE is held");
+        assertSummary(
+                assertVerdict(Fixtures.examine(HEALTHY), "container-caps-sysfs", Verdict.OK),
+                "/sys paths resolve",
+                "CAP_SYS_NICE is held");
         CheckResult nice = assertVerdict(Fixtures.examine(BROKEN), "container-caps-sysfs", Verdict.WARN);
         assertSummary(nice, "No CAP_SYS_NICE in this container and NCCL 2.24.3 uses cuMem host allocations by default");
         assertFix(nice, "--cap-add SYS_NICE");
         assertFix(nice, "NCCL_CUMEM_HOST_ENABLE=0");
-        assertSummary(assertVerdict(Fixtures.examine(ROCE), "container-caps-sysfs", Verdict.SKIP), "not in a container");
+        assertSummary(
+                assertVerdict(Fixtures.examine(ROCE), "container-caps-sysfs", Verdict.SKIP), "not in a container");
 
         Path mitigated = Fixtures.copy(BROKEN, tmp.resolve("mitigated"));
         Fixtures.env(mitigated, "NCCL_CUMEM_HOST_ENABLE", "0");
@@ -106,6 +129,8 @@ class DoctorLimitChecksTest {
         Path noSys = Fixtures.copy(HEALTHY, tmp.resolve("nosys"));
         Fixtures.delete(noSys, "/sys/bus/pci/devices/0000:3b:00.0");
         Map<String, CheckResult> r = Fixtures.examine(noSys);
-        assertSummary(assertVerdict(r, "container-caps-sysfs", Verdict.WARN), "GPU 0000:3b:00.0 has no /sys/bus/pci/devices entry");
+        assertSummary(
+                assertVerdict(r, "container-caps-sysfs", Verdict.WARN),
+                "GPU 0000:3b:00.0 has no /sys/bus/pci/devices entry");
     }
 }

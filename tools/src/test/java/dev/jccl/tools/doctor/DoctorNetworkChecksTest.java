@@ -1,12 +1,5 @@
 package dev.jccl.tools.doctor;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.List;
-
 import static dev.jccl.tools.doctor.Fixtures.BROKEN;
 import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
 import static dev.jccl.tools.doctor.Fixtures.PLAIN;
@@ -16,6 +9,12 @@ import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** H1, H2 and jccl-socket-ifname: the interface NCCL and Jccl pick, and the ports they use. */
 @Timeout(30)
@@ -31,14 +30,20 @@ class DoctorNetworkChecksTest {
         assertSummary(exact, "NCCL will use eth0 10.20.0.7/16: as NCCL_SOCKET_IFNAME==eth0 asks");
         assertEvidence(exact, "interface eth0", "eth0 UP,RUNNING 10.20.0.7/16 (device)");
         CheckResult none = assertVerdict(Fixtures.examine(BROKEN), "net-socket-ifname", Verdict.FAIL);
-        assertSummary(none, "NCCL_SOCKET_IFNAME=ens9 matches no RUNNING interface with an address", "Bootstrap : no socket interface found");
+        assertSummary(
+                none,
+                "NCCL_SOCKET_IFNAME=ens9 matches no RUNNING interface with an address",
+                "Bootstrap : no socket interface found");
         CheckResult bridge = assertVerdict(Fixtures.examine(PLAIN), "net-socket-ifname", Verdict.WARN);
-        assertSummary(bridge, "NCCL will use eth0 (172.17.0.2/16), Docker's default bridge network", "bootstrap will hang");
+        assertSummary(
+                bridge, "NCCL will use eth0 (172.17.0.2/16), Docker's default bridge network", "bootstrap will hang");
         assertFix(bridge, "--network=host");
 
         Path loopback = Fixtures.copy(HEALTHY, tmp.resolve("lo"));
         Fixtures.env(loopback, "NCCL_SOCKET_IFNAME", "lo");
-        assertSummary(assertVerdict(Fixtures.examine(loopback), "net-socket-ifname", Verdict.WARN), "NCCL will use lo (127.0.0.1/8): only ranks on this host");
+        assertSummary(
+                assertVerdict(Fixtures.examine(loopback), "net-socket-ifname", Verdict.WARN),
+                "NCCL will use lo (127.0.0.1/8): only ranks on this host");
 
         // An IPoIB interface that is down: NCCL before 2.28.3 takes it anyway (ib* first), later ones skip it.
         Path ib = Fixtures.copy(PLAIN, tmp.resolve("ib"));
@@ -47,7 +52,9 @@ class DoctorNetworkChecksTest {
         CheckResult old = assertVerdict(Fixtures.examine(ib), "net-socket-ifname", Verdict.WARN);
         assertSummary(old, "NCCL 2.19.4 may pick ib0 (10.1.0.2/16), which is not RUNNING");
         Fixtures.env(ib, "NCCL_VERSION", "2.28.7-1");
-        assertSummary(assertVerdict(Fixtures.examine(ib), "net-socket-ifname", Verdict.OK), "NCCL will use eth0 10.20.0.9/16");
+        assertSummary(
+                assertVerdict(Fixtures.examine(ib), "net-socket-ifname", Verdict.OK),
+                "NCCL will use eth0 10.20.0.9/16");
 
         Path gloo = Fixtures.copy(HEALTHY, tmp.resolve("gloo"));
         Fixtures.env(gloo, "GLOO_SOCKET_IFNAME", "lo", "OMPI_MCA_btl_tcp_if_include", "10.20.0.0/16");
@@ -57,29 +64,65 @@ class DoctorNetworkChecksTest {
 
     @Test
     void ncclSelectionOrder() {
-        List<NetInterface> ifs = NetInterface.parse(List.of("lo UP,RUNNING,LOOPBACK 127.0.0.1/8", "docker0 UP,RUNNING 172.17.0.1/16",
-                "virbr0 UP,RUNNING 192.168.122.1/24", "eth0 UP,RUNNING 10.0.0.2/24", "eth1 UP,RUNNING 192.168.7.2/24", "ib0 UP,RUNNING 10.1.0.2/16"));
-        assertEquals("ib0", NcclSocketChoice.choose(ifs, null, null, null, null).nif().name());
+        List<NetInterface> ifs = NetInterface.parse(List.of(
+                "lo UP,RUNNING,LOOPBACK 127.0.0.1/8",
+                "docker0 UP,RUNNING 172.17.0.1/16",
+                "virbr0 UP,RUNNING 192.168.122.1/24",
+                "eth0 UP,RUNNING 10.0.0.2/24",
+                "eth1 UP,RUNNING 192.168.7.2/24",
+                "ib0 UP,RUNNING 10.1.0.2/16"));
+        assertEquals(
+                "ib0",
+                NcclSocketChoice.choose(ifs, null, null, null, null).nif().name());
         List<NetInterface> noIb = ifs.subList(0, 5);
-        assertEquals("eth0", NcclSocketChoice.choose(noIb, null, null, null, null).nif().name());
-        assertEquals("eth1", NcclSocketChoice.choose(noIb, null, null, "192.168.7.1:29500", null).nif().name(), "NCCL_COMM_ID's subnet");
-        assertEquals("virbr0", NcclSocketChoice.choose(noIb.subList(0, 3), null, null, null, Version.of("2.27.3")).nif().name(),
+        assertEquals(
+                "eth0",
+                NcclSocketChoice.choose(noIb, null, null, null, null).nif().name());
+        assertEquals(
+                "eth1",
+                NcclSocketChoice.choose(noIb, null, null, "192.168.7.1:29500", null)
+                        .nif()
+                        .name(),
+                "NCCL_COMM_ID's subnet");
+        assertEquals(
+                "virbr0",
+                NcclSocketChoice.choose(noIb.subList(0, 3), null, null, null, Version.of("2.27.3"))
+                        .nif()
+                        .name(),
                 "before 2.28.3 virbr* is an ordinary interface");
-        assertEquals("docker0", NcclSocketChoice.choose(noIb.subList(0, 3), null, null, null, null).nif().name());
-        assertEquals("lo", NcclSocketChoice.choose(noIb.subList(0, 1), null, null, null, null).nif().name());
-        assertEquals("eth1", NcclSocketChoice.choose(noIb, "^eth0,lo,docker,virbr", null, null, null).nif().name());
+        assertEquals(
+                "docker0",
+                NcclSocketChoice.choose(noIb.subList(0, 3), null, null, null, null)
+                        .nif()
+                        .name());
+        assertEquals(
+                "lo",
+                NcclSocketChoice.choose(noIb.subList(0, 1), null, null, null, null)
+                        .nif()
+                        .name());
+        assertEquals(
+                "eth1",
+                NcclSocketChoice.choose(noIb, "^eth0,lo,docker,virbr", null, null, null)
+                        .nif()
+                        .name());
         assertNull(NcclSocketChoice.choose(noIb, "=eth", null, null, null));
-        assertEquals("eth0", NcclSocketChoice.choose(noIb, "e", null, null, null).nif().name(), "one character is ignored: automatic");
+        assertEquals(
+                "eth0",
+                NcclSocketChoice.choose(noIb, "e", null, null, null).nif().name(),
+                "one character is ignored: automatic");
     }
 
     @Test
     void jcclInterface(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "jccl-socket-ifname", Verdict.OK),
+        assertSummary(
+                assertVerdict(Fixtures.examine(HEALTHY), "jccl-socket-ifname", Verdict.OK),
                 "Jccl ranks here would listen on eth0 10.20.0.7 (NCCL_SOCKET_IFNAME==eth0)");
         CheckResult none = assertVerdict(Fixtures.examine(BROKEN), "jccl-socket-ifname", Verdict.FAIL);
         assertSummary(none, "A Jccl rank here could not listen: SOCKET_IFNAME='ens9' matches no usable interface");
         assertEvidence(none, "filter", "ens9 (NCCL_SOCKET_IFNAME)");
-        assertSummary(assertVerdict(Fixtures.examine(PLAIN), "jccl-socket-ifname", Verdict.WARN), "eth0 172.17.0.2, a Docker bridge address");
+        assertSummary(
+                assertVerdict(Fixtures.examine(PLAIN), "jccl-socket-ifname", Verdict.WARN),
+                "eth0 172.17.0.2, a Docker bridge address");
 
         // JCCL_ wins over NCCL_, and asking for loopback is a single-host job's choice, not a problem.
         Path asked = Fixtures.copy(BROKEN, tmp.resolve("asked"));
@@ -89,7 +132,9 @@ class DoctorNetworkChecksTest {
 
         Path onlyLo = Fixtures.copy(PLAIN, tmp.resolve("onlylo"));
         interfaces(onlyLo, "lo UP,RUNNING,LOOPBACK 127.0.0.1/8", "eth0 UP 10.0.0.3/24");
-        assertSummary(assertVerdict(Fixtures.examine(onlyLo), "jccl-socket-ifname", Verdict.WARN), "lo 127.0.0.1: other hosts cannot reach it");
+        assertSummary(
+                assertVerdict(Fixtures.examine(onlyLo), "jccl-socket-ifname", Verdict.WARN),
+                "lo 127.0.0.1: other hosts cannot reach it");
     }
 
     @Test
@@ -107,7 +152,11 @@ class DoctorNetworkChecksTest {
 
     @Test
     void ifaddrsRoundTrip() {
-        List<String> lines = List.of("lo UP,RUNNING,LOOPBACK 127.0.0.1/8", "eth0 UP,RUNNING 10.0.0.2/24", "eth0 UP,RUNNING fd00:0:0:0:0:0:0:2/64", "ifb0 -");
+        List<String> lines = List.of(
+                "lo UP,RUNNING,LOOPBACK 127.0.0.1/8",
+                "eth0 UP,RUNNING 10.0.0.2/24",
+                "eth0 UP,RUNNING fd00:0:0:0:0:0:0:2/64",
+                "ifb0 -");
         List<NetInterface> parsed = NetInterface.parse(lines);
         assertEquals(3, parsed.size());
         assertEquals(lines, NetInterface.format(parsed));

@@ -1,14 +1,5 @@
 package dev.jccl.tools.doctor;
 
-import dev.jccl.topology.IbHcaFilter;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-
 import static dev.jccl.tools.doctor.Fixtures.BROKEN;
 import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
 import static dev.jccl.tools.doctor.Fixtures.PLAIN;
@@ -21,6 +12,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jccl.topology.IbHcaFilter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
 /** C1–C8: RDMA devices, device nodes, user space, ports, subnet manager, RoCE GID and MTU, HCA filters. */
 @Timeout(30)
 class DoctorRdmaChecksTest {
@@ -28,31 +27,46 @@ class DoctorRdmaChecksTest {
 
     @Test
     void devicesPresentOrWhyNot(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "rdma-devices-present", Verdict.OK), "2 RDMA devices: mlx5_0, mlx5_1");
-        assertSummary(assertVerdict(Fixtures.examine(PLAIN), "rdma-devices-present", Verdict.SKIP), "no RDMA device and no RDMA-capable PCI function");
+        assertSummary(
+                assertVerdict(Fixtures.examine(HEALTHY), "rdma-devices-present", Verdict.OK),
+                "2 RDMA devices: mlx5_0, mlx5_1");
+        assertSummary(
+                assertVerdict(Fixtures.examine(PLAIN), "rdma-devices-present", Verdict.SKIP),
+                "no RDMA device and no RDMA-capable PCI function");
 
         Path noDriver = Fixtures.copy(BROKEN, tmp.resolve("nodriver"));
         Fixtures.delete(noDriver, "/sys/class/infiniband");
         CheckResult c1 = assertVerdict(Fixtures.examine(noDriver), "rdma-devices-present", Verdict.WARN);
-        assertSummary(c1, "Found 2 Mellanox PCI functions but no RDMA devices (mlx5_ib not loaded). Collectives will use TCP sockets.");
+        assertSummary(
+                c1,
+                "Found 2 Mellanox PCI functions but no RDMA devices (mlx5_ib not loaded). "
+                        + "Collectives will use TCP sockets.");
         assertEvidence(c1, "/sys/bus/pci/devices/0000:bc:00.0", "15b3:101b driver mlx5_core");
         assertFix(c1, "modprobe mlx5_ib ib_uverbs");
 
         Fixtures.env(noDriver, "NCCL_NET", "IB");
-        assertSummary(assertVerdict(Fixtures.examine(noDriver), "rdma-devices-present", Verdict.FAIL), "NCCL_NET=IB but there is no RDMA device");
+        assertSummary(
+                assertVerdict(Fixtures.examine(noDriver), "rdma-devices-present", Verdict.FAIL),
+                "NCCL_NET=IB but there is no RDMA device");
 
         Path disabled = Fixtures.copy(HEALTHY, tmp.resolve("disabled"));
         Fixtures.env(disabled, "NCCL_IB_DISABLE", "1");
         Map<String, CheckResult> r = Fixtures.examine(disabled);
         assertSummary(assertVerdict(r, "rdma-devices-present", Verdict.SKIP), "NCCL_IB_DISABLE=1");
-        assertSummary(assertVerdict(r, "env-transport-overrides", Verdict.WARN), "NCCL_IB_DISABLE=1 is set although 2 ACTIVE RDMA ports exist");
+        assertSummary(
+                assertVerdict(r, "env-transport-overrides", Verdict.WARN),
+                "NCCL_IB_DISABLE=1 is set although 2 ACTIVE RDMA ports exist");
     }
 
     @Test
     void deviceNodesMustBeOpenable(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "rdma-devnodes-container", Verdict.OK), "mlx5_0, mlx5_1");
+        assertSummary(
+                assertVerdict(Fixtures.examine(HEALTHY), "rdma-devnodes-container", Verdict.OK), "mlx5_0, mlx5_1");
         CheckResult none = assertVerdict(Fixtures.examine(BROKEN), "rdma-devnodes-container", Verdict.FAIL);
-        assertSummary(none, "mlx5_0 is visible in /sys but /dev/infiniband/uverbs0 is not present in this container", "RDMA cannot be used");
+        assertSummary(
+                none,
+                "mlx5_0 is visible in /sys but /dev/infiniband/uverbs0 is not present in this container",
+                "RDMA cannot be used");
         assertEvidence(none, "open(/dev/infiniband/uverbs0, O_RDWR)", "absent");
         assertFix(none, "--device=/dev/infiniband");
 
@@ -63,12 +77,17 @@ class DoctorRdmaChecksTest {
 
         // Present but refused (a device cgroup): the stand-in devperm says so.
         Fixtures.write(one, "/_doctor/devperm", "/dev/infiniband/uverbs0 none\n");
-        assertSummary(assertVerdict(Fixtures.examine(one), "rdma-devnodes-container", Verdict.FAIL), "uverbs0 cannot be opened read-write (none)");
+        assertSummary(
+                assertVerdict(Fixtures.examine(one), "rdma-devnodes-container", Verdict.FAIL),
+                "uverbs0 cannot be opened read-write (none)");
     }
 
     @Test
     void userSpaceStackNeedsLibibverbsAndTheProvider(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "rdma-userspace-stack", Verdict.OK), "rdma-core 50", "mlx5 provider");
+        assertSummary(
+                assertVerdict(Fixtures.examine(HEALTHY), "rdma-userspace-stack", Verdict.OK),
+                "rdma-core 50",
+                "mlx5 provider");
         CheckResult noProvider = assertVerdict(Fixtures.examine(BROKEN), "rdma-userspace-stack", Verdict.FAIL);
         assertSummary(noProvider, "RDMA device mlx5_0 present but the image has no libmlx5 provider");
         assertFix(noProvider, "ibverbs-providers");
@@ -76,32 +95,39 @@ class DoctorRdmaChecksTest {
         Path noVerbs = Fixtures.copy(HEALTHY, tmp.resolve("none"));
         Fixtures.delete(noVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
         Fixtures.delete(noVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.50.0");
-        assertSummary(assertVerdict(Fixtures.examine(noVerbs), "rdma-userspace-stack", Verdict.FAIL), "no libibverbs.so.1");
+        assertSummary(
+                assertVerdict(Fixtures.examine(noVerbs), "rdma-userspace-stack", Verdict.FAIL), "no libibverbs.so.1");
 
         Path old = Fixtures.copy(HEALTHY, tmp.resolve("old"));
         for (String[] c : new String[][] {{"27", "older than 28"}, {"33", "older than 34"}}) {
             Fixtures.delete(old, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
             Fixtures.link(old, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "libibverbs.so.1.7." + c[0] + ".0");
             Fixtures.write(old, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.7." + c[0] + ".0", "");
-            assertSummary(assertVerdict(Fixtures.examine(old), "rdma-userspace-stack", Verdict.WARN), "rdma-core " + c[0] + " is " + c[1]);
+            assertSummary(
+                    assertVerdict(Fixtures.examine(old), "rdma-userspace-stack", Verdict.WARN),
+                    "rdma-core " + c[0] + " is " + c[1]);
         }
     }
 
     @Test
     void portStates(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "rdma-port-state", Verdict.OK), "All 2 selected ports are ACTIVE");
+        assertSummary(
+                assertVerdict(Fixtures.examine(HEALTHY), "rdma-port-state", Verdict.OK),
+                "All 2 selected ports are ACTIVE");
         CheckResult none = assertVerdict(Fixtures.examine(BROKEN), "rdma-port-state", Verdict.FAIL);
         assertSummary(none, "No selected RDMA port is ACTIVE", "mlx5_0:1 \"2: INIT\"", "mlx5_1:1 \"1: DOWN\"");
         assertEvidence(none, "/sys/class/infiniband/mlx5_0/ports/1", "state 2: INIT, phys_state 5: LinkUp");
 
         Path oneDown = Fixtures.copy(BROKEN, tmp.resolve("onedown"));
         Fixtures.write(oneDown, "/sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
-        assertSummary(assertVerdict(Fixtures.examine(oneDown), "rdma-port-state", Verdict.WARN),
+        assertSummary(
+                assertVerdict(Fixtures.examine(oneDown), "rdma-port-state", Verdict.WARN),
                 "mlx5_1 port 1 is \"1: DOWN\" — NCCL will skip it; 1 of 2 rails usable");
 
         Path slow = Fixtures.copy(HEALTHY, tmp.resolve("slow"));
         Fixtures.write(slow, "/sys/class/infiniband/mlx5_1/ports/1/rate", "100 Gb/sec (4X EDR)\n");
-        assertSummary(assertVerdict(Fixtures.examine(slow), "rdma-port-state", Verdict.WARN),
+        assertSummary(
+                assertVerdict(Fixtures.examine(slow), "rdma-port-state", Verdict.WARN),
                 "mlx5_1:1 runs at 100 Gb/sec (4X EDR), slower than other MT4123 ports (200 Gb/sec)");
 
         Path mixed = Fixtures.copy(HEALTHY, tmp.resolve("mixed"));
@@ -116,7 +142,8 @@ class DoctorRdmaChecksTest {
         assertVerdict(Fixtures.examine(HEALTHY), "ib-subnet-manager", Verdict.OK);
         CheckResult noSm = assertVerdict(Fixtures.examine(BROKEN), "ib-subnet-manager", Verdict.FAIL);
         assertSummary(noSm, "mlx5_0:1 has link but no Subnet Manager (state INIT, lid 0x0, sm_lid 0x0)");
-        assertFalse(noSm.summary().contains("mlx5_1"), "a port without link is not blamed on the SM: " + noSm.summary());
+        assertFalse(
+                noSm.summary().contains("mlx5_1"), "a port without link is not blamed on the SM: " + noSm.summary());
         assertFix(noSm, "opensm");
         assertSummary(assertVerdict(Fixtures.examine(ROCE), "ib-subnet-manager", Verdict.SKIP), "RoCE");
     }
@@ -133,10 +160,15 @@ class DoctorRdmaChecksTest {
     @Test
     void roceGidForcedIndexes(@TempDir(factory = RamTempDir.class) Path tmp) {
         Object[][] cases = {
-                {"4", Verdict.FAIL, "NCCL_IB_GID_INDEX=4 but GID 4 on mlx5_0:1 is empty. RoCE v2/IPv4 GID is index 3 (10.0.0.5 on ens1f0np0)"},
-                {"2", Verdict.FAIL, "GID 2 on mlx5_0:1 is RoCE v1 while RoCE v2 exists"},
-                {"1", Verdict.FAIL, "is link-local"},
-                {"3", Verdict.WARN, "NCCL 2.23.4 chooses the GID itself"},
+            {
+                "4",
+                Verdict.FAIL,
+                "NCCL_IB_GID_INDEX=4 but GID 4 on mlx5_0:1 is empty. RoCE v2/IPv4 GID is "
+                        + "index 3 (10.0.0.5 on ens1f0np0)"
+            },
+            {"2", Verdict.FAIL, "GID 2 on mlx5_0:1 is RoCE v1 while RoCE v2 exists"},
+            {"1", Verdict.FAIL, "is link-local"},
+            {"3", Verdict.WARN, "NCCL 2.23.4 chooses the GID itself"},
         };
         Path root = Fixtures.copy(ROCE, tmp);
         for (Object[] c : cases) {
@@ -147,7 +179,8 @@ class DoctorRdmaChecksTest {
         }
         // The forced index that ibv_modify_qp fails with is named with the symptom.
         Fixtures.env(root, "NCCL_IB_GID_INDEX", "5");
-        assertSummary(assertVerdict(Fixtures.examine(root), "roce-gid-v2", Verdict.FAIL), "ibv_modify_qp … Invalid argument");
+        assertSummary(
+                assertVerdict(Fixtures.examine(root), "roce-gid-v2", Verdict.FAIL), "ibv_modify_qp … Invalid argument");
     }
 
     @Test
@@ -178,7 +211,10 @@ class DoctorRdmaChecksTest {
         Path small = Fixtures.copy(ROCE, tmp);
         Fixtures.write(small, "/sys/class/net/ens1f0np0/mtu", "1500\n");
         CheckResult warn = assertVerdict(Fixtures.examine(small), "roce-mtu", Verdict.WARN);
-        assertSummary(warn, "ens1f0np0 has MTU 1500 ⇒ RoCE MTU 1024 for mlx5_0", "Jumbo frames (9000 end-to-end) give RoCE MTU 4096");
+        assertSummary(
+                warn,
+                "ens1f0np0 has MTU 1500 ⇒ RoCE MTU 1024 for mlx5_0",
+                "Jumbo frames (9000 end-to-end) give RoCE MTU 4096");
         assertFix(warn, "mtu 9000");
         assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "roce-mtu", Verdict.SKIP), "no RoCE port");
     }
@@ -194,7 +230,9 @@ class DoctorRdmaChecksTest {
 
     @Test
     void hcaFilters(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "rdma-hca-filter", Verdict.OK), "NCCL_IB_HCA==mlx5_0,mlx5_1 selects mlx5_0:1, mlx5_1:1");
+        assertSummary(
+                assertVerdict(Fixtures.examine(HEALTHY), "rdma-hca-filter", Verdict.OK),
+                "NCCL_IB_HCA==mlx5_0,mlx5_1 selects mlx5_0:1, mlx5_1:1");
         CheckResult nothing = assertVerdict(Fixtures.examine(BROKEN), "rdma-hca-filter", Verdict.FAIL);
         assertSummary(nothing, "NCCL_IB_HCA=mlx5 matches no ACTIVE port");
         assertSummary(assertVerdict(Fixtures.examine(ROCE), "rdma-hca-filter", Verdict.SKIP), "unset");
@@ -211,11 +249,15 @@ class DoctorRdmaChecksTest {
 
         Path down = Fixtures.copy(HEALTHY, tmp.resolve("down"));
         Fixtures.write(down, "/sys/class/infiniband/mlx5_1/ports/1/state", "1: DOWN\n");
-        assertSummary(assertVerdict(Fixtures.examine(down), "rdma-hca-filter", Verdict.WARN), "selects mlx5_1:1, which is not ACTIVE");
+        assertSummary(
+                assertVerdict(Fixtures.examine(down), "rdma-hca-filter", Verdict.WARN),
+                "selects mlx5_1:1, which is not ACTIVE");
 
         Path ucx = Fixtures.copy(HEALTHY, tmp.resolve("ucx"));
         Fixtures.env(ucx, "NCCL_IB_HCA", "=mlx5_0", "UCX_NET_DEVICES", "mlx5_1:1");
-        assertSummary(assertVerdict(Fixtures.examine(ucx), "rdma-hca-filter", Verdict.WARN), "NCCL_IB_HCA selects [mlx5_0] but UCX_NET_DEVICES names [mlx5_1]");
+        assertSummary(
+                assertVerdict(Fixtures.examine(ucx), "rdma-hca-filter", Verdict.WARN),
+                "NCCL_IB_HCA selects [mlx5_0] but UCX_NET_DEVICES names [mlx5_1]");
     }
 
     @Test
@@ -230,7 +272,9 @@ class DoctorRdmaChecksTest {
         IbHcaFilter exclude = IbHcaFilter.parse("^=mlx5_0,mlx5_9");
         assertFalse(exclude.selects("mlx5_0", 1));
         assertTrue(exclude.selects("mlx5_1", 1));
-        assertEquals(List.of("mlx5_1", "mlx5_10"), prefix.devicesMatching(prefix.entries().getFirst(), List.of("mlx5_0", "mlx5_1", "mlx5_10")));
+        assertEquals(
+                List.of("mlx5_1", "mlx5_10"),
+                prefix.devicesMatching(prefix.entries().getFirst(), List.of("mlx5_0", "mlx5_1", "mlx5_10")));
     }
 
     @Test
@@ -238,7 +282,9 @@ class DoctorRdmaChecksTest {
         GidTable table = GidTable.read(new HostFiles(Fixtures.source(ROCE), null), ROCE_PORT);
         assertEquals(3, table.autoIndex(new GidTable.Wanted(4, 2, null, 0)));
         assertEquals(2, table.autoIndex(new GidTable.Wanted(4, 1, null, 0)), "RoCE v1 when asked for it");
-        assertEquals(0, table.autoIndex(new GidTable.Wanted(4, 2, new byte[] {(byte) 192, (byte) 168, 0, 0}, 16)),
+        assertEquals(
+                0,
+                table.autoIndex(new GidTable.Wanted(4, 2, new byte[] {(byte) 192, (byte) 168, 0, 0}, 16)),
                 "no entry inside NCCL_IB_ADDR_RANGE: index 0 stays");
         GidTable.Gid v4 = table.get(3);
         assertEquals(4, v4.family());

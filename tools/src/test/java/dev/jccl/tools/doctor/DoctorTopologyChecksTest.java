@@ -1,11 +1,5 @@
 package dev.jccl.tools.doctor;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-
 import static dev.jccl.tools.doctor.Fixtures.BROKEN;
 import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
 import static dev.jccl.tools.doctor.Fixtures.ROCE;
@@ -16,45 +10,76 @@ import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
 /** E1–E5: GPU↔NIC distance, NUMA, ACS/IOMMU, PCIe link width, relaxed ordering in VMs. */
 @Timeout(30)
 class DoctorTopologyChecksTest {
-    private static final String HEALTHY_GPU0 = "/sys/devices/pci0000:38/0000:38:01.0/0000:39:00.0/0000:3a:00.0/0000:3b:00.0";
-    private static final String HEALTHY_NIC0 = "/sys/devices/pci0000:38/0000:38:01.0/0000:39:00.0/0000:3a:04.0/0000:3c:00.0";
+    private static final String HEALTHY_GPU0 =
+            "/sys/devices/pci0000:38/0000:38:01.0/0000:39:00.0/0000:3a:00.0/0000:3b:00.0";
+    private static final String HEALTHY_NIC0 =
+            "/sys/devices/pci0000:38/0000:38:01.0/0000:39:00.0/0000:3a:04.0/0000:3c:00.0";
 
     @Test
     void gpuNicDistance(@TempDir(factory = RamTempDir.class) Path tmp) {
         CheckResult pix = assertVerdict(Fixtures.examine(HEALTHY), "topo-gpu-nic-distance", Verdict.OK);
         assertSummary(pix, "0000:3b:00.0 ↔ mlx5_0 PIX", "0000:bb:00.0 ↔ mlx5_1 PIX");
-        assertSummary(assertVerdict(Fixtures.examine(BROKEN), "topo-gpu-nic-distance", Verdict.WARN), "are on different CPU sockets (SYS)");
+        assertSummary(
+                assertVerdict(Fixtures.examine(BROKEN), "topo-gpu-nic-distance", Verdict.WARN),
+                "are on different CPU sockets (SYS)");
         CheckResult phb = assertVerdict(Fixtures.examine(VM), "topo-gpu-nic-distance", Verdict.WARN);
-        assertSummary(phb, "GPU 0000:00:05.0 and NIC mlx5_0 (0000:00:06.0) only share the host bridge (PHB). NCCL will not use GPU Direct RDMA "
-                + "for this pair (cutoff PXB)");
+        assertSummary(
+                phb,
+                "GPU 0000:00:05.0 and NIC mlx5_0 (0000:00:06.0) only share the host bridge "
+                        + "(PHB). NCCL will not use GPU Direct RDMA " + "for this pair (cutoff PXB)");
         assertFix(phb, "NCCL_TOPO_FILE");
 
         Path topo = Fixtures.copy(VM, tmp.resolve("topo"));
         Fixtures.write(topo, "/opt/topology/vm.xml", "<system/>\n");
         Fixtures.env(topo, "NCCL_TOPO_FILE", "/opt/topology/vm.xml");
-        assertSummary(assertVerdict(Fixtures.examine(topo), "topo-gpu-nic-distance", Verdict.OK), "NCCL_TOPO_FILE=/opt/topology/vm.xml");
+        assertSummary(
+                assertVerdict(Fixtures.examine(topo), "topo-gpu-nic-distance", Verdict.OK),
+                "NCCL_TOPO_FILE=/opt/topology/vm.xml");
 
         Path level = Fixtures.copy(VM, tmp.resolve("level"));
         Fixtures.env(level, "NCCL_NET_GDR_LEVEL", "PHB");
-        assertEvidence(assertVerdict(Fixtures.examine(level), "topo-gpu-nic-distance", Verdict.OK), "GPU Direct RDMA cutoff", "PHB (NCCL_NET_GDR_LEVEL=PHB)");
+        assertEvidence(
+                assertVerdict(Fixtures.examine(level), "topo-gpu-nic-distance", Verdict.OK),
+                "GPU Direct RDMA cutoff",
+                "PHB (NCCL_NET_GDR_LEVEL=PHB)");
 
         Path missing = Fixtures.copy(VM, tmp.resolve("missing"));
         Fixtures.env(missing, "NCCL_TOPO_FILE", "/opt/nowhere.xml");
-        assertSummary(assertVerdict(Fixtures.examine(missing), "topo-gpu-nic-distance", Verdict.WARN), "NCCL_TOPO_FILE=/opt/nowhere.xml does not exist");
+        assertSummary(
+                assertVerdict(Fixtures.examine(missing), "topo-gpu-nic-distance", Verdict.WARN),
+                "NCCL_TOPO_FILE=/opt/nowhere.xml does not exist");
     }
 
     @Test
     void pciDistanceRules() {
         String root = "/sys/devices/pci0000:38/0000:38:01.0/0000:39:00.0";
         assertEquals(PciDistance.PIX, PciDistance.between(HEALTHY_GPU0, 0, HEALTHY_NIC0, 0));
-        assertEquals(PciDistance.PXB, PciDistance.between(root + "/0000:3a:00.0/0000:3b:00.0/0000:3c:00.0/0000:3d:00.0", 0,
-                root + "/0000:3a:04.0/0000:3e:00.0", 0), "two switches below the common one");
-        assertEquals(PciDistance.PHB, PciDistance.between("/sys/devices/pci0000:00/0000:00:05.0", -1, "/sys/devices/pci0000:00/0000:00:06.0", -1));
-        assertEquals(PciDistance.PHB, PciDistance.between(HEALTHY_GPU0, 0, "/sys/devices/pci0000:b8/0000:b8:01.0/0000:bc:00.0", 0));
-        assertEquals(PciDistance.SYS, PciDistance.between(HEALTHY_GPU0, 0, "/sys/devices/pci0000:b8/0000:b8:01.0/0000:bc:00.0", 1));
+        assertEquals(
+                PciDistance.PXB,
+                PciDistance.between(
+                        root + "/0000:3a:00.0/0000:3b:00.0/0000:3c:00.0/0000:3d:00.0",
+                        0,
+                        root + "/0000:3a:04.0/0000:3e:00.0",
+                        0),
+                "two switches below the common one");
+        assertEquals(
+                PciDistance.PHB,
+                PciDistance.between(
+                        "/sys/devices/pci0000:00/0000:00:05.0", -1, "/sys/devices/pci0000:00/0000:00:06.0", -1));
+        assertEquals(
+                PciDistance.PHB,
+                PciDistance.between(HEALTHY_GPU0, 0, "/sys/devices/pci0000:b8/0000:b8:01.0/0000:bc:00.0", 0));
+        assertEquals(
+                PciDistance.SYS,
+                PciDistance.between(HEALTHY_GPU0, 0, "/sys/devices/pci0000:b8/0000:b8:01.0/0000:bc:00.0", 1));
         assertEquals(PciDistance.PXB, PciDistance.parseLevel("2"));
         assertEquals(PciDistance.PHB, PciDistance.parseLevel("phb"));
         assertEquals(null, PciDistance.parseLevel("NEAR"));
@@ -64,32 +89,47 @@ class DoctorTopologyChecksTest {
     void numaAffinity(@TempDir(factory = RamTempDir.class) Path tmp) {
         assertVerdict(Fixtures.examine(HEALTHY), "topo-numa-affinity", Verdict.OK);
         CheckResult far = assertVerdict(Fixtures.examine(BROKEN), "topo-numa-affinity", Verdict.WARN);
-        assertSummary(far, "Process may run on CPUs 0-15 but GPU 0000:3b:00.0 (NUMA 1, CPUs 32-63)",
+        assertSummary(
+                far,
+                "Process may run on CPUs 0-15 but GPU 0000:3b:00.0 (NUMA 1, CPUs 32-63)",
                 "its nearest NIC mlx5_0 (NUMA 0) are on different NUMA nodes");
         assertFix(far, "numactl");
         assertSummary(assertVerdict(Fixtures.examine(ROCE), "topo-numa-affinity", Verdict.SKIP), "single NUMA node");
 
         Path unknown = Fixtures.copy(HEALTHY, tmp);
         Fixtures.write(unknown, HEALTHY_GPU0 + "/numa_node", "-1\n");
-        assertSummary(assertVerdict(Fixtures.examine(unknown), "topo-numa-affinity", Verdict.WARN), "GPU 0000:3b:00.0 has NUMA node -1");
+        assertSummary(
+                assertVerdict(Fixtures.examine(unknown), "topo-numa-affinity", Verdict.WARN),
+                "GPU 0000:3b:00.0 has NUMA node -1");
     }
 
     @Test
     void acsAndIommu(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "pcie-acs-iommu", Verdict.OK), "No IOMMU is registered", "lspci -vvv | grep ACSCtl");
+        assertSummary(
+                assertVerdict(Fixtures.examine(HEALTHY), "pcie-acs-iommu", Verdict.OK),
+                "No IOMMU is registered",
+                "lspci -vvv | grep ACSCtl");
         assertSummary(assertVerdict(Fixtures.examine(VM), "pcie-acs-iommu", Verdict.SKIP), "in a VM");
-        assertSummary(assertVerdict(Fixtures.examine(BROKEN), "pcie-acs-iommu", Verdict.SKIP), "no GPU shares a PCIe switch with a NIC");
+        assertSummary(
+                assertVerdict(Fixtures.examine(BROKEN), "pcie-acs-iommu", Verdict.SKIP),
+                "no GPU shares a PCIe switch with a NIC");
 
         Path iommu = Fixtures.copy(HEALTHY, tmp);
         Fixtures.write(iommu, "/sys/class/iommu/dmar0/uevent", "");
         Fixtures.write(iommu, "/sys/kernel/iommu_groups/42/type", "DMA\n");
         Fixtures.link(iommu, HEALTHY_GPU0 + "/iommu_group", "../../../../../../kernel/iommu_groups/42");
-        Fixtures.write(iommu, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro intel_iommu=on secret_token=abc\n");
+        Fixtures.write(
+                iommu, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro intel_iommu=on secret_token=abc\n");
         CheckResult acs = assertVerdict(Fixtures.examine(iommu), "pcie-acs-iommu", Verdict.WARN);
-        assertSummary(acs, "IOMMU is active (group 42 type DMA) and GPU 0000:3b:00.0 shares a PCIe switch with mlx5_0",
+        assertSummary(
+                acs,
+                "IOMMU is active (group 42 type DMA) and GPU 0000:3b:00.0 shares a PCIe switch with mlx5_0",
                 "Confirm with: sudo lspci -vvv | grep ACSCtl");
         assertEvidence(acs, "/proc/cmdline", "intel_iommu=on");
-        assertEquals("intel_iommu=on", acs.evidence("/proc/cmdline"), "only the IOMMU options of the command line are shown");
+        assertEquals(
+                "intel_iommu=on",
+                acs.evidence("/proc/cmdline"),
+                "only the IOMMU options of the command line are shown");
         assertFix(acs, "pci=disable_acs_redir");
     }
 
@@ -97,22 +137,32 @@ class DoctorTopologyChecksTest {
     void pcieLinkWidthAndSpeed(@TempDir(factory = RamTempDir.class) Path tmp) {
         assertVerdict(Fixtures.examine(HEALTHY), "pcie-link-degraded", Verdict.OK);
         CheckResult narrow = assertVerdict(Fixtures.examine(BROKEN), "pcie-link-degraded", Verdict.WARN);
-        assertSummary(narrow, "mlx5_0 (0000:bc:00.0) runs at x8 of x16 — at most half of its PCIe bandwidth is reachable");
-        assertSummary(assertVerdict(Fixtures.examine(VM), "pcie-link-degraded", Verdict.SKIP), "no PCIe link attributes");
+        assertSummary(
+                narrow, "mlx5_0 (0000:bc:00.0) runs at x8 of x16 — at most half of its PCIe bandwidth is reachable");
+        assertSummary(
+                assertVerdict(Fixtures.examine(VM), "pcie-link-degraded", Verdict.SKIP), "no PCIe link attributes");
 
         Path slowNic = Fixtures.copy(HEALTHY, tmp.resolve("nic"));
         Fixtures.write(slowNic, HEALTHY_NIC0 + "/current_link_speed", "16.0 GT/s PCIe\n");
-        assertSummary(assertVerdict(Fixtures.examine(slowNic), "pcie-link-degraded", Verdict.WARN), "mlx5_0 (0000:3c:00.0) links at 16.0 GT/s PCIe of 32.0 GT/s PCIe");
+        assertSummary(
+                assertVerdict(Fixtures.examine(slowNic), "pcie-link-degraded", Verdict.WARN),
+                "mlx5_0 (0000:3c:00.0) links at 16.0 GT/s PCIe of 32.0 GT/s PCIe");
 
         // GPUs slow their link down when idle: reported, not a warning.
         Path idleGpu = Fixtures.copy(HEALTHY, tmp.resolve("gpu"));
         Fixtures.write(idleGpu, HEALTHY_GPU0 + "/current_link_speed", "2.5 GT/s PCIe\n");
-        assertEvidence(assertVerdict(Fixtures.examine(idleGpu), "pcie-link-degraded", Verdict.OK), "GPU 0000:3b:00.0 link speed", "lower their link speed when idle");
+        assertEvidence(
+                assertVerdict(Fixtures.examine(idleGpu), "pcie-link-degraded", Verdict.OK),
+                "GPU 0000:3b:00.0 link speed",
+                "lower their link speed when idle");
     }
 
     @Test
     void relaxedOrderingInVms(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(VM), "vm-sriov-relaxed-ordering", Verdict.OK), "VM with SR-IOV VF mlx5_0 (15b3:101e)", "[RO]");
+        assertSummary(
+                assertVerdict(Fixtures.examine(VM), "vm-sriov-relaxed-ordering", Verdict.OK),
+                "VM with SR-IOV VF mlx5_0 (15b3:101e)",
+                "[RO]");
         assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "vm-sriov-relaxed-ordering", Verdict.SKIP), "not a VM");
 
         Path off = Fixtures.copy(VM, tmp.resolve("off"));
@@ -124,13 +174,18 @@ class DoctorTopologyChecksTest {
         Path plugin = Fixtures.copy(VM, tmp.resolve("plugin"));
         Fixtures.write(plugin, "/usr/lib/x86_64-linux-gnu/libnccl-net-myplugin.so", "");
         CheckResult warn = assertVerdict(Fixtures.examine(plugin), "vm-sriov-relaxed-ordering", Verdict.WARN);
-        assertSummary(warn, "the net plugin \"libnccl-net-myplugin.so\" must register GPU buffers with IBV_ACCESS_RELAXED_ORDERING itself");
+        assertSummary(
+                warn,
+                "the net plugin \"libnccl-net-myplugin.so\" must register GPU buffers with "
+                        + "IBV_ACCESS_RELAXED_ORDERING itself");
         assertFix(warn, "IBV_ACCESS_RELAXED_ORDERING");
 
         Path oldVerbs = Fixtures.copy(VM, tmp.resolve("verbs"));
         Fixtures.delete(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
         Fixtures.link(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "libibverbs.so.1.5.26.0");
         Fixtures.write(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.5.26.0", "");
-        assertSummary(assertVerdict(Fixtures.examine(oldVerbs), "vm-sriov-relaxed-ordering", Verdict.FAIL), "rdma-core 26: relaxed ordering needs rdma-core ≥ 28");
+        assertSummary(
+                assertVerdict(Fixtures.examine(oldVerbs), "vm-sriov-relaxed-ordering", Verdict.FAIL),
+                "rdma-core 26: relaxed ordering needs rdma-core ≥ 28");
     }
 }

@@ -1,5 +1,9 @@
 package dev.jccl.tools.doctor;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -16,14 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-
 /**
- * The fixture trees of src/test/resources/doctor (see the README there) and small edits to copies
- * of them. Trees are read from the source directory, not from target/test-classes: resource
- * copying follows symbolic links, and the trees' sysfs links are what the checks resolve.
+ * The fixture trees of src/test/resources/doctor (see the README there) and small edits to copies of them. Trees are
+ * read from the source directory, not from target/test-classes: resource copying follows symbolic links, and the trees'
+ * sysfs links are what the checks resolve.
  */
 final class Fixtures {
     static final String HEALTHY = "healthy-node";
@@ -37,10 +37,12 @@ final class Fixtures {
     /** The tree in the source directory (read-only use). */
     static Path source(String name) {
         Path base = Path.of(System.getProperty("basedir", System.getProperty("user.dir")));
-        for (Path candidate : List.of(base.resolve("src/test/resources/doctor"), base.resolve("tools/src/test/resources/doctor"))) {
+        for (Path candidate :
+                List.of(base.resolve("src/test/resources/doctor"), base.resolve("tools/src/test/resources/doctor"))) {
             if (Files.isDirectory(candidate.resolve(name))) return candidate.resolve(name);
         }
-        throw new IllegalStateException("fixture tree " + name + " not found under " + base + "/src/test/resources/doctor");
+        throw new IllegalStateException(
+                "fixture tree " + name + " not found under " + base + "/src/test/resources/doctor");
     }
 
     /** A copy of the tree under {@code tempDir}, links kept as links, for a test to edit. */
@@ -77,7 +79,8 @@ final class Fixtures {
     }
 
     /** Results on the unedited trees, computed once: results are immutable. */
-    private static final Map<String, Map<String, CheckResult>> PRISTINE = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, Map<String, CheckResult>> PRISTINE =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     static Map<String, CheckResult> examine(String tree) {
         return PRISTINE.computeIfAbsent(tree, t -> java.util.Collections.unmodifiableMap(examine(source(t))));
@@ -90,7 +93,9 @@ final class Fixtures {
         try {
             if (Files.exists(file)) {
                 for (String line : Files.readAllLines(file)) {
-                    if (line.contains("=")) env.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
+                    if (line.contains("=")) {
+                        env.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
+                    }
                 }
             }
             for (int i = 0; i < pairs.length; i += 2) {
@@ -106,7 +111,9 @@ final class Fixtures {
         }
     }
 
-    /** Writes a file (parents created) at a host path such as {@code /proc/self/limits}; links in the path are followed. */
+    /**
+     * Writes a file (parents created) at a host path such as {@code /proc/self/limits}; links in the path are followed.
+     */
     static void write(Path root, String hostPath, String content) {
         Path p = local(root, hostPath);
         try {
@@ -120,7 +127,9 @@ final class Fixtures {
     /** Removes a file, link or directory tree at a host path (a link itself, not its target). */
     static void delete(Path root, String hostPath) {
         Path p = local(root, hostPath);
-        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) fail("fixture edit: " + hostPath + " does not exist in " + root);
+        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+            fail("fixture edit: " + hostPath + " does not exist in " + root);
+        }
         try {
             if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
                 try (Stream<Path> all = Files.walk(p)) {
@@ -163,23 +172,31 @@ final class Fixtures {
 
     /** Asserts that the summary contains every fragment. */
     static void assertSummary(CheckResult r, String... fragments) {
-        for (String f : fragments) assertTrue(r.summary().contains(f), () -> "summary lacks '" + f + "': " + describe(r));
+        for (String f : fragments) {
+            assertTrue(r.summary().contains(f), () -> "summary lacks '" + f + "': " + describe(r));
+        }
     }
 
     /** Asserts that some fix contains the fragment. */
     static void assertFix(CheckResult r, String fragment) {
-        assertTrue(r.fix().stream().anyMatch(x -> x.contains(fragment)), () -> "no fix contains '" + fragment + "': " + describe(r));
+        assertTrue(
+                r.fix().stream().anyMatch(x -> x.contains(fragment)),
+                () -> "no fix contains '" + fragment + "': " + describe(r));
     }
 
     /** Asserts that evidence from {@code source} exists and its value contains {@code fragment}. */
     static void assertEvidence(CheckResult r, String source, String fragment) {
-        assertTrue(r.evidence().stream().anyMatch(e -> e.source().equals(source) && e.value().contains(fragment)),
+        assertTrue(
+                r.evidence().stream()
+                        .anyMatch(e -> e.source().equals(source) && e.value().contains(fragment)),
                 () -> "no evidence " + source + " containing '" + fragment + "': " + describe(r));
     }
 
     static String describe(CheckResult r) {
         StringBuilder s = new StringBuilder(r.verdict().word()).append(" — ").append(r.summary());
-        for (Evidence e : r.evidence()) s.append("\n    evidence ").append(e.source()).append(": ").append(e.value());
+        for (Evidence e : r.evidence()) {
+            s.append("\n    evidence ").append(e.source()).append(": ").append(e.value());
+        }
         for (String f : r.fix()) s.append("\n    fix ").append(f);
         return s.toString();
     }

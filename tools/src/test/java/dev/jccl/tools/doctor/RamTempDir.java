@@ -1,17 +1,16 @@
 package dev.jccl.tools.doctor;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.extension.AnnotatedElementContext;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.io.TempDirFactory;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-
 /**
- * Temporary directories on /dev/shm where it is writable, else the usual ones: the tests copy
- * fixture trees of a few hundred small files dozens of times, which a RAM file system does about
- * ten times faster than a disk. JUnit deletes the directory after the test as usual.
+ * Temporary directories on /dev/shm where it is writable, else the usual ones: the tests copy fixture trees of a few
+ * hundred small files dozens of times, which a RAM file system does about ten times faster than a disk. JUnit deletes
+ * the directory after the test as usual.
  */
 final class RamTempDir implements TempDirFactory {
     @Override

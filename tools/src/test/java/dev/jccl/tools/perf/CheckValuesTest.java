@@ -1,26 +1,25 @@
 package dev.jccl.tools.perf;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The claim {@link CheckValues} rests on: its inputs reduce to its expected result bit for bit
- * in ANY order and grouping, in the element type's own arithmetic (half and bfloat16 rounded after
- * every step, integers wrapped). The arithmetic here is written independently of Jccl's kernels.
+ * The claim {@link CheckValues} rests on: its inputs reduce to its expected result bit for bit in ANY order and
+ * grouping, in the element type's own arithmetic (half and bfloat16 rounded after every step, integers wrapped). The
+ * arithmetic here is written independently of Jccl's kernels.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CheckValuesTest {
@@ -59,7 +58,9 @@ class CheckValuesTest {
         // A generator that wrote the same value everywhere would pass the check above and test nothing.
         CheckValues values = new CheckValues(type, op, ranks, 7);
         java.util.Set<Long> seen = new java.util.HashSet<>();
-        for (long i = 0; i < 64; i++) for (int r = 0; r < ranks; r++) seen.add(values.encode(values.input(r, i)));
+        for (long i = 0; i < 64; i++) {
+            for (int r = 0; r < ranks; r++) seen.add(values.encode(values.input(r, i)));
+        }
         assertNotEquals(1, seen.size(), "every input is the same value");
         java.util.Set<Long> results = new java.util.HashSet<>();
         for (long i = 0; i < 64; i++) results.add(values.encode(values.reduced(i)));

@@ -6,13 +6,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads a table the way scripts written for nccl-tests do: this is the row pattern such a script
- * uses (groups: 1 size, 2 count, 3 type, 4 redop, 5 root, 6-9 out-of-place time, algbw, busbw,
- * #wrong, 10-13 the same in-place), so our output must match it unchanged.
+ * Reads a table the way scripts written for nccl-tests do: this is the row pattern such a script uses (groups: 1 size,
+ * 2 count, 3 type, 4 redop, 5 root, 6-9 out-of-place time, algbw, busbw, #wrong, 10-13 the same in-place), so our
+ * output must match it unchanged.
  */
 final class NcclTestsOutput {
-    static final Pattern ROW = Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)"
-            + "\\s+(\\S+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)\\s*$");
+    static final Pattern ROW = Pattern.compile(
+            "^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)"
+                    + "\\s+(\\S+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)\\s*$");
     static final Pattern AVG_BUS_BW = Pattern.compile("^# Avg bus bandwidth\\s*:\\s*([\\d.e+-]+)", Pattern.MULTILINE);
 
     private NcclTestsOutput() {}

@@ -1,11 +1,11 @@
 package dev.jccl.tools.perf;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.file.Files;
@@ -14,10 +14,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class PerfReportsTest {
@@ -116,8 +115,10 @@ class PerfReportsTest {
     @Test
     void anotherToolsJsonIsNotAReport() throws IOException {
         // `jccl info --json` output, for example.
-        assertNotAReport(write("info.json", "{\"version\": \"0.1.0\", \"transports\": []}"), "no \"tool\": \"jccl perf\" field");
-        assertNotAReport(write("other.json", "{\"tool\": \"nccl-tests\", \"rows\": []}"),
+        assertNotAReport(
+                write("info.json", "{\"version\": \"0.1.0\", \"transports\": []}"), "no \"tool\": \"jccl perf\" field");
+        assertNotAReport(
+                write("other.json", "{\"tool\": \"nccl-tests\", \"rows\": []}"),
                 "its tool is \"nccl-tests\", not \"jccl perf\"");
     }
 
@@ -125,7 +126,8 @@ class PerfReportsTest {
     void aReportWithoutRowsIsNotAReport() throws IOException {
         String text = reportText().replaceFirst("\"rows\": \\[[^\\]]*\\]", "\"results\": []");
         assertNotAReport(write("norows.json", text), "no \"rows\" array");
-        assertNotAReport(write("rowsobject.json", reportText().replaceFirst("\"rows\": \\[[^\\]]*\\]", "\"rows\": {}")),
+        assertNotAReport(
+                write("rowsobject.json", reportText().replaceFirst("\"rows\": \\[[^\\]]*\\]", "\"rows\": {}")),
                 "no \"rows\" array");
     }
 
@@ -153,14 +155,16 @@ class PerfReportsTest {
     @Test
     void writingIntoAMissingDirectoryIsNamed() {
         Path file = dir.resolve("nosuch").resolve("ar.json");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> PerfReports.write(PerfFixtures.report("all_reduce", 2, "tcp ring 2 ranks", ROWS), file));
         assertEquals("cannot write " + file + ": directory " + file.getParent() + " does not exist", e.getMessage());
     }
 
     @Test
     void writingOverADirectoryIsNamed() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> PerfReports.write(PerfFixtures.report("all_reduce", 2, "tcp ring 2 ranks", ROWS), dir));
         assertTrue(e.getMessage().startsWith("cannot write " + dir + ": "), e.getMessage());
     }
@@ -183,7 +187,9 @@ class PerfReportsTest {
     }
 
     private static List<String> names(Class<? extends Record> type) {
-        return Arrays.stream(type.getRecordComponents()).map(RecordComponent::getName).toList();
+        return Arrays.stream(type.getRecordComponents())
+                .map(RecordComponent::getName)
+                .toList();
     }
 
     private static List<String> fieldNames(JsonNode node) {

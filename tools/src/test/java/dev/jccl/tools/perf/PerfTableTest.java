@@ -1,12 +1,11 @@
 package dev.jccl.tools.perf;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
-import java.util.concurrent.TimeUnit;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The table's text against nccl-tests' own lines (copied from its output, not from our code). */
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
@@ -15,19 +14,32 @@ class PerfTableTest {
     void columnHeaderIsNcclTestsHeader() {
         String[] lines = PerfTable.columnHeader().split("\n");
         assertEquals(3, lines.length);
-        assertEquals("#                                                              out-of-place                       in-place          ", lines[0]);
-        assertEquals("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong", lines[1]);
-        assertEquals("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       ", lines[2]);
+        assertEquals(
+                "#                                                              out-of-place "
+                        + "                      in-place          ",
+                lines[0]);
+        assertEquals(
+                "#       size         count      type   redop    root     time   algbw "
+                        + "  busbw #wrong     time   algbw   busbw #wrong",
+                lines[1]);
+        assertEquals(
+                "#        (B)    (elements)                               (us)  (GB/s) "
+                        + " (GB/s)            (us)  (GB/s)  (GB/s)       ",
+                lines[2]);
     }
 
     @Test
     void rowLinesUpUnderTheHeader() {
         String row = PerfTable.rowStart(134217728, 33554432, "float", "sum", -1)
-                + PerfTable.measurement(139876.5, 3.84, 6.72, 0L) + PerfTable.measurement(8.12, 0.0, 0.0, null);
+                + PerfTable.measurement(139876.5, 3.84, 6.72, 0L)
+                + PerfTable.measurement(8.12, 0.0, 0.0, null);
         // nccl-tests: "   134217728      33554432     float     sum      -1   139876    3.84    6.72      0 ..."
         assertTrue(row.startsWith("   134217728      33554432     float     sum      -1   13987"), row);
         assertTrue(row.endsWith("     8.12    0.00    0.00    N/A"), row);
-        assertEquals(PerfTable.columnHeader().split("\n")[1].length(), row.length(), "row and header widths differ:\n" + row);
+        assertEquals(
+                PerfTable.columnHeader().split("\n")[1].length(),
+                row.length(),
+                "row and header widths differ:\n" + row);
     }
 
     @Test
@@ -53,7 +65,8 @@ class PerfTableTest {
 
     @Test
     void footerIsWhatScriptsGrepFor() {
-        assertEquals("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 4.52531 \n#\n", PerfTable.footer(0, 4.525314));
+        assertEquals(
+                "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 4.52531 \n#\n", PerfTable.footer(0, 4.525314));
         assertTrue(PerfTable.footer(3, 1).startsWith("# Out of bounds values : 3 FAILED\n"));
     }
 }

@@ -1,20 +1,20 @@
 package dev.jccl.tools.perf;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import javax.imageio.ImageIO;
 import java.awt.Color;
 import java.awt.image.BufferedImage;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,17 +25,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
- * Draws real PNGs from reports made in code and looks at their pixels: the lines' colours, text in
- * the places where the title, the axis titles and the legend go. A plot that drew nothing, or only
- * a frame, fails these.
+ * Draws real PNGs from reports made in code and looks at their pixels: the lines' colours, text in the places where the
+ * title, the axis titles and the legend go. A plot that drew nothing, or only a frame, fails these.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PlotCommandTest {
@@ -62,12 +60,17 @@ class PlotCommandTest {
         BufferedImage image = ImageIO.read(png.toFile());
         assertEquals(900, image.getWidth());
         assertEquals(560, image.getHeight());
-        assertTrue(distinctColours(image) > 50, "anti-aliased lines and text make many colours: " + distinctColours(image));
+        assertTrue(
+                distinctColours(image) > 50,
+                "anti-aliased lines and text make many colours: " + distinctColours(image));
         Color first = BusbwPlot.SERIES_COLORS[0];
         Color second = BusbwPlot.SERIES_COLORS[1];
         Color third = BusbwPlot.SERIES_COLORS[2];
-        assertTrue(count(image, 0, 0, 900, 560, first) > 200, "pixels of line 1: " + count(image, 0, 0, 900, 560, first));
-        assertTrue(count(image, 0, 0, 900, 560, second) > 200, "pixels of line 2: " + count(image, 0, 0, 900, 560, second));
+        assertTrue(
+                count(image, 0, 0, 900, 560, first) > 200, "pixels of line 1: " + count(image, 0, 0, 900, 560, first));
+        assertTrue(
+                count(image, 0, 0, 900, 560, second) > 200,
+                "pixels of line 2: " + count(image, 0, 0, 900, 560, second));
         assertEquals(0, count(image, 0, 0, 900, 560, third), "two runs, two lines");
 
         // Title across the top, the x axis title along the bottom, the y axis title up the left side.
@@ -75,7 +78,8 @@ class PlotCommandTest {
         assertTrue(dark(image, 300, 530, 300, 30) > 100, "x axis title: " + dark(image, 300, 530, 300, 30));
         assertTrue(dark(image, 0, 150, 25, 250) > 100, "y axis title: " + dark(image, 0, 150, 25, 250));
         // The legend, top left inside the plot: both lines' samples and their labels' text.
-        assertTrue(count(image, 60, 30, 250, 80, first) > 10 && count(image, 60, 30, 250, 80, second) > 10,
+        assertTrue(
+                count(image, 60, 30, 250, 80, first) > 10 && count(image, 60, 30, 250, 80, second) > 10,
                 "legend samples");
         assertTrue(dark(image, 60, 30, 250, 80) > 100, "legend text: " + dark(image, 60, 30, 250, 80));
     }
@@ -93,8 +97,16 @@ class PlotCommandTest {
     @Test
     void widthAndHeightAreThePictures() throws IOException {
         Path png = dir.resolve("small.png");
-        Result r = run(write("np2.json", PerfFixtures.exampleTwoRanks()).toString(), "-o", png.toString(),
-                "--width", "640", "--height", "400", "--title", "loopback");
+        Result r = run(
+                write("np2.json", PerfFixtures.exampleTwoRanks()).toString(),
+                "-o",
+                png.toString(),
+                "--width",
+                "640",
+                "--height",
+                "400",
+                "--title",
+                "loopback");
         assertEquals(0, r.code(), r::toString);
         BufferedImage image = ImageIO.read(png.toFile());
         assertEquals(640, image.getWidth());
@@ -104,13 +116,19 @@ class PlotCommandTest {
     @Test
     void inPlaceDrawsTheInPlaceRows() throws IOException {
         List<PerfRow> rows = new ArrayList<>();
-        for (long size = 8; size <= 8 << 10; size *= 2) rows.add(PerfFixtures.row(size, "float", "sum", -1, false, 1, 0L));
+        for (long size = 8; size <= 8 << 10; size *= 2) {
+            rows.add(PerfFixtures.row(size, "float", "sum", -1, false, 1, 0L));
+        }
         rows.add(PerfFixtures.row(1024, "float", "sum", -1, true, 1, 0L));
         rows.add(PerfFixtures.row(4096, "float", "sum", -1, true, 1, 0L));
         Path file = write("ar.json", PerfFixtures.report("all_reduce", 2, "tcp ring 2 ranks", rows));
         Path png = dir.resolve("p.png");
-        assertEquals("wrote " + png + " (1 line, 11 points)\n", run(file.toString(), "-o", png.toString()).out());
-        assertEquals("wrote " + png + " (1 line, 2 points)\n", run(file.toString(), "-o", png.toString(), "--in-place").out());
+        assertEquals(
+                "wrote " + png + " (1 line, 11 points)\n",
+                run(file.toString(), "-o", png.toString()).out());
+        assertEquals(
+                "wrote " + png + " (1 line, 2 points)\n",
+                run(file.toString(), "-o", png.toString(), "--in-place").out());
     }
 
     @Test
@@ -121,8 +139,11 @@ class PlotCommandTest {
                 PerfFixtures.row(8, "float", "sum", -1, false, 0.01, 0L),
                 PerfFixtures.row(64, "float", "sum", -1, false, 0.1, 0L));
         Path png = dir.resolve("z.png");
-        Result r = run(write("z.json", PerfFixtures.report("all_reduce", 2, "tcp ring 2 ranks", rows)).toString(),
-                "-o", png.toString());
+        Result r = run(
+                write("z.json", PerfFixtures.report("all_reduce", 2, "tcp ring 2 ranks", rows))
+                        .toString(),
+                "-o",
+                png.toString());
         assertEquals("wrote " + png + " (1 line, 2 points; left out 1 row of size 0)\n", r.out(), r::toString);
     }
 
@@ -135,9 +156,14 @@ class PlotCommandTest {
             rows.add(PerfFixtures.row(size, "double", "max", 0, false, size / 3e6, null));
         }
         Path file = write("reduce.json", PerfFixtures.report("reduce", 2, "tcp chain 2 ranks", rows));
-        BusbwPlot.Lines lines = BusbwPlot.lines(List.of(new BusbwPlot.Run("reduce.json", PerfReports.read(file))), false);
-        assertEquals(List.of("tcp chain 2 ranks float sum root 0", "tcp chain 2 ranks float sum root 1",
-                "tcp chain 2 ranks double max root 0"), lines.lines().stream().map(BusbwPlot.Line::label).toList());
+        BusbwPlot.Lines lines =
+                BusbwPlot.lines(List.of(new BusbwPlot.Run("reduce.json", PerfReports.read(file))), false);
+        assertEquals(
+                List.of(
+                        "tcp chain 2 ranks float sum root 0",
+                        "tcp chain 2 ranks float sum root 1",
+                        "tcp chain 2 ranks double max root 0"),
+                lines.lines().stream().map(BusbwPlot.Line::label).toList());
         Path png = dir.resolve("r.png");
         Result r = run(file.toString(), "-o", png.toString());
         assertEquals("wrote " + png + " (3 lines, 18 points)\n", r.out(), r::toString);
@@ -148,10 +174,20 @@ class PlotCommandTest {
     void equalLabelsAreToldApartByFileName() {
         PerfReport a = PerfFixtures.exampleTwoRanks();
         PerfReport b = PerfFixtures.exampleFourRanks();
-        BusbwPlot.Lines lines = BusbwPlot.lines(List.of(new BusbwPlot.Run("before.json", a),
-                new BusbwPlot.Run("after.json", a), new BusbwPlot.Run("np4.json", b), new BusbwPlot.Run("before.json", a)), false);
-        assertEquals(List.of("tcp ring 2 ranks (before.json)", "tcp ring 2 ranks (after.json)", "tcp ring 4 ranks",
-                "tcp ring 2 ranks (before.json) #2"), lines.lines().stream().map(BusbwPlot.Line::label).toList());
+        BusbwPlot.Lines lines = BusbwPlot.lines(
+                List.of(
+                        new BusbwPlot.Run("before.json", a),
+                        new BusbwPlot.Run("after.json", a),
+                        new BusbwPlot.Run("np4.json", b),
+                        new BusbwPlot.Run("before.json", a)),
+                false);
+        assertEquals(
+                List.of(
+                        "tcp ring 2 ranks (before.json)",
+                        "tcp ring 2 ranks (after.json)",
+                        "tcp ring 4 ranks",
+                        "tcp ring 2 ranks (before.json) #2"),
+                lines.lines().stream().map(BusbwPlot.Line::label).toList());
     }
 
     @Test
@@ -177,44 +213,66 @@ class PlotCommandTest {
 
     @Test
     void awtsWaysOfHavingNoFontsAreRecognised() {
-        assertTrue(BusbwPlot.isFontTrouble(new RuntimeException("Fontconfig head is null, check your fonts or fonts configuration")));
-        assertTrue(BusbwPlot.isFontTrouble(new UnsatisfiedLinkError(
-                "/opt/jdk/lib/libfontmanager.so: libfreetype.so.6: cannot open shared object file: No such file or directory")));
-        assertTrue(BusbwPlot.isFontTrouble(new NoClassDefFoundError("Could not initialize class sun.awt.X11FontManager")));
-        assertTrue(BusbwPlot.isFontTrouble(new InternalError("java.lang.reflect.InvocationTargetException",
-                new Error("Probable fatal error: No fonts found."))));
+        assertTrue(BusbwPlot.isFontTrouble(
+                new RuntimeException("Fontconfig head is null, check your fonts or fonts configuration")));
+        assertTrue(BusbwPlot.isFontTrouble(
+                new UnsatisfiedLinkError("/opt/jdk/lib/libfontmanager.so: libfreetype.so.6: cannot open shared object "
+                        + "file: No such file or directory")));
+        assertTrue(
+                BusbwPlot.isFontTrouble(new NoClassDefFoundError("Could not initialize class sun.awt.X11FontManager")));
+        assertTrue(BusbwPlot.isFontTrouble(new InternalError(
+                "java.lang.reflect.InvocationTargetException", new Error("Probable fatal error: No fonts found."))));
         NullPointerException npe = new NullPointerException("Cannot load from short array");
-        npe.setStackTrace(new StackTraceElement[] {new StackTraceElement("sun.awt.FontConfiguration", "getVersion", null, 1)});
+        npe.setStackTrace(
+                new StackTraceElement[] {new StackTraceElement("sun.awt.FontConfiguration", "getVersion", null, 1)});
         assertTrue(BusbwPlot.isFontTrouble(npe));
         assertFalse(BusbwPlot.isFontTrouble(new IllegalArgumentException("Series name >x< has already been used")));
     }
 
     /**
-     * The real thing, where the machine allows it: a JVM that finds no fonts (their directories
-     * hidden in a private mount namespace, which needs root) fails with the fix in one line.
+     * The real thing, where the machine allows it: a JVM that finds no fonts (their directories hidden in a private
+     * mount namespace, which needs root) fails with the fix in one line.
      */
     @Test
     void withoutFontsTheErrorNamesThePackagesToInstall() throws Exception {
         String hide = Stream.of("/usr/share/fonts", "/usr/local/share/fonts", "/etc/fonts")
-                .filter(d -> Files.isDirectory(Path.of(d))).map(d -> "mount -t tmpfs none " + d)
+                .filter(d -> Files.isDirectory(Path.of(d)))
+                .map(d -> "mount -t tmpfs none " + d)
                 .collect(Collectors.joining(" && ", "", " && "));
-        assumeTrue(succeeds("unshare", "-m", "sh", "-c", hide + "! fc-list 2>/dev/null | grep -q ."),
+        assumeTrue(
+                succeeds("unshare", "-m", "sh", "-c", hide + "! fc-list 2>/dev/null | grep -q ."),
                 "needs unshare -m and mount (root) to hide the fonts");
         Path np2 = write("np2.json", PerfFixtures.exampleTwoRanks());
         Path png = dir.resolve("nofonts.png");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder("unshare", "-m", "sh", "-c", hide + "exec \"$0\" \"$@\"", java,
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), np2.toString(), "-o", png.toString())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        Process p = new ProcessBuilder(
+                        "unshare",
+                        "-m",
+                        "sh",
+                        "-c",
+                        hide + "exec \"$0\" \"$@\"",
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Main.class.getName(),
+                        np2.toString(),
+                        "-o",
+                        png.toString())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
         CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(p.getInputStream()));
         String err = readAll(p.getErrorStream());
         assertTrue(p.waitFor(50, TimeUnit.SECONDS), "the plot without fonts did not end");
         assumeFalse(p.exitValue() == 0, "this JVM draws text without the fonts fontconfig knows");
         assertEquals(1, p.exitValue(), err);
         assertEquals("", out.get());
-        String ours = err.lines().filter(l -> l.startsWith("plot: ")).findFirst().orElse("");
-        assertTrue(ours.startsWith("plot: cannot draw text, this JVM finds no usable fonts (")
-                && ours.endsWith("); install fontconfig and a font, e.g. apt-get install fontconfig fonts-dejavu-core"), err);
+        String ours =
+                err.lines().filter(l -> l.startsWith("plot: ")).findFirst().orElse("");
+        assertTrue(
+                ours.startsWith("plot: cannot draw text, this JVM finds no usable fonts (")
+                        && ours.endsWith(
+                                "); install fontconfig and a font, e.g. apt-get install fontconfig fonts-dejavu-core"),
+                err);
         assertFalse(err.contains("\tat "), "no stack trace: " + err);
         assertFalse(Files.exists(png));
     }
@@ -234,26 +292,45 @@ class PlotCommandTest {
     @Test
     void aMissingFileIsNamed() {
         Path missing = dir.resolve("nosuch.json");
-        assertFails("cannot read " + missing + ": no such file or directory", missing.toString(), "-o", dir.resolve("x.png").toString());
+        assertFails(
+                "cannot read " + missing + ": no such file or directory",
+                missing.toString(),
+                "-o",
+                dir.resolve("x.png").toString());
         assertFalse(Files.exists(dir.resolve("x.png")));
     }
 
     @Test
     void aFileThatIsNotAReportIsNamed() throws IOException {
         Path info = Files.writeString(dir.resolve("info.json"), "{\"version\": \"0.1.0\"}");
-        assertFails(info + " is not a jccl perf --json report: no \"tool\": \"jccl perf\" field", info.toString(),
-                "-o", dir.resolve("x.png").toString());
+        assertFails(
+                info + " is not a jccl perf --json report: no \"tool\": \"jccl perf\" field",
+                info.toString(),
+                "-o",
+                dir.resolve("x.png").toString());
     }
 
     @Test
     void nothingToPlotIsAnError() throws IOException {
         Path empty = write("empty.json", PerfFixtures.report("sendrecv", 2, "tcp p2p 2 ranks", List.of()));
-        assertFails("nothing to plot: no out-of-place rows in " + empty + " (try --in-place)", empty.toString(),
-                "-o", dir.resolve("x.png").toString());
-        Path zeros = write("zeros.json", PerfFixtures.report("all_reduce", 2, "tcp ring 2 ranks",
-                List.of(PerfFixtures.row(0, "float", "sum", -1, true, 0, 0L))));
-        assertFails("nothing to plot: every in-place row in " + zeros + " has size 0 or no finite busbw", zeros.toString(),
-                "--in-place", "-o", dir.resolve("x.png").toString());
+        assertFails(
+                "nothing to plot: no out-of-place rows in " + empty + " (try --in-place)",
+                empty.toString(),
+                "-o",
+                dir.resolve("x.png").toString());
+        Path zeros = write(
+                "zeros.json",
+                PerfFixtures.report(
+                        "all_reduce",
+                        2,
+                        "tcp ring 2 ranks",
+                        List.of(PerfFixtures.row(0, "float", "sum", -1, true, 0, 0L))));
+        assertFails(
+                "nothing to plot: every in-place row in " + zeros + " has size 0 or no finite busbw",
+                zeros.toString(),
+                "--in-place",
+                "-o",
+                dir.resolve("x.png").toString());
         assertFalse(Files.exists(dir.resolve("x.png")));
     }
 
@@ -261,7 +338,11 @@ class PlotCommandTest {
     void anOutputDirectoryThatIsNotThereIsNamed() throws IOException {
         Path np2 = write("np2.json", PerfFixtures.exampleTwoRanks());
         Path png = dir.resolve("plots").resolve("busbw.png");
-        assertFails("cannot write " + png + ": directory " + png.getParent() + " does not exist", np2.toString(), "-o", png.toString());
+        assertFails(
+                "cannot write " + png + ": directory " + png.getParent() + " does not exist",
+                np2.toString(),
+                "-o",
+                png.toString());
         assertFails("cannot write " + dir + ": it is a directory", np2.toString(), "-o", dir.toString());
     }
 
@@ -306,8 +387,10 @@ class PlotCommandTest {
 
     private static boolean succeeds(String... command) {
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             return p.waitFor(20, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
             return false;

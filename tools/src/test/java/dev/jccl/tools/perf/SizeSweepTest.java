@@ -1,14 +1,13 @@
 package dev.jccl.tools.perf;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class SizeSweepTest {
@@ -25,7 +24,8 @@ class SizeSweepTest {
     @Test
     void badSizesNameTheFlag() {
         for (String bad : new String[] {"abc", "-5", "8X", "", "M", "0x10"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SizeSweep.parseSize("-e", bad), bad);
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> SizeSweep.parseSize("-e", bad), bad);
             assertTrue(e.getMessage().contains("-e") && e.getMessage().contains("64M"), e.getMessage());
         }
     }
@@ -50,7 +50,8 @@ class SizeSweepTest {
         assertThrows(IllegalArgumentException.class, () -> new SizeSweep(16, 8, 2, 1));
         assertThrows(IllegalArgumentException.class, () -> new SizeSweep(8, 16, 0, 1));
         assertThrows(IllegalArgumentException.class, () -> new SizeSweep(0, 16, 2, 1));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new SizeSweep(1, 1L << 30, 1, 1).sizes());
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> new SizeSweep(1, 1L << 30, 1, 1).sizes());
         assertTrue(e.getMessage().contains("larger step"), e.getMessage());
     }
 
