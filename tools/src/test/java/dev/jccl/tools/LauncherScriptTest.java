@@ -1,12 +1,10 @@
 package dev.jccl.tools;
 
-import dev.jccl.Jccl;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jccl.Jccl;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URISyntaxException;
@@ -24,25 +22,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
- * The {@code ./jccl} script, run for real. It runs in a copy of the repository layout where a
- * stand-in {@code mvnw} records how it was asked to build and "builds" a jar whose class path
- * points at this build's classes, so the script's choices are visible without a nested Maven.
- * Everything else (finding the JDK, symlinks, staleness, exec) is the repository's script as is.
+ * The {@code ./jccl} script, run for real. It runs in a copy of the repository layout where a stand-in {@code mvnw}
+ * records how it was asked to build and "builds" a jar whose class path points at this build's classes, so the script's
+ * choices are visible without a nested Maven. Everything else (finding the JDK, symlinks, staleness, exec) is the
+ * repository's script as is.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class LauncherScriptTest {
     private static final Path SCRIPT = Path.of("").toAbsolutePath().getParent().resolve("jccl");
     private static final Path JDK17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64");
-    private static final String BUILD_ARGS = "-q -DskipTests package -pl tools -am";
+    /** The format checks are skipped: an unformatted experiment must not stop `jccl perf`; `jccl test` checks. */
+    private static final String BUILD_ARGS =
+            "-q -DskipTests -Dspotless.check.skip=true -Dcheckstyle.skip=true package -pl tools -am";
 
     @TempDir
     Path tmp;
+
     private Path repo;
     private Path link;
     private Path elsewhere;
@@ -92,13 +94,20 @@ class LauncherScriptTest {
 
         Cli.Result first = jccl(env(oldJavaHome, jvms), "--version");
         assertEquals(0, first.code(), first::toString);
-        assertEquals("jccl " + Jccl.version() + " (Java " + Runtime.version() + ", " + System.getProperty("java.vendor") + ")\n",
-                first.out(), "Maven's output must stay off stdout (JCCL_ID=$(./jccl id))");
+        assertEquals(
+                "jccl " + Jccl.version() + " (Java " + Runtime.version() + ", " + System.getProperty("java.vendor")
+                        + ")\n",
+                first.out(),
+                "Maven's output must stay off stdout (JCCL_ID=$(./jccl id))");
         assertTrue(first.err().startsWith("building jccl (first run)…\n"), first::toString);
         assertTrue(first.err().contains("maven chatter"), first::toString);
         assertEquals(BUILD_ARGS, Files.readString(repo.resolve("build-args")).strip());
-        assertTrue(Files.isSameFile(Path.of(System.getProperty("java.home")),
-                Path.of(Files.readString(repo.resolve("build-java-home")).strip())), "Maven must run on the JDK 25");
+        assertTrue(
+                Files.isSameFile(
+                        Path.of(System.getProperty("java.home")),
+                        Path.of(Files.readString(repo.resolve("build-java-home"))
+                                .strip())),
+                "Maven must run on the JDK 25");
 
         Cli.Result second = jccl(env(oldJavaHome, jvms), "--version");
         assertEquals(0, second.code(), second::toString);
@@ -122,7 +131,8 @@ class LauncherScriptTest {
         assertTrue(changed.err().startsWith("rebuilding jccl (sources changed)…\n"), changed::toString);
         assertEquals("", jccl(env, "--version").err(), "after the rebuild the jar is current");
 
-        Files.setLastModifiedTime(repo.resolve("pom.xml"), FileTime.from(Instant.now().plus(Duration.ofHours(1))));
+        Files.setLastModifiedTime(
+                repo.resolve("pom.xml"), FileTime.from(Instant.now().plus(Duration.ofHours(1))));
         assertTrue(jccl(env, "--version").err().startsWith("rebuilding jccl"), "a newer pom.xml also rebuilds");
     }
 
@@ -196,15 +206,18 @@ class LauncherScriptTest {
     private static void writeRunnableJar(Path jar, Path jarDir) throws IOException, URISyntaxException {
         StringBuilder classPath = new StringBuilder();
         for (Class<?> c : List.of(JcclCommand.class, Jccl.class, CommandLine.class)) {
-            Path entry = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path entry = Path.of(
+                    c.getProtectionDomain().getCodeSource().getLocation().toURI());
             String relative = jarDir.relativize(entry).toString();
             classPath.append(relative).append(Files.isDirectory(entry) ? "/ " : " ");
         }
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
         manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, JcclCommand.class.getName());
-        manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH, classPath.toString().strip());
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, manifest)) {
+        manifest.getMainAttributes()
+                .put(Attributes.Name.CLASS_PATH, classPath.toString().strip());
+        try (OutputStream out = Files.newOutputStream(jar);
+                JarOutputStream j = new JarOutputStream(out, manifest)) {
             j.flush();
         }
     }
