@@ -1,12 +1,7 @@
 package dev.jccl.tools.doctor;
 
 /** A1: where the doctor runs. Informational; other checks use the same facts to decide whether they apply. */
-final class ContextChecks {
-    private final HostFacts facts;
-
-    ContextChecks(HostFacts facts) {
-        this.facts = facts;
-    }
+record ContextChecks(HostFacts facts) {
 
     /** A1 {@code context-runtime}: always ok. */
     CheckResult runtime() {

@@ -6,12 +6,7 @@ import java.util.List;
 import java.util.Set;
 
 /** G1–G2: which GPU a CUDA index means here, and ranks in sibling containers taken for local peers. */
-final class GpuIdentityChecks {
-    private final HostFacts facts;
-
-    GpuIdentityChecks(HostFacts facts) {
-        this.facts = facts;
-    }
+record GpuIdentityChecks(HostFacts facts) {
 
     /** G1 {@code gpu-visibility-mapping}. */
     CheckResult visibilityMapping() {

@@ -1,12 +1,7 @@
 package dev.jccl.tools.doctor;
 
 /** J1: hugepages, for context only. */
-final class InfoChecks {
-    private final HostFacts facts;
-
-    InfoChecks(HostFacts facts) {
-        this.facts = facts;
-    }
+record InfoChecks(HostFacts facts) {
 
     /** J1 {@code hugepages-info}: always skip, with the numbers in the summary. */
     CheckResult hugepages() {

@@ -5,17 +5,11 @@ import dev.jccl.transport.shm.ShmTransport;
 import java.util.List;
 
 /** D1–D3: locked-memory limit, /dev/shm size (NCCL's and Jccl's), container capabilities and /sys. */
-final class LimitChecks {
+record LimitChecks(HostFacts facts) {
     private static final long MIB = 1L << 20;
     private static final long GIB = 1L << 30;
     /** Docker's and containerd's default /dev/shm. */
     private static final long CONTAINER_DEFAULT_SHM = 64 * MIB;
-
-    private final HostFacts facts;
-
-    LimitChecks(HostFacts facts) {
-        this.facts = facts;
-    }
 
     /** D1 {@code memlock-limit}. */
     CheckResult memlock() {

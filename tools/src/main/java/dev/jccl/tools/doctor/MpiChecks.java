@@ -4,12 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** F1: Open MPI launchers in Kubernetes with Mellanox HCOLL collectives on. */
-final class MpiChecks {
-    private final HostFacts facts;
-
-    MpiChecks(HostFacts facts) {
-        this.facts = facts;
-    }
+record MpiChecks(HostFacts facts) {
 
     /** F1 {@code k8s-mpi-hcoll}. */
     CheckResult hcoll() {

@@ -10,12 +10,7 @@ import java.util.List;
 import java.util.Set;
 
 /** H1, H2 and Jccl's own interface check: which interface and ports NCCL and Jccl will use. */
-final class NetworkChecks {
-    private final HostFacts facts;
-
-    NetworkChecks(HostFacts facts) {
-        this.facts = facts;
-    }
+record NetworkChecks(HostFacts facts) {
 
     /** H1 {@code net-socket-ifname}: NCCL's choice. */
     CheckResult ncclSocketIfname() {

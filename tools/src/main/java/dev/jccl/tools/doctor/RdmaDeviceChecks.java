@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /** C1–C3: whether RDMA devices exist, can be opened from here, and have their user-space library. */
-final class RdmaDeviceChecks {
+record RdmaDeviceChecks(HostFacts facts) {
     /** PCI driver → the rdma-core provider that serves its RDMA devices. */
     private static final Map<String, String> PROVIDERS = Map.ofEntries(
             Map.entry("mlx5_core", "mlx5"),
@@ -22,12 +22,6 @@ final class RdmaDeviceChecks {
             Map.entry("vmw_pvrdma", "vmw_pvrdma"),
             Map.entry("erdma", "erdma"),
             Map.entry("mana", "mana"));
-
-    private final HostFacts facts;
-
-    RdmaDeviceChecks(HostFacts facts) {
-        this.facts = facts;
-    }
 
     /** C1 {@code rdma-devices-present}. */
     CheckResult devicesPresent() {

@@ -12,14 +12,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** C4–C8: the state of RDMA ports, the InfiniBand subnet manager, RoCE GIDs and MTU, and HCA filters. */
-final class RdmaPortChecks {
+record RdmaPortChecks(HostFacts facts) {
     private static final Pattern RATE = Pattern.compile("^(\\d+(?:\\.\\d+)?) Gb/sec");
-
-    private final HostFacts facts;
-
-    RdmaPortChecks(HostFacts facts) {
-        this.facts = facts;
-    }
 
     /** C4 {@code rdma-port-state}. */
     CheckResult portState() {

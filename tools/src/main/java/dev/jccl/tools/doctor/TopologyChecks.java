@@ -8,18 +8,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** E1–E5: GPU↔NIC distance, NUMA placement, ACS/IOMMU, PCIe link training, relaxed ordering in VMs. */
-final class TopologyChecks {
+record TopologyChecks(HostFacts facts) {
     /** Mellanox/NVIDIA VF device ids (mlx5 core PCI table): Connect-IB … ConnectX-8 VFs, BlueField VF. */
     static final Set<String> MELLANOX_VF_IDS =
             Set.of("0x1012", "0x1014", "0x1016", "0x1018", "0x101a", "0x101c", "0x101e", "0xa2d3");
 
     private static final Pattern SPEED = Pattern.compile("^(\\d+(?:\\.\\d+)?) GT/s");
-
-    private final HostFacts facts;
-
-    TopologyChecks(HostFacts facts) {
-        this.facts = facts;
-    }
 
     /** A GPU and the selected NIC nearest to it. */
     private record Pair(String gpu, String gpuPath, HostFacts.RdmaDevice nic, PciDistance distance) {}

@@ -10,18 +10,12 @@ import java.util.Set;
  * I3, I4 and Jccl's own variable check: names that nothing reads, values that are refused or silently replaced, and
  * debugging switches left on that turn fast paths off.
  */
-final class VariableChecks {
+record VariableChecks(HostFacts facts) {
     private static final Set<String> ALGORITHMS =
             Set.of("ring", "tree", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat", "collnet");
     private static final Set<String> LEVELS = Set.of("LOC", "NVL", "PIX", "PXB", "PHB", "SYS");
     /** Variables whose values must not be printed: they hold the job's authentication secret. */
     private static final Set<String> SECRET_VARIABLES = Set.of("JCCL_SECRET", "JCCL_ID");
-
-    private final HostFacts facts;
-
-    VariableChecks(HostFacts facts) {
-        this.facts = facts;
-    }
 
     /** I3 {@code env-nccl-unknown}. */
     CheckResult ncclUnknown() {

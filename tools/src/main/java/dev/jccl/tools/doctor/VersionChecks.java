@@ -8,14 +8,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** I1–I2: driver user space against the kernel module, and NCCL releases with gaps that matter here. */
-final class VersionChecks {
+record VersionChecks(HostFacts facts) {
     private static final Pattern LIBCUDA = Pattern.compile("^libcuda\\.so\\.(\\d+\\.\\d+(?:\\.\\d+)?)$");
-
-    private final HostFacts facts;
-
-    VersionChecks(HostFacts facts) {
-        this.facts = facts;
-    }
 
     /** I1 {@code driver-kernel-user-match}. */
     CheckResult driverMatch() {
