@@ -5,11 +5,34 @@ package dev.jccl;
  * peer, so that a log line from one rank of a large job is enough to act on.
  */
 public class JcclException extends RuntimeException {
+    private volatile FailureVerdict verdict;
+
     public JcclException(String message) {
         super(message);
     }
 
     public JcclException(String message, Throwable cause) {
         super(message, cause);
+    }
+
+    /**
+     * The root cause every rank agreed on, where this error failed a collective and the ranks could compare notes; null
+     * otherwise. Its {@link FailureVerdict#describe()} ends the message.
+     */
+    public FailureVerdict verdict() {
+        return verdict;
+    }
+
+    /** Attaches the agreed root cause (once; the runtime calls this before the error reaches the caller). */
+    public JcclException withVerdict(FailureVerdict v) {
+        if (verdict == null) verdict = v;
+        return this;
+    }
+
+    @Override
+    public String getMessage() {
+        FailureVerdict v = verdict;
+        String own = super.getMessage();
+        return v == null ? own : own + "\n" + v.describe();
     }
 }

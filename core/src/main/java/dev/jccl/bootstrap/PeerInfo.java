@@ -23,6 +23,8 @@ import java.io.UncheckedIOException;
  * @param cpus the CPUs this rank's process may use (its affinity mask and CPU quota)
  * @param oversubscription this rank's {@code JCCL_OVERSUBSCRIBED}: with {@code cpus}, what every rank needs to agree on
  *     whether a host's ranks share CPUs (see {@code topology.CpuSharing})
+ * @param controlPort port of this rank's control listener on {@code dataHost}, which answers the other ranks after a
+ *     failure (see {@code runtime.FailureAgreement}); 0 without one
  */
 public record PeerInfo(
         int rank,
@@ -35,7 +37,8 @@ public record PeerInfo(
         String settings,
         String netAddress,
         int cpus,
-        Config.Oversubscription oversubscription) {
+        Config.Oversubscription oversubscription,
+        int controlPort) {
     /** The most CPUs a rank may say it has; more is taken for a corrupt record. */
     static final int MAX_CPUS = 1 << 20;
 
@@ -71,7 +74,8 @@ public record PeerInfo(
                 settings,
                 netAddress,
                 Runtime.getRuntime().availableProcessors(),
-                Config.Oversubscription.AUTO);
+                Config.Oversubscription.AUTO,
+                0);
     }
 
     /** Without a network plugin's address. */
@@ -92,8 +96,11 @@ public record PeerInfo(
         return java.util.Base64.getDecoder().decode(netAddress);
     }
 
-    /** The same rank with another rank number, data port and network address (a split communicator's view of it). */
-    public PeerInfo renumbered(int newRank, int newDataPort, String newNetAddress) {
+    /**
+     * The same rank with another rank number, data port, network address and control port (a split communicator's view
+     * of it).
+     */
+    public PeerInfo renumbered(int newRank, int newDataPort, String newNetAddress, int newControlPort) {
         return new PeerInfo(
                 newRank,
                 hostId,
@@ -105,7 +112,8 @@ public record PeerInfo(
                 settings,
                 newNetAddress,
                 cpus,
-                oversubscription);
+                oversubscription,
+                newControlPort);
     }
 
     /** True if this rank and {@code other} share a host and both use shared memory. */
@@ -127,6 +135,7 @@ public record PeerInfo(
             out.writeUTF(netAddress);
             out.writeInt(cpus);
             out.writeByte(oversubscription.ordinal());
+            out.writeShort(controlPort);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -155,8 +164,20 @@ public record PeerInfo(
         int setting = in.readUnsignedByte();
         Config.Oversubscription[] known = Config.Oversubscription.values();
         if (setting >= known.length) throw new IOException("bad oversubscription setting " + setting);
+        int controlPort = in.readUnsignedShort();
         return new PeerInfo(
-                rank, hostId, hostName, pid, dataHost, dataPort, shmPrefix, settings, netAddress, cpus, known[setting]);
+                rank,
+                hostId,
+                hostName,
+                pid,
+                dataHost,
+                dataPort,
+                shmPrefix,
+                settings,
+                netAddress,
+                cpus,
+                known[setting],
+                controlPort);
     }
 
     public static PeerInfo decode(byte[] bytes) throws IOException {

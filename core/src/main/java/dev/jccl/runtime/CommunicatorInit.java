@@ -38,6 +38,8 @@ import java.util.List;
 final class CommunicatorInit {
     /** Room per rank for a network plugin's address (Base64) when a split exchanges them. */
     private static final int NET_ADDRESS_MAX = 4096;
+    /** What each rank tells the others in a split: color, key, the child's data port and control port. */
+    private static final int SPLIT_FIELDS = 4;
 
     private CommunicatorInit() {}
 
@@ -53,7 +55,8 @@ final class CommunicatorInit {
             NetPlugin plugin,
             List<PeerInfo> peers,
             Tuner tuner,
-            WaitPolicy waiting) {}
+            WaitPolicy waiting,
+            ControlChannel control) {}
 
     static Communicator create(int rank, int size, UniqueId id, Config config) {
         Log log = new Log(config, rank);
@@ -74,7 +77,9 @@ final class CommunicatorInit {
             log.info(Log.Subsys.NET, Endpoints.whyNoPlugin(config));
         }
         Endpoints endpoints = Endpoints.open(commId, id.secret(), config, nic.address(), nic.name(), plugin, log);
+        ControlChannel control = null;
         try {
+            control = ControlChannel.open(nic.address(), id.secret(), commId);
             StringBuilder noShm = new StringBuilder();
             String shmPrefix = Endpoints.sharedMemoryPrefix(config.shmDisable(), noShm);
             if (!noShm.isEmpty()) {
@@ -92,12 +97,14 @@ final class CommunicatorInit {
                     settingsOf(config, plugin),
                     netAddress.length == 0 ? "" : Base64.getEncoder().encodeToString(netAddress),
                     Runtime.getRuntime().availableProcessors(),
-                    config.oversubscription());
+                    config.oversubscription(),
+                    control.port());
             log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d - Init START", commId, rank, size));
             List<PeerInfo> peers = Bootstrap.exchange(rank, size, id, self, config.timeout(), log);
-            return finishInit(rank, size, config, log, commId, id.secret(), endpoints, plugin, peers, start);
+            return finishInit(rank, size, config, log, commId, id.secret(), endpoints, control, plugin, peers, start);
         } catch (RuntimeException e) {
             endpoints.close();
+            if (control != null) control.close();
             throw e;
         }
     }
@@ -121,6 +128,7 @@ final class CommunicatorInit {
             long commId,
             byte[] secret,
             Endpoints endpoints,
+            ControlChannel control,
             NetPlugin plugin,
             List<PeerInfo> peers,
             long start) {
@@ -146,7 +154,8 @@ final class CommunicatorInit {
                     CpuSharing.anyHost(peers),
                     config.algo(),
                     config.proto());
-            Setup setup = new Setup(rank, size, config, log, commId, secret, wiring, plugin, peers, tuner, waiting);
+            Setup setup =
+                    new Setup(rank, size, config, log, commId, secret, wiring, plugin, peers, tuner, waiting, control);
             RuntimeCommunicator c = new RuntimeCommunicator(setup);
             if (rank == 0) {
                 for (String w : tuner.warnings()) log.warn(Log.Subsys.ENV, w);
@@ -159,6 +168,7 @@ final class CommunicatorInit {
         } catch (RuntimeException e) {
             if (wiring != null) wiring.transport().close();
             endpoints.close();
+            control.close();
             throw e;
         }
     }
@@ -245,11 +255,20 @@ final class CommunicatorInit {
                         InterfaceSelector.select(config.socketIfname()).name(),
                         plugin,
                         s.log());
-        int[] mine = {effectiveColor, key, child == null ? 0 : child.socketPort()};
-        int[] all = new int[3 * size];
+        ControlChannel childControl;
+        try {
+            childControl = child == null ? null : ControlChannel.open(addressOf(me.dataHost()), s.secret(), childId);
+        } catch (RuntimeException e) {
+            child.close();
+            throw e;
+        }
+        int[] mine = {
+            effectiveColor, key, child == null ? 0 : child.socketPort(), childControl == null ? 0 : childControl.port()
+        };
+        int[] all = new int[SPLIT_FIELDS * size];
         byte[] netAddresses = new byte[plugin == null ? 0 : NET_ADDRESS_MAX * size];
         try {
-            parent.allGather(MemorySegment.ofArray(mine), MemorySegment.ofArray(all), 3, DataType.INT32);
+            parent.allGather(MemorySegment.ofArray(mine), MemorySegment.ofArray(all), SPLIT_FIELDS, DataType.INT32);
             if (plugin != null) {
                 byte[] address = new byte[NET_ADDRESS_MAX];
                 if (child != null) {
@@ -263,14 +282,16 @@ final class CommunicatorInit {
             }
         } catch (RuntimeException e) {
             if (child != null) child.close();
+            if (childControl != null) childControl.close();
             throw e;
         }
         if (child == null) return null;
         List<Integer> members = new ArrayList<>();
         for (int r = 0; r < size; r++) {
-            if (all[3 * r] == effectiveColor) members.add(r);
+            if (all[SPLIT_FIELDS * r] == effectiveColor) members.add(r);
         }
-        members.sort(Comparator.<Integer>comparingInt(r -> all[3 * r + 1]).thenComparingInt(r -> r));
+        members.sort(
+                Comparator.<Integer>comparingInt(r -> all[SPLIT_FIELDS * r + 1]).thenComparingInt(r -> r));
         List<PeerInfo> childPeers = new ArrayList<>();
         int newRank = -1;
         for (int i = 0; i < members.size(); i++) {
@@ -278,7 +299,8 @@ final class CommunicatorInit {
             String netAddress = plugin == null
                     ? ""
                     : new String(netAddresses, r * NET_ADDRESS_MAX, NET_ADDRESS_MAX, StandardCharsets.US_ASCII).trim();
-            childPeers.add(s.peers().get(r).renumbered(i, all[3 * r + 2], netAddress));
+            childPeers.add(
+                    s.peers().get(r).renumbered(i, all[SPLIT_FIELDS * r + 2], netAddress, all[SPLIT_FIELDS * r + 3]));
             if (r == rank) newRank = i;
         }
         return finishInit(
@@ -289,6 +311,7 @@ final class CommunicatorInit {
                 childId,
                 s.secret(),
                 child,
+                childControl,
                 plugin,
                 childPeers,
                 System.nanoTime());

@@ -46,6 +46,13 @@ final class HostExecutor {
     private final OperationBoard board;
 
     private final Failures failures;
+    /** Where this rank is, and how the ranks agree on a failure's cause; see {@link FailureAgreement}. */
+    private final FailureAgreement agreement;
+
+    private final RankActivity activity;
+    /** The operation's flight-recorder event, while a recording wants one; operations never overlap. */
+    private CollectiveEvent event;
+
     private final ScheduleExecutor schedules;
     /** Schedules planned lately, for the next calls of the same shape (most programs repeat a few shapes). */
     private final ScheduleCache plans;
@@ -77,7 +84,8 @@ final class HostExecutor {
             LowLatencyCollectives lowLatency,
             WaitPolicy waiting,
             Sequencer sequencer,
-            Lifecycle lifecycle) {
+            Lifecycle lifecycle,
+            FailureAgreement agreement) {
         this.rank = rank;
         this.size = size;
         this.config = config;
@@ -92,6 +100,8 @@ final class HostExecutor {
         this.waiting = waiting;
         this.sequencer = sequencer;
         this.lifecycle = lifecycle;
+        this.agreement = agreement;
+        this.activity = agreement.activity();
     }
 
     /** Runs {@code op} (whose turn it is) on this thread, then completes {@code done} as it ended. */
@@ -228,6 +238,11 @@ final class HostExecutor {
     private OpContext begin(Operation op) {
         OpContext ctx = sequencer.number(op);
         lifecycle.checkUsable(op.collective().displayName());
+        activity.started(ctx);
+        if (CollectiveEvent.enabled()) {
+            event = new CollectiveEvent();
+            event.begin();
+        }
         try {
             if (board != null) {
                 boolean collective = op.isCollective();
@@ -243,6 +258,8 @@ final class HostExecutor {
 
     /** Tells local peers that this rank has finished the operation. */
     private void end(OpContext ctx) {
+        activity.completed(ctx);
+        if (event != null) commitEvent(ctx, "completed");
         if (board == null) return;
         if (ctx.collective() != Collective.SEND
                 && ctx.collective() != Collective.RECV
@@ -251,6 +268,23 @@ final class HostExecutor {
         } else {
             board.finishedPointToPoint();
         }
+    }
+
+    private void commitEvent(OpContext ctx, String outcome) {
+        CollectiveEvent e = event;
+        event = null;
+        e.end();
+        if (!e.shouldCommit()) return;
+        e.operation = ctx.collective().displayName();
+        e.sequence = ctx.sequence();
+        e.bytes = ctx.count() * ctx.type().byteSize();
+        e.rank = rank;
+        e.size = size;
+        e.peer = ctx.root();
+        e.algorithm = algorithmFor(ctx.collective(), ctx.count(), ctx.type());
+        e.transport = transport.name();
+        e.outcome = outcome;
+        e.commit();
     }
 
     /**
@@ -266,9 +300,12 @@ final class HostExecutor {
                         e)
                 : (JcclException) e;
         lifecycle.fail(reported);
-        log.warn(Log.Subsys.COLL, reported.getMessage());
+        activity.failed(reported.getMessage());
+        if (event != null) commitEvent(ctx, "failed");
         if (!aborted) transport.abandon(reported.getMessage());
         transport.close();
+        if (!aborted && !(e instanceof IllegalStateException)) reported.withVerdict(agreement.agree());
+        log.warn(Log.Subsys.COLL, reported.getMessage());
         return reported;
     }
 

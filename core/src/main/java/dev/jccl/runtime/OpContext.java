@@ -58,6 +58,11 @@ record OpContext(
                 count);
     }
 
+    /** True for the collectives, which {@link #sequence} numbers among themselves. */
+    boolean isCollective() {
+        return !isPointToPoint();
+    }
+
     private boolean isPointToPoint() {
         return collective == Collective.SEND || collective == Collective.RECV || collective == Collective.SEND_RECV;
     }

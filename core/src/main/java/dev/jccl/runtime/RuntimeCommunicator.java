@@ -32,6 +32,7 @@ public final class RuntimeCommunicator implements Communicator {
     private final OperationChecks checks;
     private final HostExecutor host;
     private final Dispatcher operations;
+    private final FailureAgreement agreement;
     private int splitCount;
 
     /**
@@ -51,6 +52,8 @@ public final class RuntimeCommunicator implements Communicator {
         this.sequencer = new Sequencer(rank, s.size(), s.config().timeout());
         this.checks = new OperationChecks(rank, s.size());
         Failures failures = new Failures(rank, s.peers());
+        this.agreement =
+                new FailureAgreement(rank, s.peers(), s.control(), s.config().timeout());
         LowLatencyCollectives lowLatency = s.wiring().outbox() == null
                 ? null
                 : new LowLatencyCollectives(s.wiring().outbox(), rank, s.size(), failures, s.waiting());
@@ -68,7 +71,8 @@ public final class RuntimeCommunicator implements Communicator {
                 lowLatency,
                 s.waiting(),
                 sequencer,
-                lifecycle);
+                lifecycle,
+                agreement);
         this.operations = new Dispatcher(rank, s.size(), lifecycle, sequencer, checks, host);
     }
 
@@ -279,6 +283,8 @@ public final class RuntimeCommunicator implements Communicator {
         if (!lifecycle.close()) return;
         transport.close();
         sequencer.close();
+        if (lifecycle.failed()) agreement.lingerForAskers(agreement.lingerMillis());
+        if (setup.control() != null) setup.control().close();
         host.freeScratch();
         log.info(
                 Log.Subsys.INIT,

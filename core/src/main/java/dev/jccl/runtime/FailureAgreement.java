@@ -1,0 +1,176 @@
+package dev.jccl.runtime;
+
+import dev.jccl.FailureVerdict;
+import dev.jccl.bootstrap.PeerInfo;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * After a collective fails, gives every rank the same root cause. Each failing rank asks the lowest-numbered rank that
+ * answers its control channel for the verdict (itself, if it is that rank); that rank decides once, from the status of
+ * every rank it can reach ({@link Verdicts}), and hands the same verdict to every later asker. Ranks that see the same
+ * dead or silent lower ranks pick the same decider; every wait is bounded, so the whole exchange adds at most a few
+ * seconds to an error that has already waited for its deadline.
+ */
+final class FailureAgreement implements ControlChannel.Responder {
+    private final int rank;
+    private final List<PeerInfo> peers;
+    private final ControlChannel channel;
+    private final RankActivity activity = new RankActivity();
+    private final int statusMillis;
+    private FailureVerdict decided;
+    /** On the rank that decided: the ranks that were in the failed operation and will come for the verdict. */
+    private final Set<Integer> awaited = new HashSet<>();
+
+    private final Set<Integer> fetched = new HashSet<>();
+
+    /**
+     * @param channel this rank's control channel, or null without one (it then decides alone, from what it can ask)
+     * @param timeout the communicator's deadline (JCCL_TIMEOUT): status requests get a tenth of it, between 0.25 and 2
+     *     s
+     */
+    FailureAgreement(int rank, List<PeerInfo> peers, ControlChannel channel, Duration timeout) {
+        this.rank = rank;
+        this.peers = peers;
+        this.channel = channel;
+        this.statusMillis = (int) Math.max(250, Math.min(2_000, timeout.toMillis() / 10));
+        if (channel != null) channel.serve(this);
+    }
+
+    RankActivity activity() {
+        return activity;
+    }
+
+    @Override
+    public RankStatus status() {
+        return activity.snapshot(rank);
+    }
+
+    /**
+     * The verdict from the first rank that answers, lowest first; null if there is no control channel. Once this rank
+     * holds a verdict it gives that one to any rank that asks it, so that a decider that has gone since does not leave
+     * a later asker to decide differently.
+     */
+    FailureVerdict agree() {
+        if (channel == null) return null;
+        synchronized (this) {
+            if (decided != null) return decided;
+        }
+        byte[] token = channel.token();
+        int verdictMillis = 2 * statusMillis + 1_000;
+        for (int c = 0; c < peers.size(); c++) {
+            if (c == rank) return verdictFor(rank);
+            try {
+                FailureVerdict v = ControlChannel.askVerdict(address(c), token, rank, verdictMillis);
+                synchronized (this) {
+                    if (decided == null) decided = v;
+                    return decided;
+                }
+            } catch (IOException e) {
+                // That rank cannot decide (gone, stopped, cut off): the next one can.
+            }
+        }
+        return verdictFor(rank);
+    }
+
+    @Override
+    public synchronized FailureVerdict verdictFor(int asker) {
+        if (decided == null) decided = decide();
+        fetched.add(asker);
+        notifyAll();
+        return decided;
+    }
+
+    /**
+     * On the rank that decided, before its control channel closes: waits (at most {@code maxMillis}) until every rank
+     * that was in the failed operation has fetched the verdict, so that none of them, finding this rank gone, decides
+     * again without it.
+     */
+    synchronized void lingerForAskers(long maxMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
+        while (!fetched.containsAll(awaited)) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) return;
+            try {
+                wait(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** How long a failed communicator's close may wait for askers. */
+    long lingerMillis() {
+        return 2L * statusMillis + 2_000;
+    }
+
+    private FailureVerdict decide() {
+        int size = peers.size();
+        RankStatus[] status = new RankStatus[size];
+        String[] unreachable = new String[size];
+        byte[] token = channel.token();
+        List<Thread> askers = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            if (r == rank) {
+                status[r] = status();
+                continue;
+            }
+            int peer = r;
+            askers.add(Thread.ofVirtual().name("jccl-ask-rank" + r).start(() -> {
+                try {
+                    status[peer] = ControlChannel.askStatus(address(peer), token, statusMillis);
+                } catch (IOException e) {
+                    unreachable[peer] = why(e);
+                }
+            }));
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * statusMillis + 500);
+        for (Thread t : askers) {
+            try {
+                long left = deadline - System.nanoTime();
+                if (left > 0) t.join(Duration.ofNanos(left));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        for (int r = 0; r < size; r++) {
+            if (status[r] == null && unreachable[r] == null) {
+                unreachable[r] = "did not answer within " + (2 * statusMillis + 500) + " ms";
+            }
+        }
+        List<String> where = new ArrayList<>(size);
+        for (PeerInfo p : peers) where.add(p.where());
+        FailureVerdict v = Verdicts.decide(rank, status, unreachable, where);
+        for (RankStatus s : status) {
+            if (s != null
+                    && (s.inCollective() || !s.failure().isEmpty())
+                    && !v.culprits().contains(s.rank())) {
+                awaited.add(s.rank());
+            }
+        }
+        return v;
+    }
+
+    private String why(IOException e) {
+        if (e instanceof SocketTimeoutException) {
+            return "did not answer within " + statusMillis + " ms: its process is stopped (SIGSTOP, a debugger), hung "
+                    + "in the kernel, or cut off from rank " + rank;
+        }
+        if (ControlChannel.refused(e)) return "refused the connection: its process is gone (killed or crashed)";
+        return "could not be asked (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")";
+    }
+
+    private InetSocketAddress address(int r) {
+        PeerInfo p = peers.get(r);
+        return new InetSocketAddress(p.dataHost(), p.controlPort());
+    }
+}
