@@ -20,6 +20,7 @@ public record FailureVerdict(List<Integer> culprits, String operation, String ex
 
     /** The line appended to every rank's error message. */
     public String describe() {
-        return "Root cause (the same on every rank, decided by rank " + decidedBy + "): " + explanation;
+        return "Root cause (decided by rank " + decidedBy + ", the same for every rank that reaches it): "
+                + explanation;
     }
 }

@@ -61,7 +61,7 @@ final class FailureAgreement implements ControlChannel.Responder {
     FailureVerdict agree() {
         if (channel == null) return null;
         synchronized (this) {
-            if (decided != null) return decided;
+            if (decided != null) return verdictFor(rank); // counts this rank among those that have it
         }
         byte[] token = channel.token();
         int verdictMillis = 2 * statusMillis + 1_000;
@@ -166,6 +166,11 @@ final class FailureAgreement implements ControlChannel.Responder {
                     + "in the kernel, or cut off from rank " + rank;
         }
         if (ControlChannel.refused(e)) return "refused the connection: its process is gone (killed or crashed)";
+        if (e instanceof java.net.NoRouteToHostException
+                || String.valueOf(e.getMessage()).contains("unreachable")) {
+            return "could not be reached from rank " + rank + " (" + e.getMessage()
+                    + "): its host is down or the network between them is cut";
+        }
         return "could not be asked (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")";
     }
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Timeout;
  * A pulled cable: two ranks on two pretend hosts (network namespaces joined by a bridge) loop on AllReduce over TCP,
  * then one host's interface goes down. Nothing tells either rank (no FIN, no RST, the kernel would retransmit for many
  * minutes), so the deadline is what saves them: both must fail within JCCL_TIMEOUT and a little, naming the operation
- * and the peer they waited for.
+ * and the peer they waited for, and each side's verdict names the side it cannot reach.
  */
 @Timeout(180)
 class LinkCutTest {
@@ -65,6 +65,13 @@ class LinkCutTest {
                                     .filter(l -> l.startsWith("failed at"))
                                     .findFirst()
                                     .orElse("?"));
+                    // A partition: neither side can hear the other, so each names the other (no quorum to do better).
+                    String verdict = out.lines()
+                            .filter(l -> l.startsWith("verdict: "))
+                            .findFirst()
+                            .orElse("no verdict: " + out);
+                    System.out.printf("cut link: rank %d: %s%n", r, verdict);
+                    assertTrue(verdict.startsWith("verdict: [" + peer + "] ") && verdict.contains("cut"), verdict);
                     assertTrue(
                             seconds < TIMEOUT_SECONDS + 10,
                             "rank " + r + " failed only " + seconds + " s after the cut");

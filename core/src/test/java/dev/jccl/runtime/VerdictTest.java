@@ -113,7 +113,8 @@ class VerdictTest {
             assertEquals(verdicts.get(0), verdicts.get(1), w::output);
             assertTrue(
                     verdicts.getFirst()
-                            .startsWith("verdict: [0] Root cause (the same on every rank, decided by rank 1)"),
+                            .startsWith("verdict: [0] Root cause (decided by rank 1, "
+                                    + "the same for every rank that reaches it)"),
                     verdicts::getFirst);
         }
     }
