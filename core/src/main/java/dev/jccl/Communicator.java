@@ -150,6 +150,15 @@ public interface Communicator extends AutoCloseable {
     @Override
     void close();
 
+    /**
+     * Writes this rank's flight recorder (its last {@code JCCL_TRACE_BUFFER} operations, with their state and times) to
+     * {@code file} as JSON, which {@code jccl trace} merges across ranks; returns the file. A failed operation writes
+     * it by itself (to {@code JCCL_TRACE_DIR}).
+     */
+    default java.nio.file.Path dumpTrace(java.nio.file.Path file) throws java.io.IOException {
+        throw new UnsupportedOperationException(getClass().getName() + " keeps no flight recorder");
+    }
+
     // ---- array forms: one overload per operation, for any primitive array (byte[], short[], int[], long[], float[],
     // double[]) ----
 

@@ -35,6 +35,10 @@ public final class Config {
     public static final String HOSTID = "HOSTID";
     /** Whether this host's ranks share CPUs: {@code auto} (default), {@code 1} or {@code 0}. */
     public static final String OVERSUBSCRIBED = "JCCL_OVERSUBSCRIBED";
+    /** How many of its latest operations each rank's flight recorder keeps (default 2048; 0 turns it off). */
+    public static final String TRACE_BUFFER = "JCCL_TRACE_BUFFER";
+    /** Where a rank writes its flight recorder when an operation fails (default: the JVM's temporary directory). */
+    public static final String TRACE_DIR = "JCCL_TRACE_DIR";
 
     /** Suffixes read as {@code JCCL_x}, then {@code NCCL_x}. */
     static final List<String> SHARED_WITH_NCCL = List.of(
@@ -57,6 +61,8 @@ public final class Config {
     static final List<String> JCCL_ONLY = List.of(
             TIMEOUT,
             OVERSUBSCRIBED,
+            TRACE_BUFFER,
+            TRACE_DIR,
             "JCCL_ID",
             "JCCL_ROOT",
             "JCCL_RANK",
@@ -77,6 +83,8 @@ public final class Config {
     public static final int DEFAULT_BUFFSIZE = 4 << 20;
 
     public static final int MIN_BUFFSIZE = 4 << 10;
+
+    public static final int DEFAULT_TRACE_BUFFER = 2048;
 
     /** NCCL-style debug levels, in increasing verbosity. */
     public enum DebugLevel {
@@ -112,6 +120,8 @@ public final class Config {
     private final String ibHca;
     private final String hostId;
     private final Oversubscription oversubscription;
+    private final int traceBuffer;
+    private final String traceDir;
     private final Map<String, String> sources;
 
     private Config(Builder b) {
@@ -129,6 +139,8 @@ public final class Config {
         this.ibHca = b.ibHca;
         this.hostId = b.hostId;
         this.oversubscription = b.oversubscription;
+        this.traceBuffer = b.traceBuffer;
+        this.traceDir = b.traceDir;
         this.sources = Map.copyOf(b.sources);
     }
 
@@ -153,6 +165,8 @@ public final class Config {
         b.ibHca = ibHca;
         b.hostId = hostId;
         b.oversubscription = oversubscription;
+        b.traceBuffer = traceBuffer;
+        b.traceDir = traceDir;
         b.sources.putAll(sources);
         return b;
     }
@@ -178,6 +192,16 @@ public final class Config {
         if (o != null && !o.isBlank()) {
             b.oversubscription(parseOversubscription(o));
             fromVariables.put("oversubscribed", OVERSUBSCRIBED);
+        }
+        String tb = env.get(TRACE_BUFFER);
+        if (tb != null && !tb.isBlank()) {
+            b.traceBuffer(parseInt(TRACE_BUFFER, tb));
+            fromVariables.put("traceBuffer", TRACE_BUFFER);
+        }
+        String td = env.get(TRACE_DIR);
+        if (td != null && !td.isBlank()) {
+            b.traceDir(td.trim());
+            fromVariables.put("traceDir", TRACE_DIR);
         }
         String v;
         if ((v = shared(env, SOCKET_IFNAME, b, "socketIfname")) != null) b.socketIfname(v);
@@ -316,6 +340,16 @@ public final class Config {
         }
     }
 
+    /** Entries of each rank's flight recorder ({@code JCCL_TRACE_BUFFER}); 0 when it is off. */
+    public int traceBuffer() {
+        return traceBuffer;
+    }
+
+    /** Where a failed operation's flight recorder is written ({@code JCCL_TRACE_DIR}), or null for the temp dir. */
+    public String traceDir() {
+        return traceDir;
+    }
+
     /** Bound on every wait: bootstrap, connection set-up, each collective. */
     public Duration timeout() {
         return timeout;
@@ -410,6 +444,8 @@ public final class Config {
                 oversubscription == Oversubscription.AUTO
                         ? "(auto)"
                         : oversubscription == Oversubscription.YES ? "1" : "0");
+        values.put("traceBuffer", traceBuffer == 0 ? "0 (off)" : traceBuffer + " operations");
+        values.put("traceDir", traceDir == null ? "(" + System.getProperty("java.io.tmpdir") + ")" : traceDir);
         List<String[]> rows = new ArrayList<>();
         for (var e : values.entrySet()) {
             rows.add(new String[] {e.getKey(), String.valueOf(e.getValue()), sources.getOrDefault(e.getKey(), "default")
@@ -442,6 +478,8 @@ public final class Config {
         private String ibHca;
         private String hostId;
         private Oversubscription oversubscription = Oversubscription.AUTO;
+        private int traceBuffer = DEFAULT_TRACE_BUFFER;
+        private String traceDir;
         private final Map<String, String> sources = new LinkedHashMap<>();
         /** Which variable set each knob, while {@link #fromEnvironment} runs; wins over "builder". */
         private final Map<String, String> variableSources = new LinkedHashMap<>();
@@ -539,6 +577,24 @@ public final class Config {
         public Builder oversubscription(Oversubscription setting) {
             this.oversubscription = Objects.requireNonNull(setting, "setting");
             sources.putIfAbsent("oversubscribed", "builder");
+            return this;
+        }
+
+        /** Entries the flight recorder keeps; 0 turns it off. */
+        public Builder traceBuffer(int entries) {
+            if (entries < 0 || entries > 1 << 24) {
+                throw new IllegalArgumentException(
+                        TRACE_BUFFER + " must be between 0 (off) and 16777216 operations, got " + entries);
+            }
+            this.traceBuffer = entries;
+            sources.putIfAbsent("traceBuffer", "builder");
+            return this;
+        }
+
+        /** The directory a failed operation's flight recorder is written to; null for the temporary directory. */
+        public Builder traceDir(String dir) {
+            this.traceDir = dir == null || dir.isBlank() ? null : dir;
+            sources.putIfAbsent("traceDir", "builder");
             return this;
         }
 

@@ -11,8 +11,10 @@ import dev.jccl.plan.Tuner;
 import dev.jccl.transport.OperationBoard;
 import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.Transport;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -50,6 +52,8 @@ final class HostExecutor {
     private final FailureAgreement agreement;
 
     private final RankActivity activity;
+    /** This rank's last operations (JCCL_TRACE_BUFFER), or null when that is 0. */
+    private final FlightRecorder recorder;
     /** The operation's flight-recorder event, while a recording wants one; operations never overlap. */
     private CollectiveEvent event;
 
@@ -85,7 +89,8 @@ final class HostExecutor {
             WaitPolicy waiting,
             Sequencer sequencer,
             Lifecycle lifecycle,
-            FailureAgreement agreement) {
+            FailureAgreement agreement,
+            FlightRecorder recorder) {
         this.rank = rank;
         this.size = size;
         this.config = config;
@@ -102,6 +107,7 @@ final class HostExecutor {
         this.lifecycle = lifecycle;
         this.agreement = agreement;
         this.activity = agreement.activity();
+        this.recorder = recorder;
     }
 
     /** Runs {@code op} (whose turn it is) on this thread, then completes {@code done} as it ended. */
@@ -154,7 +160,7 @@ final class HostExecutor {
     void tryInline(CompletableFuture<Void> done, Operation op, Tuner.Choice choice) {
         OpContext ctx;
         try {
-            ctx = begin(op);
+            ctx = begin(op, choice);
         } catch (Throwable t) {
             done.completeExceptionally(t);
             return;
@@ -192,7 +198,7 @@ final class HostExecutor {
 
     /** Runs {@code op}, whose turn it is, to the end on this thread. */
     void execute(Operation op, Tuner.Choice choice) {
-        OpContext ctx = begin(op);
+        OpContext ctx = begin(op, choice);
         long deadline = ctx.startNanos() + config.timeout().toNanos();
         try {
             if (choice != null && choice.protocol() == Tuner.Protocol.LL && lowLatency != null) {
@@ -235,10 +241,11 @@ final class HostExecutor {
      * communicator, and tells local peers which operation this rank is in (checking first that none of those it needs
      * has failed).
      */
-    private OpContext begin(Operation op) {
+    private OpContext begin(Operation op, Tuner.Choice choice) {
         OpContext ctx = sequencer.number(op);
         lifecycle.checkUsable(op.collective().displayName());
         activity.started(ctx);
+        if (recorder != null) recorder.started(ctx, choice);
         if (CollectiveEvent.enabled()) {
             event = new CollectiveEvent();
             event.begin();
@@ -259,6 +266,7 @@ final class HostExecutor {
     /** Tells local peers that this rank has finished the operation. */
     private void end(OpContext ctx) {
         activity.completed(ctx);
+        if (recorder != null) recorder.ended(true);
         if (event != null) commitEvent(ctx, "completed");
         if (board == null) return;
         if (ctx.collective() != Collective.SEND
@@ -301,12 +309,39 @@ final class HostExecutor {
                 : (JcclException) e;
         lifecycle.fail(reported);
         activity.failed(reported.getMessage());
+        if (recorder != null) recorder.ended(false);
         if (event != null) commitEvent(ctx, "failed");
         if (!aborted) transport.abandon(reported.getMessage());
         transport.close();
         if (!aborted && !(e instanceof IllegalStateException)) reported.withVerdict(agreement.agree());
         log.warn(Log.Subsys.COLL, reported.getMessage());
+        if (recorder != null && !aborted) dumpAfterFailure(reported);
         return reported;
+    }
+
+    /** Writes the flight recorder where JCCL_TRACE_DIR says (else the temp dir) and says where, once. */
+    private void dumpAfterFailure(JcclException reported) {
+        Path dir = Path.of(config.traceDir() == null ? System.getProperty("java.io.tmpdir") : config.traceDir());
+        try {
+            Path file = recorder.write(recorder.fileIn(dir), reported.verdict());
+            log.warn(
+                    Log.Subsys.COLL,
+                    "flight recorder (last " + Math.min(recorder.recorded(), config.traceBuffer())
+                            + " operations) written to " + file + "; `jccl trace " + dir
+                            + "` merges every rank's");
+        } catch (IOException | RuntimeException io) {
+            log.warn(Log.Subsys.COLL, "could not write the flight recorder to " + dir + ": " + io.getMessage());
+        }
+    }
+
+    /** Writes the flight recorder to {@code file}; see {@code Communicator.dumpTrace}. */
+    Path dumpTrace(Path file) throws IOException {
+        if (recorder == null) {
+            throw new IllegalStateException(
+                    "rank " + rank + " keeps no flight recorder (JCCL_TRACE_BUFFER=0); set it above 0 to keep one");
+        }
+        JcclException failure = lifecycle.failure();
+        return recorder.write(file, failure == null ? null : failure.verdict());
     }
 
     /**

@@ -72,7 +72,15 @@ public final class RuntimeCommunicator implements Communicator {
                 s.waiting(),
                 sequencer,
                 lifecycle,
-                agreement);
+                agreement,
+                s.config().traceBuffer() == 0
+                        ? null
+                        : new FlightRecorder(
+                                s.config().traceBuffer(),
+                                rank,
+                                s.size(),
+                                s.peers().get(rank).where(),
+                                s.commId()));
         this.operations = new Dispatcher(rank, s.size(), lifecycle, sequencer, checks, host);
     }
 
@@ -247,6 +255,11 @@ public final class RuntimeCommunicator implements Communicator {
      */
     public String transportSummary() {
         return setup.wiring().summary();
+    }
+
+    @Override
+    public java.nio.file.Path dumpTrace(java.nio.file.Path file) throws java.io.IOException {
+        return host.dumpTrace(file);
     }
 
     @Override

@@ -138,7 +138,14 @@ class InfoCommandTest {
         }
         assertEquals(awkward, subsys.get("value").asText(), "escaping must round-trip");
         assertEquals("JCCL_DEBUG_SUBSYS", subsys.get("source").asText());
-        assertEquals(14, json.get("config").size());
+        assertEquals(16, json.get("config").size(), "every knob of Config.describe(), JCCL_TRACE_* included");
+        boolean traceBuffer = false;
+        for (JsonNode row : json.get("config")) {
+            if (row.get("name").asText().equals("traceBuffer")) {
+                traceBuffer = row.get("value").asText().equals("2048 operations");
+            }
+        }
+        assertTrue(traceBuffer, json::toString);
         assertEquals(
                 "unknown variable JCCL_TIMOUT (did you mean JCCL_TIMEOUT?)",
                 json.get("warnings").get(0).asText());

@@ -1,0 +1,180 @@
+package dev.jccl.runtime;
+
+import dev.jccl.DataType;
+import dev.jccl.FailureVerdict;
+import dev.jccl.ReduceOp;
+import dev.jccl.plan.Collective;
+import dev.jccl.plan.Tuner;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/**
+ * A rank's last operations (PyTorch's flight recorder, {@code TORCH_NCCL_TRACE_BUFFER_SIZE}, is the model): what each
+ * was, when it started and ended, and whether it completed or failed, in a ring of {@code JCCL_TRACE_BUFFER} entries
+ * held as primitive arrays, so recording allocates nothing. Written when an operation fails and on
+ * {@code Communicator.dumpTrace}, as JSON that {@code jccl trace} merges across ranks.
+ *
+ * <p>Written only by the thread that holds the communicator's turn (operations never overlap); a dump from another
+ * thread while operations run may show the newest entry half written, which the dump marks by its state.
+ */
+public final class FlightRecorder {
+    static final byte STARTED = 1;
+    static final byte COMPLETED = 2;
+    static final byte FAILED = 3;
+
+    private final int capacity;
+    private final long[] sequence;
+    private final long[] count;
+    private final long[] startNanos;
+    private final long[] endNanos;
+    private final byte[] collective;
+    private final byte[] type;
+    private final byte[] op;
+    private final byte[] state;
+    private final int[] peer;
+    private final Tuner.Choice[] choice;
+    /** Operations recorded so far; the newest is at {@code (recorded - 1) % capacity}. */
+    private volatile long recorded;
+    /** Wall-clock microseconds at nanoTime 0, so that dumps of several hosts can be laid on one time line. */
+    private final long epochMicrosAtNanoZero;
+
+    private final int rank;
+    private final int size;
+    private final String where;
+    private final long commId;
+
+    /**
+     * @param where this rank's host and pid, as messages print it
+     * @param commId the communicator's id, which names the dump files of one communicator
+     */
+    public FlightRecorder(int capacity, int rank, int size, String where, long commId) {
+        this.rank = rank;
+        this.size = size;
+        this.where = where;
+        this.commId = commId;
+        if (capacity < 1) throw new IllegalArgumentException("a flight recorder needs at least one entry");
+        this.capacity = capacity;
+        sequence = new long[capacity];
+        count = new long[capacity];
+        startNanos = new long[capacity];
+        endNanos = new long[capacity];
+        collective = new byte[capacity];
+        type = new byte[capacity];
+        op = new byte[capacity];
+        state = new byte[capacity];
+        peer = new int[capacity];
+        choice = new Tuner.Choice[capacity];
+        epochMicrosAtNanoZero = System.currentTimeMillis() * 1000 - System.nanoTime() / 1000;
+    }
+
+    void started(OpContext ctx, Tuner.Choice how) {
+        long n = recorded;
+        int i = (int) (n % capacity);
+        sequence[i] = ctx.sequence();
+        count[i] = ctx.count();
+        startNanos[i] = ctx.startNanos();
+        endNanos[i] = 0;
+        collective[i] = (byte) ctx.collective().ordinal();
+        type[i] = (byte) ctx.type().ordinal();
+        op[i] = (byte) (ctx.op() == null ? -1 : ctx.op().ordinal());
+        peer[i] = ctx.root();
+        choice[i] = how;
+        state[i] = STARTED;
+        recorded = n + 1;
+    }
+
+    void ended(boolean completed) {
+        long n = recorded;
+        if (n == 0) return;
+        int i = (int) ((n - 1) % capacity);
+        endNanos[i] = System.nanoTime();
+        state[i] = completed ? COMPLETED : FAILED;
+    }
+
+    /** Operations recorded since the communicator started (more than the ring holds, once it has wrapped). */
+    public long recorded() {
+        return recorded;
+    }
+
+    /**
+     * The ring as JSON: who this rank is, then its operations oldest first, each with its sequence number, what it was,
+     * its wall-clock start (µs since the epoch), its duration and its state.
+     */
+    String toJson(FailureVerdict verdict) {
+        long n = recorded;
+        long first = Math.max(0, n - capacity);
+        StringBuilder sb = new StringBuilder(256 + (int) Math.min(n, capacity) * 200);
+        sb.append("{\n  \"rank\": ").append(rank);
+        sb.append(",\n  \"size\": ").append(size);
+        sb.append(",\n  \"where\": ").append(quote(where));
+        sb.append(",\n  \"commId\": \"").append(String.format("%016x", commId)).append('"');
+        sb.append(",\n  \"dumpedAtMicros\": ").append(System.currentTimeMillis() * 1000);
+        sb.append(",\n  \"recorded\": ").append(n);
+        sb.append(",\n  \"verdict\": ").append(verdict == null ? "null" : quote(verdict.describe()));
+        sb.append(",\n  \"operations\": [");
+        Collective[] collectives = Collective.values();
+        DataType[] types = DataType.values();
+        ReduceOp[] ops = ReduceOp.values();
+        for (long k = first; k < n; k++) {
+            int i = (int) (k % capacity);
+            Collective c = collectives[collective[i]];
+            sb.append(k == first ? "\n" : ",\n");
+            sb.append("    {\"index\": ").append(k);
+            sb.append(", \"op\": ").append(quote(c.displayName()));
+            sb.append(", \"seq\": ").append(sequence[i]);
+            sb.append(", \"collective\": ")
+                    .append(c != Collective.SEND && c != Collective.RECV && c != Collective.SEND_RECV);
+            sb.append(", \"count\": ").append(count[i]);
+            sb.append(", \"type\": ").append(quote(types[type[i]].name()));
+            sb.append(", \"bytes\": ").append(count[i] * types[type[i]].byteSize());
+            sb.append(", \"reduceOp\": ").append(op[i] < 0 ? "null" : quote(ops[op[i]].name()));
+            sb.append(", \"peer\": ").append(peer[i]);
+            sb.append(", \"algorithm\": ").append(quote(choice[i] == null ? "p2p or local" : choice[i].describe()));
+            sb.append(", \"startMicros\": ").append(epochMicrosAtNanoZero + startNanos[i] / 1000);
+            long end = endNanos[i];
+            sb.append(", \"durationMicros\": ")
+                    .append(end == 0 ? "null" : String.valueOf((end - startNanos[i]) / 1000));
+            sb.append(", \"state\": ")
+                    .append(quote(state[i] == COMPLETED ? "completed" : state[i] == FAILED ? "failed" : "started"));
+            sb.append('}');
+        }
+        return sb.append("\n  ]\n}\n").toString();
+    }
+
+    /** This rank's dump file in {@code dir}: {@code jccl-trace-<communicator id>-rank<rank>.json}. */
+    Path fileIn(Path dir) {
+        return dir.resolve(String.format("jccl-trace-%016x-rank%d.json", commId, rank));
+    }
+
+    /** Writes the JSON to {@code file} (through a temporary file, so a reader never sees half of it). */
+    Path write(Path file, FailureVerdict verdict) throws IOException {
+        String json = toJson(verdict);
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir != null) Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
+        Files.writeString(tmp, json, StandardCharsets.UTF_8);
+        return Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    static String quote(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            switch (ch) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (ch < 0x20) sb.append(String.format("\\u%04x", (int) ch));
+                    else sb.append(ch);
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+}

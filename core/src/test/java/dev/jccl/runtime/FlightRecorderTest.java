@@ -1,0 +1,132 @@
+package dev.jccl.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jccl.Config;
+import dev.jccl.DataType;
+import dev.jccl.JcclException;
+import dev.jccl.ReduceOp;
+import dev.jccl.TestRanks;
+import dev.jccl.plan.Collective;
+import dev.jccl.plan.Tuner;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Each rank's last operations, kept without allocating, written on failure and on request. */
+@Timeout(120)
+class FlightRecorderTest {
+    private static final Pattern OPERATION =
+            Pattern.compile("\\{\"index\": (\\d+), \"op\": \"(\\w+)\", \"seq\": (\\d+), .*?\"state\": \"(\\w+)\"}");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theRingKeepsTheNewestOperationsOldestFirstWithTheirStates() throws Exception {
+        FlightRecorder r = new FlightRecorder(4, 1, 3, "host:pid 7", 0xabcL);
+        for (int i = 0; i < 6; i++) {
+            r.started(
+                    new OpContext(Collective.ALL_REDUCE, 10, DataType.FLOAT32, ReduceOp.SUM, -1, i, System.nanoTime()),
+                    new Tuner.Choice(Tuner.Algorithm.RING, Tuner.Protocol.SIMPLE));
+            if (i < 5) r.ended(true);
+        }
+        String json = r.toJson(null);
+        List<String[]> ops = operations(json);
+        assertEquals(4, ops.size(), json);
+        assertEquals(List.of("2", "3", "4", "5"), ops.stream().map(o -> o[0]).toList());
+        assertEquals(
+                List.of("completed", "completed", "completed", "started"),
+                ops.stream().map(o -> o[3]).toList());
+        assertTrue(json.contains("\"rank\": 1") && json.contains("\"size\": 3") && json.contains("\"recorded\": 6"));
+        assertTrue(json.contains("\"bytes\": 40") && json.contains("\"algorithm\": \"Ring/Simple\""), json);
+        assertEquals("\"a \\\"quoted\\\"\\nline\"", FlightRecorder.quote("a \"quoted\"\nline"));
+    }
+
+    @Test
+    void dumpTraceWritesEveryOperationOfThisRank() throws Exception {
+        Config config = TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
+                .traceBuffer(16)
+                .build();
+        List<Object> results = TestRanks.run(2, config, (rank, c) -> {
+            for (int i = 0; i < 3; i++) c.allReduce(new float[100], ReduceOp.SUM);
+            c.broadcast(new int[5], 0);
+            return c.dumpTrace(dir.resolve("rank" + rank + ".json"));
+        });
+        for (int rank = 0; rank < 2; rank++) {
+            Path file = assertInstanceOf(Path.class, results.get(rank));
+            List<String[]> ops = operations(Files.readString(file));
+            assertEquals(4, ops.size());
+            assertEquals(
+                    List.of("AllReduce", "AllReduce", "AllReduce", "Broadcast"),
+                    ops.stream().map(o -> o[1]).toList());
+            assertEquals(
+                    List.of("0", "1", "2", "3"), ops.stream().map(o -> o[2]).toList());
+            assertTrue(ops.stream().allMatch(o -> o[3].equals("completed")));
+        }
+    }
+
+    @Test
+    void aFailedOperationWritesTheRecorderWithTheVerdictToTheTraceDirectory() throws Exception {
+        Config config = TestRanks.loopback(Duration.ofSeconds(2)).toBuilder()
+                .traceDir(dir.toString())
+                .build();
+        List<Object> results = TestRanks.run(2, config, (rank, c) -> {
+            c.allReduce(new float[10], ReduceOp.SUM);
+            if (rank == 1) {
+                Thread.sleep(6_000); // never enters the second AllReduce before rank 0's deadline
+                return "stayed out";
+            }
+            return assertThrows(JcclException.class, () -> c.allReduce(new float[10], ReduceOp.SUM));
+        });
+        assertInstanceOf(JcclException.class, results.get(0));
+        List<Path> dumps;
+        try (Stream<Path> files = Files.list(dir)) {
+            dumps = files.filter(p -> p.getFileName().toString().endsWith("-rank0.json"))
+                    .toList();
+        }
+        assertEquals(1, dumps.size(), () -> "one dump by rank 0 in " + dir);
+        String json = Files.readString(dumps.getFirst());
+        List<String[]> ops = operations(json);
+        assertEquals(List.of("completed", "failed"), ops.stream().map(o -> o[3]).toList(), json);
+        assertTrue(json.contains("\"verdict\": \"Root cause") && json.contains("rank 1"), json);
+    }
+
+    @Test
+    void withNoBufferThereIsNoRecorderAndDumpTraceSaysHowToGetOne() throws Exception {
+        Config config = TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
+                .traceBuffer(0)
+                .build();
+        Object result = TestRanks.run(
+                        1,
+                        config,
+                        (rank, c) -> assertThrows(IllegalStateException.class, () -> c.dumpTrace(dir.resolve("x.json")))
+                                .getMessage())
+                .getFirst();
+        assertEquals("rank 0 keeps no flight recorder (JCCL_TRACE_BUFFER=0); set it above 0 to keep one", result);
+        assertEquals(
+                "JCCL_TRACE_BUFFER must be between 0 (off) and 16777216 operations, got -1",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> Config.fromEnvironment(java.util.Map.of("JCCL_TRACE_BUFFER", "-1")))
+                        .getMessage());
+    }
+
+    /** index, op, seq, state of each operation in a dump. */
+    private static List<String[]> operations(String json) {
+        Matcher m = OPERATION.matcher(json);
+        List<String[]> ops = new java.util.ArrayList<>();
+        while (m.find()) ops.add(new String[] {m.group(1), m.group(2), m.group(3), m.group(4)});
+        return ops;
+    }
+}
