@@ -25,4 +25,9 @@ public enum Collective {
     public String displayName() {
         return displayName;
     }
+
+    /** Send, Recv and SendRecv: between two ranks, numbered per pair, not among the collectives. */
+    public boolean isPointToPoint() {
+        return this == SEND || this == RECV || this == SEND_RECV;
+    }
 }

@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -203,7 +202,7 @@ final class ControlChannel implements AutoCloseable {
             d.update("jccl-control".getBytes(StandardCharsets.US_ASCII));
             d.update(secret);
             d.update(ByteBuffer.allocate(8).putLong(commId).array());
-            return Arrays.copyOf(d.digest(), 32);
+            return d.digest();
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -224,8 +223,9 @@ final class ControlChannel implements AutoCloseable {
         }
     }
 
+    /** A connection the peer's host turned away: nothing listens there any more. */
     static boolean refused(IOException e) {
-        return e instanceof java.net.ConnectException && !(e instanceof java.net.SocketTimeoutException)
+        return e instanceof java.net.ConnectException
                 || e instanceof SocketException
                         && String.valueOf(e.getMessage()).contains("refused");
     }

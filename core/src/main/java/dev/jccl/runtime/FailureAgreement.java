@@ -89,12 +89,12 @@ final class FailureAgreement implements ControlChannel.Responder {
     }
 
     /**
-     * On the rank that decided, before its control channel closes: waits (at most {@code maxMillis}) until every rank
-     * that was in the failed operation has fetched the verdict, so that none of them, finding this rank gone, decides
-     * again without it.
+     * On the rank that decided, before its control channel closes: waits (at most twice the status timeout and 2 s)
+     * until every rank that was in the failed operation has fetched the verdict, so that none of them, finding this
+     * rank gone, decides again without it.
      */
-    synchronized void lingerForAskers(long maxMillis) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
+    synchronized void lingerForAskers() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * statusMillis + 2_000);
         while (!fetched.containsAll(awaited)) {
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             if (left <= 0) return;
@@ -105,11 +105,6 @@ final class FailureAgreement implements ControlChannel.Responder {
                 return;
             }
         }
-    }
-
-    /** How long a failed communicator's close may wait for askers. */
-    long lingerMillis() {
-        return 2L * statusMillis + 2_000;
     }
 
     private FailureVerdict decide() {

@@ -94,9 +94,9 @@ public final class FlightRecorder {
         state[i] = completed ? COMPLETED : FAILED;
     }
 
-    /** Operations recorded since the communicator started (more than the ring holds, once it has wrapped). */
-    public long recorded() {
-        return recorded;
+    /** Operations the ring holds now: every one recorded, until it wraps. */
+    long held() {
+        return Math.min(recorded, capacity);
     }
 
     /**
@@ -125,8 +125,7 @@ public final class FlightRecorder {
             sb.append("    {\"index\": ").append(k);
             sb.append(", \"op\": ").append(quote(c.displayName()));
             sb.append(", \"seq\": ").append(sequence[i]);
-            sb.append(", \"collective\": ")
-                    .append(c != Collective.SEND && c != Collective.RECV && c != Collective.SEND_RECV);
+            sb.append(", \"collective\": ").append(!c.isPointToPoint());
             sb.append(", \"count\": ").append(count[i]);
             sb.append(", \"type\": ").append(quote(types[type[i]].name()));
             sb.append(", \"bytes\": ").append(count[i] * types[type[i]].byteSize());

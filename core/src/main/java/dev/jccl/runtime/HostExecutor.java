@@ -139,7 +139,7 @@ final class HostExecutor {
      * {@code OneShot/LL}…
      */
     String algorithmFor(Collective collective, long count, DataType type) {
-        if (collective == Collective.SEND || collective == Collective.RECV || collective == Collective.SEND_RECV) {
+        if (collective.isPointToPoint()) {
             return size == 1 ? "local" : "p2p";
         }
         if (size == 1) return "local";
@@ -269,9 +269,7 @@ final class HostExecutor {
         if (recorder != null) recorder.ended(true);
         if (event != null) commitEvent(ctx, "completed");
         if (board == null) return;
-        if (ctx.collective() != Collective.SEND
-                && ctx.collective() != Collective.RECV
-                && ctx.collective() != Collective.SEND_RECV) {
+        if (ctx.isCollective()) {
             board.finished(ctx.sequence() + 1);
         } else {
             board.finishedPointToPoint();
@@ -326,9 +324,8 @@ final class HostExecutor {
             Path file = recorder.write(recorder.fileIn(dir), reported.verdict());
             log.warn(
                     Log.Subsys.COLL,
-                    "flight recorder (last " + Math.min(recorder.recorded(), config.traceBuffer())
-                            + " operations) written to " + file + "; `jccl trace " + dir
-                            + "` merges every rank's");
+                    "flight recorder (last " + recorder.held() + " operations) written to " + file + "; `jccl trace "
+                            + dir + "` merges every rank's");
         } catch (IOException | RuntimeException io) {
             log.warn(Log.Subsys.COLL, "could not write the flight recorder to " + dir + ": " + io.getMessage());
         }

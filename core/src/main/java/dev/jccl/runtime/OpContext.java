@@ -64,7 +64,7 @@ record OpContext(
     }
 
     private boolean isPointToPoint() {
-        return collective == Collective.SEND || collective == Collective.RECV || collective == Collective.SEND_RECV;
+        return collective.isPointToPoint();
     }
 
     /**

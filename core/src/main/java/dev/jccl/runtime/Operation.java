@@ -31,7 +31,7 @@ public record Operation(
 
     /** Whether every rank of the communicator takes part (a collective), rather than one or two peers. */
     public boolean isCollective() {
-        return collective != Collective.SEND && collective != Collective.RECV && collective != Collective.SEND_RECV;
+        return !collective.isPointToPoint();
     }
 
     /** Whether the operation writes where it reads (the same memory passed as both buffers). */

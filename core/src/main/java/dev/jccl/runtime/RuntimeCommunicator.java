@@ -296,7 +296,7 @@ public final class RuntimeCommunicator implements Communicator {
         if (!lifecycle.close()) return;
         transport.close();
         sequencer.close();
-        if (lifecycle.failed()) agreement.lingerForAskers(agreement.lingerMillis());
+        if (lifecycle.failed()) agreement.lingerForAskers();
         if (setup.control() != null) setup.control().close();
         host.freeScratch();
         log.info(
