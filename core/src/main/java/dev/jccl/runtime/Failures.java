@@ -88,5 +88,5 @@ final class Failures {
     }
 
     private static final String SAME_CALLS =
-            "Every rank must call the same collectives with the same count, type, op and root, " + "in the same order.";
+            "Every rank must call the same collectives with the same count, type, op and root, in the same order.";
 }

@@ -64,7 +64,7 @@ public final class InterfaceSelector {
             throw new IllegalArgumentException("SOCKET_IFNAME='" + filter
                     + "' matches no usable interface; interfaces here: "
                     + (candidates.isEmpty() ? "(none)" : candidates)
-                    + ". Set JCCL_SOCKET_IFNAME to one of them (a prefix, ^prefix to exclude, " + "=name for exact).");
+                    + ". Set JCCL_SOCKET_IFNAME to one of them (a prefix, ^prefix to exclude, =name for exact).");
         }
         String[][] preference = {{"ib"}, null, {"docker"}, {"lo"}};
         for (String[] prefixes : preference) {

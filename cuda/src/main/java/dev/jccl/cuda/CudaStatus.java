@@ -39,7 +39,7 @@ public record CudaStatus(boolean available, String detail) {
                 return new CudaStatus(
                         true,
                         cuda.summary() + "; " + DevicePath.VARIABLE
-                                + "=nccl but NCCL cannot be used, so device communicators " + "will fail: "
+                                + "=nccl but NCCL cannot be used, so device communicators will fail: "
                                 + e.getMessage());
             }
             return new CudaStatus(true, cuda.summary() + "; " + staged + " (" + e.getMessage() + ")");

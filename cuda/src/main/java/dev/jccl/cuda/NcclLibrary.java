@@ -72,7 +72,7 @@ final class NcclLibrary implements NcclApi {
     private NcclLibrary(NativeLibraries.Loaded lib) {
         this.library = lib.name();
         Function<String, RuntimeException> missing = why -> new NcclUnavailableException(
-                why + ": not NCCL, or an NCCL too old for Jccl " + "(2.7 or newer); " + INSTALL);
+                why + ": not NCCL, or an NCCL too old for Jccl (2.7 or newer); " + INSTALL);
         var l = lib.lookup();
         getVersion =
                 new NativeFunction(l, library, "ncclGetVersion", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
@@ -162,7 +162,7 @@ final class NcclLibrary implements NcclApi {
         NcclLibrary nccl = LOADED.computeIfAbsent(lib.name(), n -> new NcclLibrary(lib));
         if (nccl.version < MIN_VERSION) {
             throw new NcclUnavailableException(lib.name() + " is NCCL " + NcclTypes.version(nccl.version)
-                    + "; Jccl needs 2.7 or newer " + "(ncclSend/ncclRecv): " + INSTALL);
+                    + "; Jccl needs 2.7 or newer (ncclSend/ncclRecv): " + INSTALL);
         }
         return nccl;
     }

@@ -65,7 +65,7 @@ final class FakeLibraries {
                 assumeTrue(
                         false,
                         "no C compiler (cc) on PATH, so the fake libcudart/libnccl that test the "
-                                + "FFM bindings without a GPU " + "cannot be built: " + e.getMessage());
+                                + "FFM bindings without a GPU cannot be built: " + e.getMessage());
                 throw new AssertionError(e);
             }
             String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -135,7 +135,7 @@ class FakeNcclBindingTest {
                         assertTrue(
                                 later.getMessage()
                                         .startsWith("rank 0: AllReduce refused: this communicator "
-                                                + "failed earlier (rank 0: AllReduce " + "#2"),
+                                                + "failed earlier (rank 0: AllReduce #2"),
                                 later.getMessage());
                     } finally {
                         FakeLibraries.cudaSet(0, 0);
@@ -241,7 +241,7 @@ class FakeNcclBindingTest {
                     o instanceof String s
                             && s.startsWith(
                                     "staged through pinned host memory (4 slots of 4 MiB); NCCL not used: ranks "
-                                            + "0 and 1 " + "share one GPU (")
+                                            + "0 and 1 share one GPU (")
                             && s.endsWith("/0000:1B:00.0); NCCL needs a GPU per rank"),
                     String.valueOf(o));
         }

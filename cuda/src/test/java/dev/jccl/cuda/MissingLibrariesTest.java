@@ -149,7 +149,7 @@ class MissingLibrariesTest {
         assertTrue(
                 e.getMessage()
                         .startsWith("NCCL not found (tried libnccl.so.2, libnccl.so (the dynamic loader's path: "
-                                + "LD_LIBRARY_PATH and ldconfig), " + "/usr/local/cuda/lib64"),
+                                + "LD_LIBRARY_PATH and ldconfig), /usr/local/cuda/lib64"),
                 e.getMessage());
         assertTrue(e.getMessage().contains("site-packages/nvidia/nccl/lib of "), e.getMessage());
     }

@@ -422,7 +422,7 @@ class StagingPipelineTest {
         });
         assertEquals(
                 "rank 1: JCCL_CUDA_PATH differs between ranks (rank 0: staged, rank 1: "
-                        + "auto); every rank must use the same path, so set it alike " + "everywhere",
+                        + "auto); every rank must use the same path, so set it alike everywhere",
                 mixed.get(1));
         IllegalArgumentException bad =
                 assertThrows(IllegalArgumentException.class, () -> DevicePath.Request.parse("gpu"));

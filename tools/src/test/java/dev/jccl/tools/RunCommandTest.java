@@ -176,7 +176,7 @@ class RunCommandTest {
         assertTrue(
                 r.err()
                         .matches("(?s).*jccl run: rank 0 \\(pid \\d+\\) exited with code 137 \\(killed by "
-                                + "signal 9, SIGKILL\\)" + "; stopping the other 1 rank\n.*"),
+                                + "signal 9, SIGKILL\\); stopping the other 1 rank\n.*"),
                 r::toString);
     }
 

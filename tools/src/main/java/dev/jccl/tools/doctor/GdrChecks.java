@@ -105,7 +105,7 @@ final class GdrChecks {
             };
             if (peermemLive) {
                 return dmabuf = f.warn(
-                        "DMA-BUF GPU Direct RDMA unavailable: " + reason + ". GPU Direct RDMA still works " + "through "
+                        "DMA-BUF GPU Direct RDMA unavailable: " + reason + ". GPU Direct RDMA still works through "
                                 + facts.peerMemory().moduleName() + ", but NVIDIA recommends DMA-BUF over it.",
                         fix);
             }

@@ -191,7 +191,7 @@ record GpuIdentityChecks(HostFacts facts) {
         if (hostNetwork && facts.env("NCCL_HOSTID") == null && !p2pOff) {
             return f.warn(
                     sees + " and shares the host's network namespace (" + String.join(", ", hostSigns)
-                            + "), so its host name, " + "and NCCL's host id, are probably the host's." + symptom
+                            + "), so its host name, and NCCL's host id, are probably the host's." + symptom
                             + driverNote,
                     fix);
         }

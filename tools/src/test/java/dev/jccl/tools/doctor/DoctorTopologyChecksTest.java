@@ -34,7 +34,7 @@ class DoctorTopologyChecksTest {
         assertSummary(
                 phb,
                 "GPU 0000:00:05.0 and NIC mlx5_0 (0000:00:06.0) only share the host bridge "
-                        + "(PHB). NCCL will not use GPU Direct RDMA " + "for this pair (cutoff PXB)");
+                        + "(PHB). NCCL will not use GPU Direct RDMA for this pair (cutoff PXB)");
         assertFix(phb, "NCCL_TOPO_FILE");
 
         Path topo = Fixtures.copy(VM, tmp.resolve("topo"));
