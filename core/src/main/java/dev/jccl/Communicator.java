@@ -141,6 +141,19 @@ public interface Communicator extends AutoCloseable {
     Communicator split(int color, int key);
 
     /**
+     * After a failure (or {@link #abort}): returns a new communicator of the surviving ranks, agreed by all of them:
+     * the same members in the same order, ranks 0..n-1 in their old order, leaving out the ranks the failure's verdict
+     * names ({@link JcclException#verdict()}). Every survivor must call it, within JCCL_TIMEOUT; one that does not is
+     * left out. The JVMs go on; this communicator stays failed, so close it. Once per communicator.
+     *
+     * @throws JcclException on a healthy, closed or already shrunk communicator, on the rank the verdict names, or if
+     *     the survivors hold different verdicts
+     */
+    default Communicator shrink() {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot shrink");
+    }
+
+    /**
      * Fails this rank's pending and future operations at once and closes its connections, so that peers waiting on it
      * fail too. Safe from any thread, any number of times.
      */

@@ -2,7 +2,6 @@ package dev.jccl.runtime;
 
 import dev.jccl.Communicator;
 import dev.jccl.Config;
-import dev.jccl.DataType;
 import dev.jccl.Jccl;
 import dev.jccl.JcclException;
 import dev.jccl.UniqueId;
@@ -19,28 +18,19 @@ import dev.jccl.transport.NetPlugins;
 import dev.jccl.transport.table.Endpoints;
 import dev.jccl.transport.table.TransportTable;
 import dev.jccl.transport.table.Wiring;
-import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.List;
 
 /**
  * Makes communicators: {@link #create} from a unique id (endpoints, the bootstrap's peer table, the transport table's
- * wiring, the tuner), and {@link #split} from a parent's ranks, both through {@link #finishInit}, so a child is wired
- * exactly as a root communicator is.
+ * wiring, the tuner), and, for {@link Regroup}'s splits and shrinks, {@link #finishInit}, so a child is wired exactly
+ * as a root communicator is.
  */
 final class CommunicatorInit {
-    /** Room per rank for a network plugin's address (Base64) when a split exchanges them. */
-    private static final int NET_ADDRESS_MAX = 4096;
-    /** What each rank tells the others in a split: color, key, the child's data port and control port. */
-    private static final int SPLIT_FIELDS = 4;
-
     private CommunicatorInit() {}
 
     /** What a communicator is made of, once its ranks have met and its transports are wired. */
@@ -120,7 +110,7 @@ final class CommunicatorInit {
      * Makes the communicator from the exchanged peer table; closes the {@code endpoints} (and anything wired from them)
      * if that fails.
      */
-    private static RuntimeCommunicator finishInit(
+    static RuntimeCommunicator finishInit(
             int rank,
             int size,
             Config config,
@@ -230,102 +220,7 @@ final class CommunicatorInit {
                         s.commId(), rank, size, me.hostName(), me.pid(), (System.nanoTime() - start) / 1e9));
     }
 
-    /**
-     * Collective over {@code parent}: the ranks that pass the same {@code color} form a child, ordered by {@code key}
-     * (then by parent rank). Exchanges each rank's color, key and the child's listening port (and network plugin
-     * address) through the parent, then wires the child.
-     */
-    static Communicator split(Communicator parent, Setup s, int splitIndex, int color, int key) {
-        int rank = s.rank();
-        int size = s.size();
-        Config config = s.config();
-        NetPlugin plugin = s.plugin();
-        int effectiveColor = color < 0 ? Communicator.SPLIT_NOCOLOR : color;
-        long childId = hash(String.format("%016x/split%d/color%d", s.commId(), splitIndex, effectiveColor)
-                .getBytes(StandardCharsets.UTF_8));
-        PeerInfo me = s.peers().get(rank);
-        // The child's own listener (and network plugin endpoint), whose addresses its peers need.
-        Endpoints child = effectiveColor < 0
-                ? null
-                : Endpoints.open(
-                        childId,
-                        s.secret(),
-                        config,
-                        addressOf(me.dataHost()),
-                        InterfaceSelector.select(config.socketIfname()).name(),
-                        plugin,
-                        s.log());
-        ControlChannel childControl;
-        try {
-            childControl = child == null ? null : ControlChannel.open(addressOf(me.dataHost()), s.secret(), childId);
-        } catch (RuntimeException e) {
-            child.close();
-            throw e;
-        }
-        int[] mine = {
-            effectiveColor, key, child == null ? 0 : child.socketPort(), childControl == null ? 0 : childControl.port()
-        };
-        int[] all = new int[SPLIT_FIELDS * size];
-        byte[] netAddresses = new byte[plugin == null ? 0 : NET_ADDRESS_MAX * size];
-        try {
-            parent.allGather(MemorySegment.ofArray(mine), MemorySegment.ofArray(all), SPLIT_FIELDS, DataType.INT32);
-            if (plugin != null) {
-                byte[] address = new byte[NET_ADDRESS_MAX];
-                if (child != null) {
-                    byte[] a = Base64.getEncoder().encode(child.netAddress());
-                    if (a.length > NET_ADDRESS_MAX) {
-                        throw new JcclException("network address of " + a.length + " bytes exceeds " + NET_ADDRESS_MAX);
-                    }
-                    System.arraycopy(a, 0, address, 0, a.length);
-                }
-                parent.allGather(address, netAddresses);
-            }
-        } catch (RuntimeException e) {
-            if (child != null) child.close();
-            if (childControl != null) childControl.close();
-            throw e;
-        }
-        if (child == null) return null;
-        List<Integer> members = new ArrayList<>();
-        for (int r = 0; r < size; r++) {
-            if (all[SPLIT_FIELDS * r] == effectiveColor) members.add(r);
-        }
-        members.sort(
-                Comparator.<Integer>comparingInt(r -> all[SPLIT_FIELDS * r + 1]).thenComparingInt(r -> r));
-        List<PeerInfo> childPeers = new ArrayList<>();
-        int newRank = -1;
-        for (int i = 0; i < members.size(); i++) {
-            int r = members.get(i);
-            String netAddress = plugin == null
-                    ? ""
-                    : new String(netAddresses, r * NET_ADDRESS_MAX, NET_ADDRESS_MAX, StandardCharsets.US_ASCII).trim();
-            childPeers.add(
-                    s.peers().get(r).renumbered(i, all[SPLIT_FIELDS * r + 2], netAddress, all[SPLIT_FIELDS * r + 3]));
-            if (r == rank) newRank = i;
-        }
-        return finishInit(
-                newRank,
-                members.size(),
-                config,
-                new Log(config, newRank),
-                childId,
-                s.secret(),
-                child,
-                childControl,
-                plugin,
-                childPeers,
-                System.nanoTime());
-    }
-
-    private static InetAddress addressOf(String host) {
-        try {
-            return InetAddress.getByName(host);
-        } catch (UnknownHostException e) {
-            throw new JcclException("cannot resolve " + host, e);
-        }
-    }
-
-    private static long hash(byte[] bytes) {
+    static long hash(byte[] bytes) {
         try {
             byte[] h = MessageDigest.getInstance("SHA-256").digest(bytes);
             long v = 0;

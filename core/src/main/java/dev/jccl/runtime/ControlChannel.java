@@ -16,6 +16,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A rank's side channel, apart from the data path that may be stuck: a small TCP listener, served by its own threads,
@@ -29,7 +30,13 @@ final class ControlChannel implements AutoCloseable {
     private static final int MAGIC = 0x4A43544C; // "JCTL"
     private static final byte ASK_STATUS = 1;
     private static final byte ASK_VERDICT = 2;
+    private static final byte JOIN = 3;
+    /** How long a member waits for the coordinator's table beyond the time the coordinator may take to settle it. */
+    private static final int JOIN_SLACK_MILLIS = 2_000;
+
     private static final int REQUEST_READ_MILLIS = 5_000;
+    /** A listener that is there accepts at once (even a stopped process's kernel does); longer means no host. */
+    private static final int CONNECT_MILLIS = 5_000;
 
     /** What this rank says when asked; set once the communicator exists. */
     interface Responder {
@@ -42,6 +49,7 @@ final class ControlChannel implements AutoCloseable {
     private final ServerSocket server;
     private final byte[] token;
     private final Thread acceptor;
+    private final Rendezvous rendezvous = new Rendezvous();
     private volatile Responder responder;
     private volatile boolean closed;
 
@@ -58,7 +66,8 @@ final class ControlChannel implements AutoCloseable {
     static ControlChannel open(InetAddress address, byte[] secret, long commId) {
         try {
             ServerSocket s = new ServerSocket();
-            s.bind(new InetSocketAddress(address, 0), 64);
+            // A split brings every rank to the coordinator at once: a short backlog would make thousands retry.
+            s.bind(new InetSocketAddress(address, 0), 4096);
             ControlChannel c = new ControlChannel(s, token(secret, commId));
             c.acceptor.start();
             return c;
@@ -80,6 +89,11 @@ final class ControlChannel implements AutoCloseable {
 
     void serve(Responder r) {
         responder = r;
+    }
+
+    /** The membership rounds this rank coordinates (a split's, a shrink's). */
+    Rendezvous rendezvous() {
+        return rendezvous;
     }
 
     private void acceptLoop() {
@@ -105,7 +119,9 @@ final class ControlChannel implements AutoCloseable {
             if (!MessageDigest.isEqual(theirs, token)) return; // not this job: say nothing
             byte kind = in.readByte();
             Responder r = responder;
-            if (r == null) {
+            if (kind == JOIN) {
+                answerJoin(in, out);
+            } else if (r == null) {
                 out.writeBoolean(false);
                 out.writeUTF("still initialising");
             } else if (kind == ASK_STATUS) {
@@ -121,6 +137,48 @@ final class ControlChannel implements AutoCloseable {
             out.flush();
         } catch (IOException | RuntimeException e) {
             // The asker sees a closed connection and treats this rank as not answering.
+        }
+    }
+
+    /** A member's contribution to a membership round this rank coordinates: answers the table, or why not. */
+    private void answerJoin(DataInputStream in, DataOutputStream out) throws IOException {
+        long id = in.readLong();
+        int member = in.readInt();
+        int waitMillis = in.readInt();
+        byte[] contribution = Rendezvous.readBytes(in);
+        Rendezvous.Table table;
+        try {
+            table = rendezvous.joined(id, member, contribution, TimeUnit.MILLISECONDS.toNanos(waitMillis));
+        } catch (JcclException e) {
+            out.writeBoolean(false);
+            writeLong(out, e.getMessage());
+            return;
+        }
+        out.writeBoolean(true);
+        table.write(out);
+    }
+
+    /**
+     * Sends this rank's contribution to membership round {@code id} at the coordinator at {@code address} and returns
+     * the table it settles: waiting at most {@code waitMillis} for the coordinator to take part, then as long again for
+     * it to settle the round (plus a little for the wire).
+     *
+     * @throws IOException if the coordinator cannot be reached or does not answer in time
+     * @throws JcclException if the coordinator settled the round and it failed, or left this rank out
+     */
+    static Rendezvous.Table join(
+            InetSocketAddress address, byte[] token, long id, int member, byte[] contribution, int waitMillis)
+            throws IOException {
+        try (Socket s = connect(address, token, JOIN, 2 * waitMillis + JOIN_SLACK_MILLIS)) {
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            out.writeLong(id);
+            out.writeInt(member);
+            out.writeInt(waitMillis);
+            Rendezvous.writeBytes(out, contribution);
+            out.flush();
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            if (!in.readBoolean()) throw new JcclException(readLong(in));
+            return Rendezvous.Table.read(in);
         }
     }
 
@@ -150,7 +208,7 @@ final class ControlChannel implements AutoCloseable {
             throws IOException {
         Socket s = new Socket();
         try {
-            s.connect(address, timeoutMillis);
+            s.connect(address, Math.min(timeoutMillis, CONNECT_MILLIS));
             s.setSoTimeout(timeoutMillis);
             s.setTcpNoDelay(true);
             DataOutputStream out = new DataOutputStream(s.getOutputStream());

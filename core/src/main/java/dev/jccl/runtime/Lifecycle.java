@@ -28,7 +28,7 @@ final class Lifecycle {
     JcclException refusal(String what, JcclException f) {
         return new JcclException(
                 "rank " + rank + ": " + what + " refused: this communicator failed earlier (" + f.getMessage()
-                        + "). Close it and create a new one.",
+                        + "). Close it, or call shrink() to go on with the surviving ranks.",
                 f);
     }
 

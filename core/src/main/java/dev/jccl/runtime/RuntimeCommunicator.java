@@ -3,6 +3,8 @@ package dev.jccl.runtime;
 import dev.jccl.Communicator;
 import dev.jccl.Config;
 import dev.jccl.DataType;
+import dev.jccl.FailureVerdict;
+import dev.jccl.JcclException;
 import dev.jccl.ReduceOp;
 import dev.jccl.UniqueId;
 import dev.jccl.bootstrap.PeerInfo;
@@ -11,6 +13,8 @@ import dev.jccl.plan.Collective;
 import dev.jccl.transport.Transport;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +38,8 @@ public final class RuntimeCommunicator implements Communicator {
     private final Dispatcher operations;
     private final FailureAgreement agreement;
     private int splitCount;
+    /** Set by the first {@link #shrink}: a communicator is shrunk once; the next failure shrinks its child. */
+    private boolean shrinkCalled;
 
     /**
      * The byte a barrier reduces. Native, like the buffers of the operations around it: a heap array here would show
@@ -234,11 +240,51 @@ public final class RuntimeCommunicator implements Communicator {
 
     @Override
     public Communicator split(int color, int key) {
+        lifecycle.checkUsable("split");
         int splitIndex;
         synchronized (sequencer) {
             splitIndex = splitCount++;
         }
-        return CommunicatorInit.split(this, setup, splitIndex, color, key);
+        return Regroup.split(setup, splitIndex, color, key);
+    }
+
+    @Override
+    public Communicator shrink() {
+        if (lifecycle.closed()) {
+            throw new JcclException("rank " + rank + ": shrink() on a closed communicator. Call shrink() after the "
+                    + "failure and before close(): the survivors find each other through the failed communicator.");
+        }
+        JcclException failure = lifecycle.failure();
+        if (failure == null && !lifecycle.aborted()) {
+            throw new JcclException("rank " + rank + ": shrink() needs a communicator that has failed or been aborted, "
+                    + "and nothing has failed here. To leave ranks out of a healthy communicator, use "
+                    + "split(color, key).");
+        }
+        synchronized (this) {
+            if (shrinkCalled) {
+                throw new JcclException("rank " + rank + ": shrink() was already called on this communicator. After "
+                        + "another failure, shrink the communicator that shrink() returned.");
+            }
+            shrinkCalled = true;
+        }
+        FailureVerdict verdict = failure == null ? null : failure.verdict();
+        Set<Integer> excluded = verdict == null ? Set.of() : new TreeSet<>(verdict.culprits());
+        if (excluded.contains(rank)) {
+            throw new JcclException("rank " + rank + ": shrink(): this rank is named as the cause of the failure, so "
+                    + "the survivors go on without it; close this communicator. " + verdict.describe());
+        }
+        return shrinkExcluding(excluded);
+    }
+
+    /** Shrinks without the ranks in {@code excluded}; {@link #shrink} passes the verdict's culprits (tests, others). */
+    Communicator shrinkExcluding(Set<Integer> excluded) {
+        Communicator survivors = Regroup.shrink(setup, excluded);
+        log.warn(
+                Log.Subsys.INIT,
+                String.format(
+                        "comm 0x%016x shrunk: rank %d of %d is now rank %d of %d (left out: %s)",
+                        setup.commId(), rank, setup.size(), survivors.rank(), survivors.size(), excluded));
+        return survivors;
     }
 
     /**
