@@ -39,6 +39,8 @@ public final class Config {
     public static final String TRACE_BUFFER = "JCCL_TRACE_BUFFER";
     /** Where a rank writes its flight recorder when an operation fails (default: the JVM's temporary directory). */
     public static final String TRACE_DIR = "JCCL_TRACE_DIR";
+    /** Where debug lines go: {@code auto} (default), {@code stdout} or {@code logger} ({@link System.Logger}). */
+    public static final String DEBUG_SINK = "JCCL_DEBUG_SINK";
 
     /** Suffixes read as {@code JCCL_x}, then {@code NCCL_x}. */
     static final List<String> SHARED_WITH_NCCL = List.of(
@@ -63,6 +65,7 @@ public final class Config {
             OVERSUBSCRIBED,
             TRACE_BUFFER,
             TRACE_DIR,
+            DEBUG_SINK,
             "JCCL_ID",
             "JCCL_ROOT",
             "JCCL_RANK",
@@ -96,6 +99,17 @@ public final class Config {
     }
 
     /**
+     * Where debug lines go ({@code JCCL_DEBUG_SINK}): {@code STDOUT} prints NCCL-shaped lines, {@code LOGGER} makes
+     * them {@link System.Logger} records (logger {@code dev.jccl.<SUBSYS>}), {@code AUTO} chooses the logger when the
+     * application has installed its own {@link System.LoggerFinder} and stdout otherwise.
+     */
+    public enum DebugSink {
+        AUTO,
+        STDOUT,
+        LOGGER
+    }
+
+    /**
      * Whether the ranks of this host share CPUs ({@code JCCL_OVERSUBSCRIBED}), which decides how waiting ranks wait
      * (yield rather than spin) and which algorithms the tuner prefers (fewer hand-offs between ranks). {@code AUTO}
      * compares this host's ranks with the CPUs the JVM may use (its affinity mask and a container's CPU quota).
@@ -110,6 +124,7 @@ public final class Config {
     private final String socketIfname;
     private final DebugLevel debugLevel;
     private final String debugSubsys;
+    private final DebugSink debugSink;
     private final String algo;
     private final String proto;
     private final int buffSize;
@@ -129,6 +144,7 @@ public final class Config {
         this.socketIfname = b.socketIfname;
         this.debugLevel = b.debugLevel;
         this.debugSubsys = b.debugSubsys;
+        this.debugSink = b.debugSink;
         this.algo = b.algo;
         this.proto = b.proto;
         this.buffSize = b.buffSize;
@@ -155,6 +171,7 @@ public final class Config {
         b.socketIfname = socketIfname;
         b.debugLevel = debugLevel;
         b.debugSubsys = debugSubsys;
+        b.debugSink = debugSink;
         b.algo = algo;
         b.proto = proto;
         b.buffSize = buffSize;
@@ -202,6 +219,11 @@ public final class Config {
         if (td != null && !td.isBlank()) {
             b.traceDir(td.trim());
             fromVariables.put("traceDir", TRACE_DIR);
+        }
+        String ds = env.get(DEBUG_SINK);
+        if (ds != null && !ds.isBlank()) {
+            b.debugSink(parseDebugSink(ds));
+            fromVariables.put("debugSink", DEBUG_SINK);
         }
         String v;
         if ((v = shared(env, SOCKET_IFNAME, b, "socketIfname")) != null) b.socketIfname(v);
@@ -331,6 +353,18 @@ public final class Config {
         };
     }
 
+    private static DebugSink parseDebugSink(String v) {
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "auto" -> DebugSink.AUTO;
+            case "stdout" -> DebugSink.STDOUT;
+            case "logger" -> DebugSink.LOGGER;
+            default ->
+                throw new IllegalArgumentException(
+                        DEBUG_SINK + "='" + v + "' is not a sink; use auto (the default: System.Logger when the"
+                                + " application installed a LoggerFinder, else stdout), stdout or logger");
+        };
+    }
+
     private static DebugLevel parseDebugLevel(String v) {
         try {
             return DebugLevel.valueOf(v.trim().toUpperCase(Locale.ROOT));
@@ -367,6 +401,11 @@ public final class Config {
     /** Comma-separated subsystems to print ({@code INIT,NET,…}, {@code ^} to exclude), or null for the default. */
     public String debugSubsys() {
         return debugSubsys;
+    }
+
+    /** Where debug lines go ({@code JCCL_DEBUG_SINK}). */
+    public DebugSink debugSink() {
+        return debugSink;
     }
 
     /** Requested algorithm list ({@code ring}, {@code ^tree}…), or null to let the tuner choose. */
@@ -430,6 +469,9 @@ public final class Config {
         values.put("socketIfname", socketIfname == null ? "(auto)" : socketIfname);
         values.put("debug", debugLevel);
         values.put("debugSubsys", debugSubsys == null ? "(default)" : debugSubsys);
+        values.put(
+                "debugSink",
+                debugSink == DebugSink.AUTO ? "(auto)" : debugSink.name().toLowerCase(Locale.ROOT));
         values.put("algo", algo == null ? "(auto)" : algo);
         values.put("proto", proto == null ? "(auto)" : proto);
         values.put("buffSize", buffSize);
@@ -468,6 +510,7 @@ public final class Config {
         private String socketIfname;
         private DebugLevel debugLevel = DebugLevel.WARN;
         private String debugSubsys;
+        private DebugSink debugSink = DebugSink.AUTO;
         private String algo;
         private String proto;
         private int buffSize = DEFAULT_BUFFSIZE;
@@ -511,6 +554,12 @@ public final class Config {
         public Builder debugSubsys(String subsys) {
             this.debugSubsys = subsys;
             sources.putIfAbsent("debugSubsys", "builder");
+            return this;
+        }
+
+        public Builder debugSink(DebugSink sink) {
+            this.debugSink = Objects.requireNonNull(sink, "sink");
+            sources.putIfAbsent("debugSink", "builder");
             return this;
         }
 

@@ -29,6 +29,22 @@ class ConfigTest {
     }
 
     @Test
+    void debugSinkIsReadAndDescribed() {
+        assertEquals(Config.DebugSink.AUTO, Config.fromEnvironment(Map.of()).debugSink());
+        Config c = Config.fromEnvironment(Map.of("JCCL_DEBUG_SINK", "Logger"));
+        assertEquals(Config.DebugSink.LOGGER, c.debugSink());
+        String[] row = c.describe().stream()
+                .filter(r -> r[0].equals("debugSink"))
+                .findFirst()
+                .orElseThrow();
+        assertArrayEquals(new String[] {"debugSink", "logger", "JCCL_DEBUG_SINK"}, row);
+        assertEquals(List.of(), Config.unknownVariables(Map.of("JCCL_DEBUG_SINK", "stdout")));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> Config.fromEnvironment(Map.of("JCCL_DEBUG_SINK", "file")));
+        assertTrue(e.getMessage().contains("JCCL_DEBUG_SINK"), e.getMessage());
+    }
+
+    @Test
     void timeoutAcceptsSecondsAndUnits() {
         assertEquals(
                 Duration.ofSeconds(30),
