@@ -16,11 +16,15 @@ public class JcclException extends RuntimeException {
     }
 
     /**
-     * The root cause every rank agreed on, where this error failed a collective and the ranks could compare notes; null
-     * otherwise. Its {@link FailureVerdict#describe()} ends the message.
+     * The root cause every rank agreed on, where this error (or the error that caused it, as for a call refused because
+     * the communicator failed earlier) failed a collective and the ranks could compare notes; null otherwise. Its
+     * {@link FailureVerdict#describe()} ends the message of the error it was attached to.
      */
     public FailureVerdict verdict() {
-        return verdict;
+        for (Throwable t = this; t != null; t = t.getCause()) {
+            if (t instanceof JcclException j && j.verdict != null) return j.verdict;
+        }
+        return null;
     }
 
     /** Attaches the agreed root cause (once; the runtime calls this before the error reaches the caller). */

@@ -267,7 +267,10 @@ public final class RuntimeCommunicator implements Communicator {
             }
             shrinkCalled = true;
         }
-        FailureVerdict verdict = failure == null ? null : failure.verdict();
+        // The failed operation's thread may still be agreeing on the verdict (a caller that was refused a later call
+        // gets here first): ask for it; every rank gets the same one, whoever asks first.
+        FailureVerdict verdict = failure != null && failure.verdict() != null ? failure.verdict() : agreement.agree();
+        if (failure != null && verdict != null) failure.withVerdict(verdict); // refusals carry it as their cause's
         Set<Integer> excluded = verdict == null ? Set.of() : new TreeSet<>(verdict.culprits());
         if (excluded.contains(rank)) {
             throw new JcclException("rank " + rank + ": shrink(): this rank is named as the cause of the failure, so "

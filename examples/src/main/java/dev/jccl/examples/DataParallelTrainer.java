@@ -35,9 +35,29 @@ final class DataParallelTrainer {
     final boolean[] overlapped;
 
     private int step;
+    /** The epoch whose shuffled order {@link #order} holds; -1 before the first step. */
+    private int orderEpoch = -1;
+
+    private int[] order;
 
     DataParallelTrainer(
             TrainingOptions options, TeacherDataset data, int rank, int size, Mlp model, GradientExchange exchange) {
+        this(options, data, rank, size, model, exchange, new float[model.parameterCount()], 0);
+    }
+
+    /**
+     * A trainer that goes on from global step {@code firstStep} with the optimiser state {@code velocity} (kept, not
+     * copied): how an elastic job carries on after its ranks change.
+     */
+    DataParallelTrainer(
+            TrainingOptions options,
+            TeacherDataset data,
+            int rank,
+            int size,
+            Mlp model,
+            GradientExchange exchange,
+            float[] velocity,
+            int firstStep) {
         if (options.batch() % size != 0) {
             throw new IllegalArgumentException("--batch " + options.batch() + " does not split evenly over " + size
                     + " ranks; use a multiple of " + size + " (equal shards keep the average exact)");
@@ -48,7 +68,12 @@ final class DataParallelTrainer {
         this.size = size;
         this.shard = options.batch() / size;
         this.model = model;
-        this.velocity = new float[model.parameterCount()];
+        if (velocity.length != model.parameterCount()) {
+            throw new IllegalArgumentException(
+                    velocity.length + " momentum values for " + model.parameterCount() + " parameters");
+        }
+        this.velocity = velocity;
+        this.step = firstStep;
         this.exchange = exchange;
         this.shardLabels = new int[shard];
         int steps = options.epochs() * options.stepsPerEpoch();
@@ -70,32 +95,50 @@ final class DataParallelTrainer {
 
     /** Trains one epoch (0-based); returns the sum over its steps of this rank's mean shard loss. */
     double trainEpoch(int epoch) {
-        int[] order = shuffled(data.trainSamples, TeacherDataset.mix(options.seed(), 1_000_000L + epoch));
         double lossSum = 0;
-        for (int s = 0; s < options.stepsPerEpoch(); s++) {
-            long t0 = System.nanoTime();
-            float[] x = model.input(shard);
-            int first = s * options.batch() + rank * shard;
-            for (int b = 0; b < shard; b++) {
-                int sample = order[first + b];
-                System.arraycopy(data.features, sample * data.inputs, x, b * data.inputs, data.inputs);
-                shardLabels[b] = data.labels[sample];
-            }
-            overlapped[step] = options.overlap().at(step);
-            exchange.beginStep(overlapped[step]);
-            lossSum += model.forwardBackward(shard, shardLabels, 0, exchange::gradientsReady);
-            long t1 = System.nanoTime();
-            exchange.finishStep();
-            long t2 = System.nanoTime();
-            update();
-            long t3 = System.nanoTime();
-            stepNanos[step] = t3 - t0;
-            computeNanos[step] = (t1 - t0) + (t3 - t2);
-            waitNanos[step] = t2 - t1;
-            inFlightNanos[step] = exchange instanceof BucketedAllReduce b ? b.inFlightNanos() : 0;
-            step++;
-        }
+        for (int s = 0; s < options.stepsPerEpoch(); s++) lossSum += trainStep(epoch * options.stepsPerEpoch() + s);
         return lossSum;
+    }
+
+    /** The optimiser's momentum, one value per parameter. */
+    float[] velocity() {
+        return velocity;
+    }
+
+    /**
+     * Trains global step {@code global} (epoch {@code global / stepsPerEpoch}); returns this rank's mean shard loss.
+     * Steps must come in order, each once, from the trainer's first step on.
+     */
+    double trainStep(int global) {
+        if (global != step) throw new IllegalStateException("step " + global + " asked for, " + step + " is next");
+        int epoch = global / options.stepsPerEpoch();
+        int s = global % options.stepsPerEpoch();
+        if (epoch != orderEpoch) {
+            order = shuffled(data.trainSamples, TeacherDataset.mix(options.seed(), 1_000_000L + epoch));
+            orderEpoch = epoch;
+        }
+        long t0 = System.nanoTime();
+        float[] x = model.input(shard);
+        int first = s * options.batch() + rank * shard;
+        for (int b = 0; b < shard; b++) {
+            int sample = order[first + b];
+            System.arraycopy(data.features, sample * data.inputs, x, b * data.inputs, data.inputs);
+            shardLabels[b] = data.labels[sample];
+        }
+        overlapped[step] = options.overlap().at(step);
+        exchange.beginStep(overlapped[step]);
+        double loss = model.forwardBackward(shard, shardLabels, 0, exchange::gradientsReady);
+        long t1 = System.nanoTime();
+        exchange.finishStep();
+        long t2 = System.nanoTime();
+        update();
+        long t3 = System.nanoTime();
+        stepNanos[step] = t3 - t0;
+        computeNanos[step] = (t1 - t0) + (t3 - t2);
+        waitNanos[step] = t2 - t1;
+        inFlightNanos[step] = exchange instanceof BucketedAllReduce b ? b.inFlightNanos() : 0;
+        step++;
+        return loss;
     }
 
     /**

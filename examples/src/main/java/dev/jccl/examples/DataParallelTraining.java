@@ -29,15 +29,18 @@ public final class DataParallelTraining {
 
     public static void main(String[] args) {
         if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-            System.out.print(TrainingOptions.USAGE);
+            System.out.print(TrainingOptions.USAGE + ElasticOptions.USAGE);
             return;
         }
         TrainingOptions options;
+        ElasticOptions elastic;
         try {
-            options = TrainingOptions.parse(args);
+            ElasticOptions.Parsed parsed = ElasticOptions.parse(args);
+            elastic = parsed.options();
+            options = TrainingOptions.parse(parsed.rest());
         } catch (IllegalArgumentException e) {
             System.err.println("DataParallelTraining: " + e.getMessage());
-            System.err.print(TrainingOptions.USAGE);
+            System.err.print(TrainingOptions.USAGE + ElasticOptions.USAGE);
             System.exit(2);
             return;
         }
@@ -63,6 +66,8 @@ public final class DataParallelTraining {
                 System.err.println("DataParallelTraining: --batch " + options.batch() + " does not split evenly over "
                         + comm.size() + " ranks; use a multiple of " + comm.size());
                 status = 2;
+            } else if (elastic.anySet()) {
+                ElasticTraining.train(comm, options, elastic);
             } else {
                 train(comm, options, comm.rank() == 0 ? System.out : null);
             }

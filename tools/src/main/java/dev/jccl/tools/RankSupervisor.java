@@ -61,6 +61,8 @@ final class RankSupervisor {
     private volatile boolean finished;
     /** Set by the shutdown hook: the ranks die because we stop them, which is no rank's failure to report. */
     private volatile boolean shuttingDown;
+    /** {@code jccl run --elastic}: a rank that fails leaves the others running (they shrink and go on). */
+    private boolean elastic;
 
     /** @param environments the full environment of each rank, in rank order */
     RankSupervisor(List<String> command, List<Map<String, String>> environments, LineSink out, LineSink err) {
@@ -136,13 +138,26 @@ final class RankSupervisor {
     private int supervise(Duration timeout) throws InterruptedException {
         long deadline = timeout == null ? 0 : System.nanoTime() + timeout.toNanos();
         int succeeded = 0;
-        while (succeeded < ranks.size()) {
+        List<String> lost = new ArrayList<>();
+        while (succeeded + lost.size() < ranks.size()) {
             Rank r = timeout == null ? exited.take() : exited.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             if (shuttingDown) return 1; // the JVM exits with the signal's code once the hook is done
             if (r == null) return timedOut(timeout);
             int code = r.process().exitValue();
-            if (code != 0) return failed(r, code);
-            succeeded++;
+            if (code == 0) {
+                succeeded++;
+            } else if (elastic && !running().isEmpty()) {
+                drain(List.of(r));
+                lost.add(r.rank() + " (" + ExitStatus.describe(code) + ")");
+                err.message(name + ": rank " + r.describe() + " " + ExitStatus.describe(code)
+                        + "; --elastic: the other " + running().size() + " go on");
+            } else {
+                return failed(r, code);
+            }
+        }
+        if (!lost.isEmpty()) {
+            err.message(name + ": " + succeeded + " of " + ranks.size() + " ranks finished; lost rank "
+                    + String.join(", rank ", lost));
         }
         return 0;
     }
@@ -167,6 +182,15 @@ final class RankSupervisor {
                 + " still running; stopping " + (running.size() == 1 ? "it" : "them"));
         stop(running);
         return TIMED_OUT;
+    }
+
+    /**
+     * Lets the other ranks run on when one fails, for programs that survive a lost rank ({@code Communicator.shrink}):
+     * the job then succeeds if every rank still running when the first one failed exits 0.
+     */
+    RankSupervisor elastic() {
+        this.elastic = true;
+        return this;
     }
 
     private int cannotStart(int rank, IOException e) {

@@ -46,6 +46,12 @@ final class RunCommand implements Callable<Integer> {
             description = "Stop all ranks after this long (30, 30s, 500ms, 2m) and exit 124.")
     private String timeout;
 
+    @Option(
+            names = "--elastic",
+            description = "A rank that fails does not stop the others: for programs that survive a lost rank"
+                    + " (Communicator.shrink). Exits 0 if the ranks that go on all exit 0.")
+    private boolean elastic;
+
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The program of every rank, and its arguments.")
     private List<String> command;
 
@@ -59,6 +65,7 @@ final class RunCommand implements Callable<Integer> {
                 environments,
                 new LineSink(parent.out()),
                 new LineSink(parent.err()));
+        if (elastic) job.elastic();
         return job.run(limit);
     }
 }

@@ -181,6 +181,43 @@ class RunCommandTest {
     }
 
     @Test
+    void withElasticALostRankLeavesTheOthersRunningAndTheJobSucceedsIfTheyDo() {
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "run",
+                "--elastic",
+                "-np",
+                "3",
+                "--",
+                "sh",
+                "-c",
+                "if [ $JCCL_RANK = 1 ]; then kill -9 $$; fi; sleep 1; echo rank $JCCL_RANK went on");
+        assertEquals(0, r.code(), r::toString);
+        assertTrue(
+                r.err()
+                        .matches("(?s).*jccl run: rank 1 \\(pid \\d+\\) exited with code 137 \\(killed by signal 9, "
+                                + "SIGKILL\\); --elastic: the other 2 go on\n.*"),
+                r::toString);
+        assertTrue(r.out().contains("[0] rank 0 went on") && r.out().contains("[2] rank 2 went on"), r::toString);
+        assertTrue(r.err().contains("jccl run: 2 of 3 ranks finished; lost rank 1 (exited with code 137"), r::toString);
+    }
+
+    @Test
+    void withElasticTheJobStillFailsWhenASurvivorFails() {
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "run",
+                "--elastic",
+                "-np",
+                "2",
+                "--",
+                "sh",
+                "-c",
+                "if [ $JCCL_RANK = 1 ]; then kill -9 $$; fi; sleep 1; exit 5");
+        assertEquals(5, r.code(), r::toString);
+    }
+
+    @Test
     void aCommandThatIsNotThereExits127() {
         Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "run", "-np", "2", "--", "jccl-no-such-command", "x");
         assertEquals(127, r.code(), r::toString);
