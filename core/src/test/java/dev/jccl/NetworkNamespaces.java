@@ -92,6 +92,14 @@ public final class NetworkNamespaces implements AutoCloseable {
         ip("-n", namespace(host), "link", "set", iface(host), "down");
     }
 
+    /**
+     * Takes host {@code host}'s port off the switch, as a failed switch port or a wrong VLAN would: its interface stays
+     * up (ranks there can still bind to it), but nothing it sends reaches the other hosts.
+     */
+    public void cutAtSwitch(int host) throws IOException {
+        ip("-n", prefix + "-sw", "link", "set", "sw" + host, "nomaster");
+    }
+
     @Override
     public void close() {
         for (String ns : created.reversed()) {
