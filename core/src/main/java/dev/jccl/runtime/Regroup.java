@@ -144,13 +144,32 @@ final class Regroup {
                     new TreeSet<>(survivors),
                     false,
                     "shrink",
-                    Regroup::disagreement);
+                    t -> firstProblem(disagreement(t), noQuorum(t, s.size())));
         } catch (RuntimeException e) {
             child.close();
             throw e;
         }
         Map<Integer, Contribution> all = decodeAll(table);
         return build(s, childId, new ArrayList<>(all.keySet()), all, child);
+    }
+
+    private static String firstProblem(String a, String b) {
+        return a != null ? a : b;
+    }
+
+    /**
+     * Why the members cannot go on alone: they are not a majority of the parent's ranks (exactly half goes on only if
+     * it holds rank 0). Ranks that lose each other over the network cannot tell a dead peer from a cut link, and each
+     * side of a partition would shrink into a communicator of its own; with this rule at most one side does.
+     */
+    static String noQuorum(Rendezvous.Table table, int parentSize) {
+        List<Integer> members = table.members();
+        int n = members.size();
+        if (2 * n > parentSize || 2 * n == parentSize && members.contains(0)) return null;
+        return "shrink: only " + n + " of " + parentSize + " ranks " + members + " take part, not a majority"
+                + (2 * n == parentSize ? " (half, without rank 0)" : "") + ". They may be one side of a network"
+                + " partition whose other side goes on, so they make no communicator of their own: restart the job"
+                + " (or its lost ranks) instead";
     }
 
     /** Why the survivors' contributions cannot make one communicator: they leave out different ranks. */
@@ -245,14 +264,17 @@ final class Regroup {
     private static Listeners open(CommunicatorInit.Setup s, long childId) {
         Config config = s.config();
         InetAddress address = addressOf(s.peers().get(s.rank()).dataHost());
-        Endpoints endpoints = Endpoints.open(
-                childId,
-                s.secret(),
-                config,
-                address,
-                InterfaceSelector.select(config.socketIfname()).name(),
-                s.plugin(),
-                s.log());
+        String nic;
+        try {
+            nic = InterfaceSelector.select(config.socketIfname()).name();
+        } catch (IllegalArgumentException e) {
+            throw new JcclException(
+                    "rank " + s.rank() + ": cannot open the new communicator's listeners: the interface"
+                            + " this rank used (" + address.getHostAddress() + ") is no longer usable (taken down?): "
+                            + e.getMessage(),
+                    e);
+        }
+        Endpoints endpoints = Endpoints.open(childId, s.secret(), config, address, nic, s.plugin(), s.log());
         try {
             return new Listeners(endpoints, ControlChannel.open(address, s.secret(), childId));
         } catch (RuntimeException e) {

@@ -306,8 +306,8 @@ class FaultSuiteTest {
                 List<String> sides = new ArrayList<>();
                 shrunk.forEach((members, who) -> sides.add(ranks(who) + " shrank to " + members + " and computed"));
                 notShrunk.forEach((why, who) -> sides.add(ranks(who) + " could not shrink (" + why + ")"));
-                continued = String.join("; ", sides)
-                        + (shrunk.size() > 1 ? ": two communicators, one per side (shrink has no quorum)" : "");
+                continued =
+                        String.join("; ", sides) + (shrunk.size() > 1 ? ": NO, two communicators, one per side" : "");
             } else {
                 continued = (ok == survivors.size() && shrunk.size() == 1 ? "yes: " : "NO: ") + ok + " of "
                         + survivors.size() + " shrank to " + String.join(", ", shrunk.keySet()) + ", computed ok";
@@ -374,10 +374,10 @@ class FaultSuiteTest {
                         + members.size() + " sum ";
                 String shrink = shrinkLine(o);
                 if (fault.betweenHosts() && setup.host(r) == 1) {
-                    // The side without rank 0 may or may not manage (see the table); it must never join the other.
-                    assertTrue(
-                            shrink.startsWith("shrink failed: ") || shrink.startsWith(expected) && exit == 4,
-                            () -> "rank " + r + " shrinks with its own side or not at all: " + o);
+                    // Half of the ranks, without rank 0: it must not go on as a second communicator.
+                    assertEquals(3, exit, o);
+                    assertTrue(shrink.startsWith("shrink failed: "), () -> "rank " + r + " must not shrink: " + o);
+                    if (fault == Fault.SWITCH_CUT) assertTrue(shrink.contains("not a majority"), shrink);
                 } else {
                     assertEquals(4, exit, () -> "the survivors go on: " + w.output());
                     assertTrue(

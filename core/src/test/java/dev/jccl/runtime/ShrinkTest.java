@@ -77,6 +77,30 @@ class ShrinkTest {
         }
     }
 
+    /**
+     * Two halves that each believe the other failed (a partition): the half with rank 0 goes on, the other refuses, so
+     * there is never a second communicator.
+     */
+    @Test
+    void ofTwoHalvesOnlyTheOneWithRankZeroGoesOn() throws Exception {
+        List<Object> results = TestRanks.run(4, CONFIG, (rank, c) -> {
+            c.abort();
+            Set<Integer> otherSide = rank < 2 ? Set.of(2, 3) : Set.of(0, 1);
+            try (Communicator s = ((RuntimeCommunicator) c).shrinkExcluding(otherSide)) {
+                return "rank " + s.rank() + " of " + s.size();
+            }
+        });
+        assertEquals("rank 0 of 2", results.get(0));
+        assertEquals("rank 1 of 2", results.get(1));
+        for (int r = 2; r < 4; r++) {
+            JcclException e = assertInstanceOf(JcclException.class, results.get(r), "rank " + r);
+            assertTrue(
+                    e.getMessage()
+                            .contains("only 2 of 4 ranks [2, 3] take part, not a majority (half, without " + "rank 0)"),
+                    e.getMessage());
+        }
+    }
+
     @Test
     void misuseIsRefusedAtOnce() throws Exception {
         List<Object> results = TestRanks.run(2, CONFIG, (rank, c) -> {
