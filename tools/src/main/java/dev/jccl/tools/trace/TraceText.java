@@ -7,6 +7,9 @@ import java.util.List;
 
 /** The plain-words report of one communicator's {@link TraceAnalysis}, section by section. */
 final class TraceText {
+    /** Where prose is wrapped: a report pasted into an issue or read in a terminal stays within its width. */
+    static final int WIDTH = 100;
+
     private TraceText() {}
 
     static String render(TraceAnalysis a) {
@@ -17,9 +20,9 @@ final class TraceText {
         s.append('\n');
         ranks(s, a);
         s.append('\n');
-        s.append("behind\n  ").append(a.behind().summary()).append('\n');
+        s.append("behind\n").append(Words.wrap(a.behind().summary(), "  ", WIDTH));
         s.append('\n');
-        s.append("first disagreement\n  ").append(a.agreement().summary()).append('\n');
+        s.append("first disagreement\n").append(Words.wrap(a.agreement().summary(), "  ", WIDTH));
         s.append('\n');
         timeline(s, a);
         return s.toString();
@@ -38,7 +41,7 @@ final class TraceText {
                 .append(a.size())
                 .append(a.size() == 1 ? " rank" : " ranks")
                 .append(", written ");
-        if (a.ranks().size() > 1) {
+        if (a.newestDumpMicros() > oldest) {
             s.append("within ")
                     .append(Words.duration(a.newestDumpMicros() - oldest))
                     .append(", the newest ");
@@ -47,7 +50,7 @@ final class TraceText {
         for (int r : a.missingRanks()) {
             s.append("  no dump from rank ").append(r).append(" — its process may have died before writing one\n");
         }
-        for (String note : a.notes()) s.append("  note: ").append(note).append('\n');
+        for (String note : a.notes()) s.append(Words.wrap("note: " + note, "  ", WIDTH));
     }
 
     private static void verdict(StringBuilder s, TraceAnalysis.VerdictSummary v) {
@@ -65,7 +68,7 @@ final class TraceText {
                         .append(Words.ranks(v.ranksWithout()))
                         .append(v.ranksWithout().size() == 1 ? "'s dump has none" : "' dumps have none");
             }
-            s.append(")\n  ").append(v.agreed()).append('\n');
+            s.append(")\n").append(Words.wrap(v.agreed(), "  ", WIDTH));
             return;
         }
         s.append("verdict: the dumps disagree\n");
@@ -90,10 +93,11 @@ final class TraceText {
                     .append(r.where())
                     .append("  ")
                     .append(r.file())
-                    .append(": ")
-                    .append(Words.count(r.held(), "operation", "operations"))
-                    .append(" held");
-            if (r.recorded() > r.held()) s.append(" of ").append(r.recorded()).append(" recorded");
+                    .append('\n');
+            s.append("    ring            ").append(Words.count(r.held(), "operation", "operations"));
+            if (r.recorded() > r.held()) {
+                s.append(" (the last of ").append(r.recorded()).append(" recorded)");
+            }
             if (r.firstSeq() != null) {
                 s.append(", collectives #").append(r.firstSeq());
                 if (!r.firstSeq().equals(r.lastSeq())) s.append("–#").append(r.lastSeq());
@@ -139,7 +143,8 @@ final class TraceText {
         }
         s.append("timeline of the last ")
                 .append(Words.count(rows.size(), "collective", "collectives"))
-                .append(" (ok: completed, RUNNING: not ended at dump time, -: not started or no longer in the ring,")
+                .append(" (ok: completed, RUNNING: not ended when the rank dumped, FAILED,\n")
+                .append("  -: not started or no longer in the ring,")
                 .append(" (Op): this rank ran another operation than the row's)\n");
         List<String[]> table = new ArrayList<>();
         List<String> head = new ArrayList<>(List.of("seq", "op"));

@@ -46,4 +46,37 @@ final class Words {
         if (micros < 100_000_000) return String.format(Locale.ROOT, "%.1fs", micros / 1e6);
         return String.format(Locale.ROOT, "%.0fs", micros / 1e6);
     }
+
+    /**
+     * {@code text} broken at spaces into lines of at most {@code width} columns, each starting with {@code indent} (a
+     * word longer than that keeps its own line), every line ending in a newline: prose stays readable in an 80- to
+     * 120-column terminal. A list of ranks ({@code ranks 0, 2}) and a count with its type ({@code 1024 × FLOAT32}) are
+     * never split.
+     */
+    static String wrap(String text, String indent, int width) {
+        List<String> words = new java.util.ArrayList<>();
+        for (String word : text.split(" ")) {
+            String previous = words.isEmpty() ? null : words.getLast();
+            if (previous != null && staysWith(previous, word)) words.set(words.size() - 1, previous + " " + word);
+            else words.add(word);
+        }
+        StringBuilder out = new StringBuilder();
+        StringBuilder line = new StringBuilder(indent);
+        for (String word : words) {
+            if (line.length() > indent.length() && line.length() + 1 + word.length() > width) {
+                out.append(line).append('\n');
+                line.setLength(0);
+                line.append(indent);
+            }
+            if (line.length() > indent.length()) line.append(' ');
+            line.append(word);
+        }
+        return out.append(line).append('\n').toString();
+    }
+
+    private static boolean staysWith(String previous, String word) {
+        if (word.equals("×") || previous.endsWith("×")) return true;
+        if (word.isEmpty() || !Character.isDigit(word.charAt(0))) return false;
+        return previous.endsWith("rank") || previous.endsWith("ranks") || previous.matches(".*\\d,");
+    }
 }
