@@ -283,6 +283,18 @@ class TraceCommandTest {
     }
 
     @Test
+    void aPlotThatCannotBeWrittenIsRefusedBeforeTheReport() {
+        rankOneStayedOut();
+        Path png = dir.resolve("plots").resolve("t.png");
+        assertFails(
+                "cannot write " + png + ": directory " + png.getParent() + " does not exist",
+                dir.toString(),
+                "--plot",
+                png.toString());
+        assertFails("cannot write " + dir + ": it is a directory", dir.toString(), "--plot", dir.toString());
+    }
+
+    @Test
     void lastMustBePositive() {
         rankOneStayedOut();
         Cli.Result r = trace(dir.toString(), "--last", "0");

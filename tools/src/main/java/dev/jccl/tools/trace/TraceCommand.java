@@ -95,6 +95,7 @@ public final class TraceCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (last < 1) throw new ParameterException(spec.commandLine(), "--last must be at least 1, got " + last);
+        if (plot != null) TracePlot.checkWritable(plot);
         TraceFiles.Contents contents = TraceFiles.readDirectory(dir);
         Map<String, List<TraceDump>> byComm = newestFirst(contents.dumps());
         if (comm != null) byComm = only(byComm);
