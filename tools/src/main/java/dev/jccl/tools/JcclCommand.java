@@ -3,6 +3,7 @@ package dev.jccl.tools;
 import dev.jccl.Jccl;
 import dev.jccl.JcclException;
 import dev.jccl.tools.doctor.DoctorCommand;
+import dev.jccl.tools.trace.TraceCommand;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -12,8 +13,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 
 /**
- * The {@code jccl} command: {@code id}, {@code info}, {@code run}, {@code perf}, {@code doctor}. {@code ./jccl} at the
- * repository root builds and runs it.
+ * The {@code jccl} command: {@code id}, {@code info}, {@code run}, {@code perf}, {@code trace}, {@code doctor}.
+ * {@code ./jccl} at the repository root builds and runs it.
  *
  * <p>The environment and the two output streams are fields rather than globals so that tests can run the command
  * in-process with their own; {@link #main} passes the real ones.
@@ -22,7 +23,7 @@ import picocli.CommandLine.IVersionProvider;
         name = "jccl",
         mixinStandardHelpOptions = true,
         versionProvider = JcclCommand.Version.class,
-        subcommands = {IdCommand.class, InfoCommand.class, RunCommand.class, PerfCommand.class},
+        subcommands = {IdCommand.class, InfoCommand.class, RunCommand.class, PerfCommand.class, TraceCommand.class},
         description = "Tools for Jccl, collective communication for the JVM.")
 public final class JcclCommand {
     private final Map<String, String> environment;
