@@ -2,6 +2,7 @@ package dev.jccl.runtime;
 
 import dev.jccl.Config;
 import dev.jccl.DataType;
+import dev.jccl.FailureVerdict;
 import dev.jccl.JcclException;
 import dev.jccl.debug.Log;
 import dev.jccl.plan.Collective;
@@ -319,13 +320,24 @@ final class HostExecutor {
 
     /** Writes the flight recorder where JCCL_TRACE_DIR says (else the temp dir) and says where, once. */
     private void dumpAfterFailure(JcclException reported) {
+        dumpToTraceDir(reported.verdict(), "");
+    }
+
+    /** On SIGUSR2 ({@link TraceSignal}): the same dump, while the rank may be stuck in an operation. */
+    void dumpOnSignal() {
+        if (recorder == null) return;
+        JcclException failure = lifecycle.failure();
+        dumpToTraceDir(failure == null ? null : failure.verdict(), " on SIGUSR2");
+    }
+
+    private void dumpToTraceDir(FailureVerdict verdict, String when) {
         Path dir = Path.of(config.traceDir() == null ? System.getProperty("java.io.tmpdir") : config.traceDir());
         try {
-            Path file = recorder.write(recorder.fileIn(dir), reported.verdict());
+            Path file = recorder.write(recorder.fileIn(dir), verdict);
             log.warn(
                     Log.Subsys.COLL,
-                    "flight recorder (last " + recorder.held() + " operations) written to " + file + "; `jccl trace "
-                            + dir + "` merges every rank's");
+                    "flight recorder (last " + recorder.held() + " operations) written to " + file + when + "; `jccl "
+                            + "trace " + dir + "` merges every rank's");
         } catch (IOException | RuntimeException io) {
             log.warn(Log.Subsys.COLL, "could not write the flight recorder to " + dir + ": " + io.getMessage());
         }

@@ -88,6 +88,7 @@ public final class RuntimeCommunicator implements Communicator {
                                 s.peers().get(rank).where(),
                                 s.commId()));
         this.operations = new Dispatcher(rank, s.size(), lifecycle, sequencer, checks, host);
+        if (s.config().traceBuffer() > 0) TraceSignal.register(host);
     }
 
     public static Communicator create(int rank, int size, UniqueId id, Config config) {
@@ -348,6 +349,7 @@ public final class RuntimeCommunicator implements Communicator {
         if (lifecycle.failed()) agreement.lingerForAskers();
         if (setup.control() != null) setup.control().close();
         host.freeScratch();
+        TraceSignal.unregister(host);
         log.info(
                 Log.Subsys.INIT,
                 String.format("comm 0x%016x rank %d nRanks %d - Destroy COMPLETE", setup.commId(), rank, setup.size()));

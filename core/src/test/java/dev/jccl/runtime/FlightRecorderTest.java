@@ -76,6 +76,53 @@ class FlightRecorderTest {
         }
     }
 
+    /** {@code kill -USR2 <pid>}: every open communicator of the process writes its recorder, while it runs on. */
+    @Test
+    void sigusr2WritesEveryOpenCommunicatorsRecorder() throws Exception {
+        Config config = TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
+                .traceBuffer(16)
+                .traceDir(dir.toString())
+                .build();
+        List<Object> results = TestRanks.run(2, config, (rank, c) -> {
+            for (int i = 0; i < 5; i++) c.allReduce(new float[10], ReduceOp.SUM);
+            c.barrier();
+            if (rank == 0) {
+                new ProcessBuilder(
+                                "kill",
+                                "-USR2",
+                                Long.toString(ProcessHandle.current().pid()))
+                        .start()
+                        .waitFor();
+            }
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (System.nanoTime() < deadline) {
+                try (Stream<Path> files = Files.list(dir)) {
+                    if (files.filter(f -> f.getFileName().toString().endsWith("-rank" + rank + ".json"))
+                                    .count()
+                            == 1) {
+                        break;
+                    }
+                }
+                Thread.sleep(20);
+            }
+            c.allReduce(new float[10], ReduceOp.SUM); // the communicator goes on working
+            return "ok";
+        });
+        assertEquals(List.of("ok", "ok"), results);
+        for (int rank = 0; rank < 2; rank++) {
+            int r = rank;
+            Path file;
+            try (Stream<Path> files = Files.list(dir)) {
+                file = files.filter(f -> f.getFileName().toString().endsWith("-rank" + r + ".json"))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("rank " + r + " wrote no dump on SIGUSR2"));
+            }
+            List<String[]> ops = operations(Files.readString(file));
+            assertEquals(6, ops.size(), "5 AllReduces and the barrier's");
+            assertTrue(ops.stream().allMatch(o -> o[3].equals("completed")));
+        }
+    }
+
     @Test
     void aFailedOperationWritesTheRecorderWithTheVerdictToTheTraceDirectory() throws Exception {
         Config config = TestRanks.loopback(Duration.ofSeconds(2)).toBuilder()
