@@ -6,6 +6,8 @@ import dev.jccl.ReduceOp;
 import dev.jccl.plan.Collective;
 import dev.jccl.plan.Tuner;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,9 +37,29 @@ public final class FlightRecorder {
     private final byte[] op;
     private final byte[] state;
     private final int[] peer;
-    private final Tuner.Choice[] choice;
-    /** Operations recorded so far; the newest is at {@code (recorded - 1) % capacity}. */
-    private volatile long recorded;
+    /** The tuner's choice as its algorithm's and protocol's ordinals (-1: none), not a reference: no GC barrier. */
+    private final byte[] algorithm;
+
+    private final byte[] protocol;
+    /**
+     * Operations recorded so far; the newest is at {@code (recorded - 1) % capacity}. Written with release semantics (a
+     * plain store on x86, not a volatile's fence) by the one thread that records, read with acquire by a dump.
+     */
+    private long recorded;
+
+    private static final VarHandle RECORDED;
+    /** The slot the next operation goes to: {@code recorded % capacity}, kept apart to spare a division. */
+    private int nextSlot;
+    /** The slot of the newest operation, which {@link #ended} completes. */
+    private int newestSlot;
+
+    static {
+        try {
+            RECORDED = MethodHandles.lookup().findVarHandle(FlightRecorder.class, "recorded", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** Wall-clock microseconds at nanoTime 0, so that dumps of several hosts can be laid on one time line. */
     private final long epochMicrosAtNanoZero;
 
@@ -66,13 +88,16 @@ public final class FlightRecorder {
         op = new byte[capacity];
         state = new byte[capacity];
         peer = new int[capacity];
-        choice = new Tuner.Choice[capacity];
+        algorithm = new byte[capacity];
+        protocol = new byte[capacity];
         epochMicrosAtNanoZero = System.currentTimeMillis() * 1000 - System.nanoTime() / 1000;
     }
 
     void started(OpContext ctx, Tuner.Choice how) {
         long n = recorded;
-        int i = (int) (n % capacity);
+        int i = nextSlot;
+        newestSlot = i;
+        nextSlot = i + 1 == capacity ? 0 : i + 1;
         sequence[i] = ctx.sequence();
         count[i] = ctx.count();
         startNanos[i] = ctx.startNanos();
@@ -81,22 +106,28 @@ public final class FlightRecorder {
         type[i] = (byte) ctx.type().ordinal();
         op[i] = (byte) (ctx.op() == null ? -1 : ctx.op().ordinal());
         peer[i] = ctx.root();
-        choice[i] = how;
+        algorithm[i] = (byte) (how == null ? -1 : how.algorithm().ordinal());
+        protocol[i] = (byte) (how == null ? -1 : how.protocol().ordinal());
         state[i] = STARTED;
-        recorded = n + 1;
+        RECORDED.setRelease(this, n + 1);
     }
 
     void ended(boolean completed) {
-        long n = recorded;
-        if (n == 0) return;
-        int i = (int) ((n - 1) % capacity);
+        if (recorded == 0) return; // only the recording thread writes it
+        int i = newestSlot;
         endNanos[i] = System.nanoTime();
         state[i] = completed ? COMPLETED : FAILED;
     }
 
+    private String algorithmOf(int i) {
+        if (algorithm[i] < 0) return "p2p or local";
+        return new Tuner.Choice(Tuner.Algorithm.values()[algorithm[i]], Tuner.Protocol.values()[protocol[i]])
+                .describe();
+    }
+
     /** Operations the ring holds now: every one recorded, until it wraps. */
     long held() {
-        return Math.min(recorded, capacity);
+        return Math.min((long) RECORDED.getAcquire(this), capacity);
     }
 
     /**
@@ -104,7 +135,7 @@ public final class FlightRecorder {
      * its wall-clock start (µs since the epoch), its duration and its state.
      */
     String toJson(FailureVerdict verdict) {
-        long n = recorded;
+        long n = (long) RECORDED.getAcquire(this);
         long first = Math.max(0, n - capacity);
         StringBuilder sb = new StringBuilder(256 + (int) Math.min(n, capacity) * 200);
         sb.append("{\n  \"rank\": ").append(rank);
@@ -131,7 +162,7 @@ public final class FlightRecorder {
             sb.append(", \"bytes\": ").append(count[i] * types[type[i]].byteSize());
             sb.append(", \"reduceOp\": ").append(op[i] < 0 ? "null" : quote(ops[op[i]].name()));
             sb.append(", \"peer\": ").append(peer[i]);
-            sb.append(", \"algorithm\": ").append(quote(choice[i] == null ? "p2p or local" : choice[i].describe()));
+            sb.append(", \"algorithm\": ").append(quote(algorithmOf(i)));
             sb.append(", \"startMicros\": ").append(epochMicrosAtNanoZero + startNanos[i] / 1000);
             long end = endNanos[i];
             sb.append(", \"durationMicros\": ")
