@@ -526,9 +526,12 @@ final class LowLatencyCollectives {
          */
         private void check(Operation operation, int peer) {
             for (int r = 0; r < size; r++) {
-                if (r == rank || peer >= 0 && r != peer) continue;
+                if (r == rank) continue;
                 try {
-                    box.checkPeer(r);
+                    // The awaited peer must be alive; any other rank of the collective must not have failed or
+                    // aborted, for then this one cannot finish either (it may have closed once it had our chunk).
+                    if (peer < 0 || r == peer) box.checkPeer(r);
+                    else box.checkPeerStopped(r);
                     box.checkSameOperation(r, op.sequence(), op.descriptor(), op.count());
                 } catch (PeerLostException e) {
                     if (operation.mayMove()) return;

@@ -83,6 +83,12 @@ public interface Outbox {
     void checkPeer(int r) throws PeerLostException;
 
     /**
+     * A {@link PeerLostException} if {@code r} failed or aborted (not if it merely closed or has not come): for ranks
+     * in the same collective that this rank is not waiting on now, whose failure dooms the collective all the same.
+     */
+    void checkPeerStopped(int r) throws PeerLostException;
+
+    /**
      * An {@link OperationMismatchException} if rank {@code r} says it is in collective {@code sequence} with another
      * signature.
      */

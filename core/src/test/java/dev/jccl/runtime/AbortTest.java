@@ -25,8 +25,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * every one of those waits must end with an error long before the deadline. The times are printed (the issue asks for
  * under a second); the bound asserted leaves room for a loaded CI machine.
  *
- * <p>Not asserted, because it does not hold yet: a rank that is not aborted itself and waits on a third rank (here,
- * were only rank 0 aborted, rank 1 waiting for rank 3) learns of the abort only at its deadline.
+ * <p>And when only rank 0 aborts, the ranks of the same collective learn of it long before their deadline, even one
+ * that is waiting on another rank (rank 3) at the time: over shared memory, where every rank's page shows it. Not yet
+ * over TCP: there ranks 1 and 2 wait to connect to the absent rank 3 and hear of rank 0's abort only at the deadline
+ * (it closes its sockets, but they have none open to it yet); a notice over the control channel would fix that.
  */
 @Timeout(120)
 class AbortTest {
@@ -34,7 +36,17 @@ class AbortTest {
 
     @ParameterizedTest
     @EnumSource(Link.class)
-    void abortReleasesEveryWaiterOnEveryRankThatWaitsForIt(Link link) throws Exception {
+    void abortReleasesEveryWaiterOfEveryLocalRank(Link link) throws Exception {
+        run(link, true);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Link.class, names = "SHM") // TCP: see the class comment
+    void oneRanksAbortReleasesTheOtherRanksOfTheCollective(Link link) throws Exception {
+        run(link, false);
+    }
+
+    private static void run(Link link, boolean abortEveryLocalRank) throws Exception {
         CountDownLatch waiting = new CountDownLatch(3);
         CountDownLatch done = new CountDownLatch(3);
         long[] abortedAt = new long[1];
@@ -58,7 +70,11 @@ class AbortTest {
                         waiting.await(30, TimeUnit.SECONDS);
                         Thread.sleep(500); // all are blocked by now
                         abortedAt[0] = System.nanoTime();
-                        for (dev.jccl.Communicator l : local) l.abort();
+                        if (abortEveryLocalRank) {
+                            for (dev.jccl.Communicator l : local) l.abort();
+                        } else {
+                            c.abort();
+                        }
                     } catch (InterruptedException ignored) {
                         // the test is over
                     }
@@ -86,11 +102,12 @@ class AbortTest {
             List<Double> released = (List<Double>) assertInstanceOf(List.class, res, "rank " + r + ": " + res);
             assertEquals(r == 0 ? 3 : 1, released.size());
             System.out.printf(
-                    "%s: rank %d's %d waiter(s) released %s s after the local ranks' abort()%n",
+                    "%s: rank %d's %d waiter(s) released %s s after %s abort()%n",
                     link,
                     r,
                     released.size(),
-                    released.stream().map(s -> String.format("%.3f", s)).toList());
+                    released.stream().map(s -> String.format("%.3f", s)).toList(),
+                    abortEveryLocalRank ? "every local rank's" : "rank 0's");
             for (double s : released) assertTrue(s < BOUND_SECONDS, "rank " + r + " released only after " + s + " s");
         }
     }

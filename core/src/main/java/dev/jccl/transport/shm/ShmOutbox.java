@@ -197,6 +197,11 @@ public final class ShmOutbox implements Outbox {
         transport.checkPeer(r);
     }
 
+    @Override
+    public void checkPeerStopped(int r) throws PeerLostException {
+        transport.checkPeerStopped(r);
+    }
+
     /**
      * An {@link OperationMismatchException} if rank {@code r} says it is in collective {@code sequence} with another
      * signature.
