@@ -395,8 +395,11 @@ final class HostExecutor {
         return scratch.asSlice(0, bytes);
     }
 
-    /** Frees the scratch memory; only when no operation runs (closed, or aborted with nothing in flight). */
-    void freeScratch() {
+    /**
+     * Frees the scratch memory; only when no operation runs (closed, or aborted with nothing in flight). Synchronized:
+     * an abort from a watchdog thread and the owner's close may both get here.
+     */
+    synchronized void freeScratch() {
         if (scratchArena != null) {
             scratchArena.close();
             scratchArena = null;
