@@ -1,11 +1,5 @@
 package dev.jccl.tools.trace;
 
-import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.core.util.DefaultIndenter;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.core.util.Separators;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,16 +42,6 @@ import picocli.CommandLine.Spec;
 public final class TraceCommand implements Callable<Integer> {
     /** The {@code tool} field of the JSON, as {@code jccl perf --json} has one. */
     static final String TOOL = "jccl trace";
-
-    private static final ObjectWriter JSON = JsonMapper.builder()
-            .build()
-            .writer(new DefaultPrettyPrinter()
-                    .withSeparators(Separators.createDefaultInstance()
-                            .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
-                            .withObjectEmptySeparator("")
-                            .withArrayEmptySeparator(""))
-                    .withObjectIndenter(new DefaultIndenter("  ", "\n"))
-                    .withArrayIndenter(new DefaultIndenter("  ", "\n")));
 
     @Spec
     private CommandSpec spec;
@@ -204,10 +188,6 @@ public final class TraceCommand implements Callable<Integer> {
         doc.put("dir", dir.toString());
         doc.put("notes", notes);
         doc.put("communicators", analyses);
-        try {
-            return JSON.writeValueAsString(doc) + "\n";
-        } catch (JacksonException e) {
-            throw new IllegalStateException("cannot turn the analysis into JSON: " + e.getOriginalMessage(), e);
-        }
+        return TraceJson.write(doc);
     }
 }
