@@ -46,8 +46,8 @@ record ElasticOptions(boolean elastic, int killRank, int killAtStep, Path saveSt
                     if (i + 1 >= args.length) throw new IllegalArgumentException(a + " needs a value");
                     String v = args[++i];
                     switch (a) {
-                        case "--kill-rank" -> killRank = whole(a, v);
-                        case "--kill-at-step" -> killAtStep = whole(a, v);
+                        case "--kill-rank" -> killRank = TrainingOptions.atLeast(a, v, 0);
+                        case "--kill-at-step" -> killAtStep = TrainingOptions.atLeast(a, v, 0);
                         case "--save-state" -> save = Path.of(v);
                         case "--resume-from" -> resume = Path.of(v);
                         default -> weights = Path.of(v);
@@ -67,15 +67,5 @@ record ElasticOptions(boolean elastic, int killRank, int killAtStep, Path saveSt
     /** Whether this run needs the step-by-step loop of {@link ElasticTraining} rather than the plain one. */
     boolean anySet() {
         return elastic || killRank >= 0 || resumeFrom != null || weightsOut != null;
-    }
-
-    private static int whole(String name, String v) {
-        try {
-            int n = Integer.parseInt(v);
-            if (n < 0) throw new IllegalArgumentException(name + " must be at least 0, got " + n);
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " needs a whole number, got '" + v + "'");
-        }
     }
 }

@@ -163,7 +163,8 @@ record TrainingOptions(
         return Arrays.stream(widths()).mapToObj(Integer::toString).collect(Collectors.joining("-"));
     }
 
-    private static int atLeast(String name, String v, int min) {
+    /** {@code v} as a whole number of at least {@code min}, or an error naming option {@code name}. */
+    static int atLeast(String name, String v, int min) {
         int n;
         try {
             n = Integer.parseInt(v);

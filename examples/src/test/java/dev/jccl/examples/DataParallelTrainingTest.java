@@ -8,12 +8,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.jccl.Config;
 import dev.jccl.TestRanks;
-import dev.jccl.UniqueId;
-import java.io.File;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -221,86 +215,50 @@ class DataParallelTrainingTest {
      */
     @Test
     void mainPrintsLossPerEpochAndTheTimeSplitOnRankZeroOnly() throws Exception {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        // create() holds the root port for an in-process rank 0; rank 0 is another JVM here.
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<Process> processes = new ArrayList<>();
-        List<Path> logs = new ArrayList<>();
-        try {
-            for (int r = 0; r < 2; r++) {
-                Path log = Files.createTempFile("training-" + r + "-", ".log");
-                logs.add(log);
-                ProcessBuilder pb = new ProcessBuilder(
-                                java,
-                                "-Xmx256m",
-                                "--enable-native-access=ALL-UNNAMED",
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                DataParallelTraining.class.getName(),
-                                "--inputs",
-                                "32",
-                                "--hidden",
-                                "64,48",
-                                "--classes",
-                                "5",
-                                "--train-samples",
-                                "512",
-                                "--test-samples",
-                                "128",
-                                "--batch",
-                                "32",
-                                "--epochs",
-                                "2",
-                                "--bucket-kb",
-                                "4",
-                                "--lr",
-                                "0.05",
-                                "--warmup-steps",
-                                "4",
-                                "--compare-overlap")
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-                pb.environment().put("JCCL_RANK", Integer.toString(r));
-                pb.environment().put("JCCL_WORLD_SIZE", "2");
-                pb.environment().put("JCCL_ID", id.toString());
-                pb.environment().put("JCCL_SOCKET_IFNAME", "lo");
-                pb.environment().put("JCCL_TIMEOUT", "60");
-                processes.add(pb.start());
-            }
-            for (int r = 0; r < 2; r++) {
-                boolean done = processes.get(r).waitFor(90, TimeUnit.SECONDS);
-                String output = Files.readString(logs.get(r), StandardCharsets.UTF_8);
-                assertTrue(done, "rank " + r + " did not finish in 90 s:\n" + output);
-                assertEquals(0, processes.get(r).exitValue(), "rank " + r + " failed:\n" + output);
-            }
-            String rank0 = Files.readString(logs.get(0), StandardCharsets.UTF_8);
-            String rank1 = Files.readString(logs.get(1), StandardCharsets.UTF_8);
-            for (String expected : List.of(
-                    "Data-parallel training on 2 ranks: MLP 32-64-48-5, 5,477 parameters",
-                    "in 6 buckets of <= 4.0 KiB, overlap on and off in turn",
-                    "global batch 32 = 2 ranks x 16; 16 steps per epoch",
-                    "epoch 1/2: train loss ",
-                    "epoch 2/2: train loss ",
-                    "step time, overlap on (14 steps after the warm-up, averaged over ranks)",
-                    "step time, overlap off (14 steps after the warm-up, averaged over ranks)",
-                    "overlap saves ",
-                    "computing (batch, forward, backward, update)",
-                    "communicating (blocked on AllReduce)",
-                    "AllReduce in flight",
-                    "weights after training: L2 norm ")) {
-                assertTrue(rank0.contains(expected), "rank 0 did not print \"" + expected + "\":\n" + rank0);
-            }
-            assertEquals("", rank1, "rank 1 should print nothing");
-        } finally {
-            for (Process p : processes) {
-                p.destroyForcibly();
-                p.waitFor(10, TimeUnit.SECONDS);
-            }
-            for (Path l : logs) Files.deleteIfExists(l);
+        List<String> outputs = TrainingJob.run(
+                List.of(
+                        "--inputs",
+                        "32",
+                        "--hidden",
+                        "64,48",
+                        "--classes",
+                        "5",
+                        "--train-samples",
+                        "512",
+                        "--test-samples",
+                        "128",
+                        "--batch",
+                        "32",
+                        "--epochs",
+                        "2",
+                        "--bucket-kb",
+                        "4",
+                        "--lr",
+                        "0.05",
+                        "--warmup-steps",
+                        "4",
+                        "--compare-overlap"),
+                List.of(0, 0),
+                60,
+                90);
+        String rank0 = outputs.get(0);
+        String rank1 = outputs.get(1);
+        for (String expected : List.of(
+                "Data-parallel training on 2 ranks: MLP 32-64-48-5, 5,477 parameters",
+                "in 6 buckets of <= 4.0 KiB, overlap on and off in turn",
+                "global batch 32 = 2 ranks x 16; 16 steps per epoch",
+                "epoch 1/2: train loss ",
+                "epoch 2/2: train loss ",
+                "step time, overlap on (14 steps after the warm-up, averaged over ranks)",
+                "step time, overlap off (14 steps after the warm-up, averaged over ranks)",
+                "overlap saves ",
+                "computing (batch, forward, backward, update)",
+                "communicating (blocked on AllReduce)",
+                "AllReduce in flight",
+                "weights after training: L2 norm ")) {
+            assertTrue(rank0.contains(expected), "rank 0 did not print \"" + expected + "\":\n" + rank0);
         }
+        assertEquals("", rank1, "rank 1 should print nothing");
     }
 
     private static double loss(Mlp model, TeacherDataset data, int batch) {

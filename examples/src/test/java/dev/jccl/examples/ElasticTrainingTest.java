@@ -6,13 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.jccl.Config;
 import dev.jccl.TestRanks;
-import dev.jccl.UniqueId;
-import java.io.File;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,71 +105,21 @@ class ElasticTrainingTest {
      * can fail).
      */
     private static List<String> runFourRanksKillingOne(Path state, Path weights, Path dir) throws Exception {
-        runJob(
-                dir,
-                List.of("--weights-out", dir.resolve("weights-from-start.f32").toString()),
-                List.of(0, 0, 0, 0));
-        return runJob(
-                dir,
-                List.of(
-                        "--elastic",
-                        "--kill-rank",
-                        Integer.toString(KILLED),
-                        "--kill-at-step",
-                        Integer.toString(KILL_AT),
-                        "--save-state",
-                        state.toString(),
-                        "--weights-out",
-                        weights.toString()),
-                List.of(0, 0, 137, 0));
-    }
-
-    private static List<String> runJob(Path dir, List<String> extra, List<Integer> exitCodes) throws Exception {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<Process> processes = new ArrayList<>();
-        List<Path> logs = new ArrayList<>();
-        try {
-            for (int r = 0; r < 4; r++) {
-                Path log = Files.createTempFile(dir, "rank-" + r + "-", ".log");
-                logs.add(log);
-                List<String> command = new ArrayList<>(List.of(
-                        java,
-                        "-Xmx256m",
-                        "--enable-native-access=ALL-UNNAMED",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        DataParallelTraining.class.getName()));
-                command.addAll(List.of(OPTIONS));
-                command.addAll(extra);
-                ProcessBuilder pb = new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-                pb.environment().put("JCCL_RANK", Integer.toString(r));
-                pb.environment().put("JCCL_WORLD_SIZE", "4");
-                pb.environment().put("JCCL_ID", id.toString());
-                pb.environment().put("JCCL_SOCKET_IFNAME", "lo");
-                pb.environment().put("JCCL_TIMEOUT", "30");
-                processes.add(pb.start());
-            }
-            List<String> outputs = new ArrayList<>();
-            for (int r = 0; r < 4; r++) {
-                boolean done = processes.get(r).waitFor(120, TimeUnit.SECONDS);
-                String output = Files.readString(logs.get(r), StandardCharsets.UTF_8);
-                int rank = r;
-                assertTrue(done, () -> "rank " + rank + " did not finish in 120 s:\n" + output);
-                assertEquals(
-                        exitCodes.get(r).intValue(),
-                        processes.get(r).exitValue(),
-                        () -> "rank " + rank + ":\n" + output);
-                outputs.add(output);
-            }
-            return outputs;
-        } finally {
-            for (Process p : processes) p.destroyForcibly();
-        }
+        List<String> plain = new ArrayList<>(List.of(OPTIONS));
+        plain.addAll(
+                List.of("--weights-out", dir.resolve("weights-from-start.f32").toString()));
+        TrainingJob.run(plain, List.of(0, 0, 0, 0), 30, 120);
+        List<String> elastic = new ArrayList<>(List.of(OPTIONS));
+        elastic.addAll(List.of(
+                "--elastic",
+                "--kill-rank",
+                Integer.toString(KILLED),
+                "--kill-at-step",
+                Integer.toString(KILL_AT),
+                "--save-state",
+                state.toString(),
+                "--weights-out",
+                weights.toString()));
+        return TrainingJob.run(elastic, List.of(0, 0, 137, 0), 30, 120);
     }
 }
