@@ -323,11 +323,11 @@ final class HostExecutor {
         dumpToTraceDir(reported.verdict(), "");
     }
 
-    /** On SIGUSR2 ({@link TraceSignal}): the same dump, while the rank may be stuck in an operation. */
+    /** On SIGUSR1 ({@link TraceSignal}): the same dump, while the rank may be stuck in an operation. */
     void dumpOnSignal() {
         if (recorder == null) return;
         JcclException failure = lifecycle.failure();
-        dumpToTraceDir(failure == null ? null : failure.verdict(), " on SIGUSR2");
+        dumpToTraceDir(failure == null ? null : failure.verdict(), " on SIGUSR1");
     }
 
     private void dumpToTraceDir(FailureVerdict verdict, String when) {

@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,9 +78,53 @@ class FlightRecorderTest {
         }
     }
 
-    /** {@code kill -USR2 <pid>}: every open communicator of the process writes its recorder, while it runs on. */
+    /**
+     * The VM suspends threads with SIGUSR2 for JDK Flight Recorder's sampler; a trace handler on that signal took it
+     * from the VM, so under JFR every sample became a trace dump and JFR sampled almost nothing. With a communicator
+     * open (its handler installed), a busy thread is sampled and nothing is dumped.
+     */
     @Test
-    void sigusr2WritesEveryOpenCommunicatorsRecorder() throws Exception {
+    void flightRecorderSamplingStillWorksWithTheTraceHandlerInstalled() throws Exception {
+        Config config = TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
+                .traceBuffer(16)
+                .traceDir(dir.toString())
+                .build();
+        Path jfr = dir.resolve("sampling.jfr");
+        List<Object> results = TestRanks.run(1, config, (rank, c) -> {
+            c.allReduce(new float[10], ReduceOp.SUM);
+            try (Recording recording = new Recording()) {
+                recording.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
+                recording.start();
+                long end = System.nanoTime() + 1_000_000_000L;
+                long x = 0;
+                while (System.nanoTime() < end) {
+                    for (int i = 0; i < 1000; i++) x = x * 31 + i;
+                }
+                recording.stop();
+                recording.dump(jfr);
+                return x;
+            }
+        });
+        assertEquals(1, results.size());
+        long samples;
+        try (RecordingFile file = new RecordingFile(jfr)) {
+            samples = 0;
+            while (file.hasMoreEvents()) {
+                if (file.readEvent().getEventType().getName().equals("jdk.ExecutionSample")) samples++;
+            }
+        }
+        // About 100 are due (a second of one busy thread, one every 10 ms); with the signal taken, 0-5 came.
+        assertTrue(samples >= 20, "JFR took " + samples + " execution samples of a busy second");
+        try (Stream<Path> files = Files.list(dir)) {
+            List<Path> dumps = files.filter(f -> f.getFileName().toString().startsWith("jccl-trace"))
+                    .toList();
+            assertEquals(List.of(), dumps, "trace dumps nobody asked for");
+        }
+    }
+
+    /** {@code kill -USR1 <pid>}: every open communicator of the process writes its recorder, while it runs on. */
+    @Test
+    void sigusr1WritesEveryOpenCommunicatorsRecorder() throws Exception {
         Config config = TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
                 .traceBuffer(16)
                 .traceDir(dir.toString())
@@ -89,7 +135,7 @@ class FlightRecorderTest {
             if (rank == 0) {
                 new ProcessBuilder(
                                 "kill",
-                                "-USR2",
+                                "-USR1",
                                 Long.toString(ProcessHandle.current().pid()))
                         .start()
                         .waitFor();
@@ -115,7 +161,7 @@ class FlightRecorderTest {
             try (Stream<Path> files = Files.list(dir)) {
                 file = files.filter(f -> f.getFileName().toString().endsWith("-rank" + r + ".json"))
                         .findFirst()
-                        .orElseThrow(() -> new AssertionError("rank " + r + " wrote no dump on SIGUSR2"));
+                        .orElseThrow(() -> new AssertionError("rank " + r + " wrote no dump on SIGUSR1"));
             }
             List<String[]> ops = operations(Files.readString(file));
             assertEquals(6, ops.size(), "5 AllReduces and the barrier's");
