@@ -101,6 +101,9 @@ public final class ConformanceBody {
     private final int size;
     private final Duration waitLimit;
     private final List<String> failures = new ArrayList<>();
+    /** A result's elements, read a chunk at a time for the checks. */
+    private final long[] actualChunk = new long[4096];
+
     private int unrecorded;
     private long caseNo;
 
@@ -305,16 +308,21 @@ public final class ConformanceBody {
         long first = -1;
         long firstExpected = 0;
         long firstActual = 0;
-        for (long i = 0; i < count; i++) {
-            long e = expected.applyAsLong(i);
-            long a = Elements.get(seg, t, i);
-            if (a != e) {
-                if (first < 0) {
-                    first = i;
-                    firstExpected = e;
-                    firstActual = a;
+        long[] actual = actualChunk;
+        for (long from = 0; from < count; from += actual.length) {
+            int n = (int) Math.min(actual.length, count - from);
+            Elements.getAll(seg, t, from, actual, n);
+            for (int j = 0; j < n; j++) {
+                long e = expected.applyAsLong(from + j);
+                long a = actual[j];
+                if (a != e) {
+                    if (first < 0) {
+                        first = from + j;
+                        firstExpected = e;
+                        firstActual = a;
+                    }
+                    wrong++;
                 }
-                wrong++;
             }
         }
         if (wrong > 0) {
@@ -334,8 +342,17 @@ public final class ConformanceBody {
     /** Rank {@code src}'s input elements {@code first..first+count-1} are in {@code seg} at 0... */
     private void expectInput(
             Case c, String what, MemorySegment seg, DataType t, long count, long seed, int src, long first, Dist d) {
-        long base = TestData.base(seed, src);
-        expectBits(c, what, seg, t, count, i -> TestData.bitsFromBase(base, first + i, t, d));
+        TestData.Source source = new TestData.Source(seed, src, t, d);
+        expectBits(c, what, seg, t, count, i -> source.bits(first + i));
+    }
+
+    /**
+     * Every rank's {@link Dist#BITS} input of case {@code seed}, by rank: for checks that read blocks of all of them.
+     */
+    private TestData.Source[] everyRanksInput(long seed, DataType t) {
+        TestData.Source[] sources = new TestData.Source[size];
+        for (int r = 0; r < size; r++) sources[r] = new TestData.Source(seed, r, t, Dist.BITS);
+        return sources;
     }
 
     /** Bytes {@code [from, seg.byteSize())} still hold the sentinel. */
@@ -720,7 +737,8 @@ public final class ConformanceBody {
         long seed = nextSeed();
         Case c = new Case("allGather", t, null, count, -1, inPlace, mem.label, seed);
         long blockBytes = count * t.byteSize();
-        LongUnaryOperator expected = i -> TestData.bits(seed, (int) (i / count), i % count, t, Dist.BITS);
+        TestData.Source[] inputs = everyRanksInput(seed, t);
+        LongUnaryOperator expected = i -> inputs[(int) (i / count)].bits(i % count);
         withArena(mem, arena -> {
             MemorySegment recv = GuardedBuffers.allocate(mem, arena, size * blockBytes);
             if (inPlace) {
@@ -757,9 +775,9 @@ public final class ConformanceBody {
         Case c = new Case("allToAll", t, null, countPerPeer, -1, false, mem.label, seed);
         long blockBytes = countPerPeer * t.byteSize();
         long total = size * countPerPeer;
+        TestData.Source[] inputs = everyRanksInput(seed, t);
         // block b of recv is block rank() of rank b's send
-        LongUnaryOperator expected = i ->
-                TestData.bits(seed, (int) (i / countPerPeer), rank * countPerPeer + i % countPerPeer, t, Dist.BITS);
+        LongUnaryOperator expected = i -> inputs[(int) (i / countPerPeer)].bits(rank * countPerPeer + i % countPerPeer);
         withArena(mem, arena -> {
             MemorySegment send = GuardedBuffers.allocate(mem, arena, size * blockBytes);
             MemorySegment recv = GuardedBuffers.allocate(mem, arena, size * blockBytes);
@@ -1286,13 +1304,8 @@ public final class ConformanceBody {
         TestData.fill(view(s), seed, rank, count, t, Dist.BITS);
         view(r).fill(GuardedBuffers.SENTINEL);
         call(c, () -> arrayAllGather(s, r));
-        expectBits(
-                c,
-                "recv",
-                view(r),
-                t,
-                (long) size * count,
-                i -> TestData.bits(seed, (int) (i / count), i % count, t, Dist.BITS));
+        TestData.Source[] inputs = everyRanksInput(seed, t);
+        expectBits(c, "recv", view(r), t, (long) size * count, i -> inputs[(int) (i / count)].bits(i % count));
         expectInput(c, "send (must not change)", view(s), t, count, seed, rank, 0, Dist.BITS);
     }
 
@@ -1333,14 +1346,14 @@ public final class ConformanceBody {
         TestData.fill(view(s), seed, rank, (long) size * countPerPeer, t, Dist.BITS);
         view(r).fill(GuardedBuffers.SENTINEL);
         call(c, () -> arrayAllToAll(s, r));
+        TestData.Source[] inputs = everyRanksInput(seed, t);
         expectBits(
                 c,
                 "recv",
                 view(r),
                 t,
                 (long) size * countPerPeer,
-                i -> TestData.bits(
-                        seed, (int) (i / countPerPeer), (long) rank * countPerPeer + i % countPerPeer, t, Dist.BITS));
+                i -> inputs[(int) (i / countPerPeer)].bits((long) rank * countPerPeer + i % countPerPeer));
     }
 
     private void arraySendRecv(DataType t, int count, boolean ints) {
@@ -1537,13 +1550,8 @@ public final class ConformanceBody {
         TestData.fill(send, seed, rank, count, t, Dist.BITS);
         CompletableFuture<Void> f = callGet(c, () -> comm.allGatherAsync(send, recv, count, t));
         return new Pending(c, f, () -> {
-            expectBits(
-                    c,
-                    "recv",
-                    recv,
-                    t,
-                    size * count,
-                    i -> TestData.bits(seed, (int) (i / count), i % count, t, Dist.BITS));
+            TestData.Source[] inputs = everyRanksInput(seed, t);
+            expectBits(c, "recv", recv, t, size * count, i -> inputs[(int) (i / count)].bits(i % count));
             expectGuard(c, "recv", recv, size * blockBytes);
         });
     }
@@ -1576,14 +1584,14 @@ public final class ConformanceBody {
         TestData.fill(send, seed, rank, size * countPerPeer, t, Dist.BITS);
         CompletableFuture<Void> f = callGet(c, () -> comm.allToAllAsync(send, recv, countPerPeer, t));
         return new Pending(c, f, () -> {
+            TestData.Source[] inputs = everyRanksInput(seed, t);
             expectBits(
                     c,
                     "recv",
                     recv,
                     t,
                     size * countPerPeer,
-                    i -> TestData.bits(
-                            seed, (int) (i / countPerPeer), rank * countPerPeer + i % countPerPeer, t, Dist.BITS));
+                    i -> inputs[(int) (i / countPerPeer)].bits(rank * countPerPeer + i % countPerPeer));
             expectGuard(c, "recv", recv, bytes);
         });
     }

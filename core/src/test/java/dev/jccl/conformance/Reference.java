@@ -49,9 +49,9 @@ final class Reference {
         }
 
         private static Inputs baseInputs(long seed, int[] ranks, DataType type, TestData.Dist dist) {
-            long[] bases = new long[ranks.length];
-            for (int i = 0; i < ranks.length; i++) bases[i] = TestData.base(seed, ranks[i]);
-            return (member, index) -> TestData.bitsFromBase(bases[member], index, type, dist);
+            TestData.Source[] sources = new TestData.Source[ranks.length];
+            for (int i = 0; i < ranks.length; i++) sources[i] = new TestData.Source(seed, ranks[i], type, dist);
+            return (member, index) -> sources[member].bits(index);
         }
 
         private static int[] allRanks(int n) {

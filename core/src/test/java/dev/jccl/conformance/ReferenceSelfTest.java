@@ -173,4 +173,30 @@ class ReferenceSelfTest {
         assertTrue(TestData.bits(1, 0, 5, DataType.INT64, TestData.Dist.BITS)
                 != TestData.bits(2, 0, 5, DataType.INT64, TestData.Dist.BITS));
     }
+
+    /**
+     * A {@link TestData.Source} (which keeps the last hash) gives element for element the bits of
+     * {@link TestData#bits}: ranks fill their inputs with one and checks regenerate them with either. Read in order,
+     * backwards and at random, so that the kept hash is reused and replaced.
+     */
+    @Test
+    void aSourceGivesTheSameBitsAsTheStatelessFunction() {
+        java.util.Random random = new java.util.Random(7);
+        for (DataType t : DataType.values()) {
+            for (TestData.Dist d : TestData.Dist.values()) {
+                if (d != TestData.Dist.BITS && !t.isFloatingPoint()) continue;
+                TestData.Source source = new TestData.Source(11, 3, t, d);
+                for (long i = 0; i < 100; i++) {
+                    assertEquals(TestData.bits(11, 3, i, t, d), source.bits(i), t + " " + d + " " + i);
+                }
+                for (long i = 99; i >= 0; i--) {
+                    assertEquals(TestData.bits(11, 3, i, t, d), source.bits(i), t + " " + d + " " + i);
+                }
+                for (int k = 0; k < 1000; k++) {
+                    long i = random.nextLong(1L << 40);
+                    assertEquals(TestData.bits(11, 3, i, t, d), source.bits(i), t + " " + d + " " + i);
+                }
+            }
+        }
+    }
 }

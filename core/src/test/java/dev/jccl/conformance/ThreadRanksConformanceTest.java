@@ -53,10 +53,10 @@ class ThreadRanksConformanceTest {
 
     /**
      * Ranks on two pretend hosts (JCCL_HOSTID "a" for the first half, "b" for the rest): shared memory inside each
-     * host, TCP between them, in one communicator.
+     * host, TCP between them, in one communicator. Two ranks would be one per host, which is the TCP run above.
      */
     @ParameterizedTest(name = "{0} thread ranks on two hosts")
-    @ValueSource(ints = {2, 3, 4, 5})
+    @ValueSource(ints = {3, 4, 5})
     void everyCollectiveConformsAcrossSharedMemoryAndTcp(int size) {
         UniqueId id = UniqueId.create(Link.SHM.config(Duration.ofSeconds(60)));
         long start = System.nanoTime();
