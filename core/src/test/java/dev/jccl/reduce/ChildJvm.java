@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a main class of the test classpath in a fresh JVM with extra flags, for tests that need JIT settings. */
@@ -15,6 +16,24 @@ final class ChildJvm {
     record Result(int exitValue, String output) {}
 
     private ChildJvm() {}
+
+    /** {@link #run} on a thread of its own, so that two children (each mostly one busy thread) overlap. */
+    static CompletableFuture<Result> start(
+            List<String> jvmFlags, Class<?> mainClass, long timeoutSeconds, String... args) {
+        CompletableFuture<Result> result = new CompletableFuture<>();
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        result.complete(run(jvmFlags, mainClass, timeoutSeconds, args));
+                    } catch (IOException | InterruptedException | RuntimeException e) {
+                        result.completeExceptionally(e);
+                    }
+                },
+                "child JVM " + mainClass.getSimpleName());
+        thread.setDaemon(true);
+        thread.start();
+        return result;
+    }
 
     static Result run(List<String> jvmFlags, Class<?> mainClass, long timeoutSeconds, String... args)
             throws IOException, InterruptedException {

@@ -17,9 +17,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -109,12 +111,7 @@ class ReduceKernelsTest {
     @Test
     @Timeout(240)
     void sameResultsFromC2CompiledKernels() throws Exception {
-        // No Vector API in this child: the scalar kernels, staged and streaming, are what it checks.
-        ChildJvm.Result child = ChildJvm.run(
-                List.of("-Xbatch", "-XX:+PrintCompilation", "-Xmx512m"),
-                CompiledKernelsMain.class,
-                200,
-                Long.toString(BASE_SEED));
+        ChildJvm.Result child = compiledKernelChildren()[0].get(240, TimeUnit.SECONDS);
         assertEquals(0, child.exitValue(), () -> lastLines(child.output(), 60));
         assertTrue(child.output().contains("kernels: scalar"), () -> lastLines(child.output(), 5));
         assertCompiledByC2(child, KERNEL_METHODS);
@@ -124,14 +121,41 @@ class ReduceKernelsTest {
     @Test
     @Timeout(240)
     void sameResultsFromC2CompiledVectorKernels() throws Exception {
-        ChildJvm.Result child = ChildJvm.run(
-                List.of("--add-modules", "jdk.incubator.vector", "-Xbatch", "-XX:+PrintCompilation", "-Xmx512m"),
-                CompiledKernelsMain.class,
-                200,
-                Long.toString(BASE_SEED));
+        ChildJvm.Result child = compiledKernelChildren()[1].get(240, TimeUnit.SECONDS);
         assertEquals(0, child.exitValue(), () -> lastLines(child.output(), 60));
         assertTrue(child.output().contains("kernels: Vector API"), () -> lastLines(child.output(), 5));
         assertCompiledByC2(child, VECTOR_KERNEL_METHODS);
+    }
+
+    private static CompletableFuture<ChildJvm.Result>[] compiledKernels;
+
+    /**
+     * Both -Xbatch children, started together by whichever of the two tests runs first: each spends half a minute
+     * compiling on mostly one thread, so side by side they take the time of one.
+     */
+    @SuppressWarnings("unchecked")
+    private static synchronized CompletableFuture<ChildJvm.Result>[] compiledKernelChildren() {
+        if (compiledKernels == null) {
+            compiledKernels = new CompletableFuture[] {
+                // No Vector API in this child: the scalar kernels, staged and streaming, are what it checks.
+                ChildJvm.start(
+                        List.of("-Xbatch", "-XX:+PrintCompilation", "-Xmx512m"),
+                        CompiledKernelsMain.class,
+                        200,
+                        Long.toString(BASE_SEED)),
+                ChildJvm.start(
+                        List.of(
+                                "--add-modules",
+                                "jdk.incubator.vector",
+                                "-Xbatch",
+                                "-XX:+PrintCompilation",
+                                "-Xmx512m"),
+                        CompiledKernelsMain.class,
+                        200,
+                        Long.toString(BASE_SEED))
+            };
+        }
+        return compiledKernels;
     }
 
     private static void assertCompiledByC2(ChildJvm.Result child, List<String> methods) {
