@@ -349,14 +349,20 @@ final class HostFacts {
         String base = "/sys/class/infiniband/" + name;
         String real = files.realPath(base);
         // Real sysfs puts a PCI device's RDMA devices at <pci function>/infiniband/<name>: the
-        // function's path is what comes before. (Reading it so, rather than through the "device"
-        // link, keeps captured trees free of the link loop device/infiniband/<name>/device.)
+        // function's path is what comes before. (Reading it so first, rather than through the
+        // "device" link, keeps captured trees free of the link loop device/infiniband/<name>/device.)
         String pciPath = null;
         if (real != null) {
             int at = real.lastIndexOf("/infiniband/");
             if (at > 0 && BDF.matcher(HostFiles.nameOf(real.substring(0, at))).matches()) {
                 pciPath = real.substring(0, at);
             }
+        }
+        if (pciPath == null) {
+            // Other kernels and container runtimes give /sys/class/infiniband/<name> as a directory of
+            // its own (or a link elsewhere) whose "device" link points into the PCI tree.
+            String device = files.realPath(base + "/device");
+            if (device != null && BDF.matcher(HostFiles.nameOf(device)).matches()) pciPath = device;
         }
         String bdf = pciPath == null ? null : HostFiles.nameOf(pciPath);
         String driverLink = pciPath == null ? null : files.readLink(pciPath + "/driver");

@@ -180,6 +180,20 @@ class DoctorTopologyChecksTest {
                         + "IBV_ACCESS_RELAXED_ORDERING itself");
         assertFix(warn, "IBV_ACCESS_RELAXED_ORDERING");
 
+        // The other sysfs layout: /sys/class/infiniband/mlx5_0 a directory of its own whose "device" link points
+        // into the PCI tree (some kernels and container runtimes). Same verdict, same device found.
+        Path deviceLink = Fixtures.copy(VM, tmp.resolve("device-link"));
+        Path pciSide = Fixtures.local(deviceLink, "/sys/devices/pci0000:00/0000:00:06.0/infiniband/mlx5_0");
+        Fixtures.delete(deviceLink, "/sys/class/infiniband/mlx5_0");
+        Path classSide = Fixtures.local(deviceLink, "/sys/class/infiniband/mlx5_0");
+        copyTree(pciSide, classSide);
+        Fixtures.delete(deviceLink, "/sys/devices/pci0000:00/0000:00:06.0/infiniband");
+        Fixtures.link(deviceLink, "/sys/class/infiniband/mlx5_0/device", "../../../devices/pci0000:00/0000:00:06.0");
+        assertSummary(
+                assertVerdict(Fixtures.examine(deviceLink), "vm-sriov-relaxed-ordering", Verdict.OK),
+                "VM with SR-IOV VF mlx5_0 (15b3:101e)",
+                "[RO]");
+
         Path oldVerbs = Fixtures.copy(VM, tmp.resolve("verbs"));
         Fixtures.delete(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
         Fixtures.link(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "libibverbs.so.1.5.26.0");
@@ -187,5 +201,15 @@ class DoctorTopologyChecksTest {
         assertSummary(
                 assertVerdict(Fixtures.examine(oldVerbs), "vm-sriov-relaxed-ordering", Verdict.FAIL),
                 "rdma-core 26: relaxed ordering needs rdma-core ≥ 28");
+    }
+
+    private static void copyTree(Path from, Path to) {
+        try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(from)) {
+            for (Path p : paths.toList()) {
+                java.nio.file.Files.copy(p, to.resolve(from.relativize(p).toString()));
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }
