@@ -198,10 +198,71 @@ final class PerfCommand implements Callable<Integer> {
     private String ifname;
 
     @Option(
-            names = "--timeout",
+            names = {"-T", "--timeout"},
             paramLabel = "DURATION",
-            description = "With -np: stop all ranks after this long (30s, 5m) and exit 124.")
+            description = "Stop after this long (seconds, or 30s, 5m) and exit 124: with -np every rank, under a "
+                    + "launcher each process (nccl-tests' -T).")
     private String timeout;
+
+    // nccl-tests' remaining flags: accepted with their meaning where it applies; where it cannot, a note
+    // in the header or a refusal that says why (see NcclTestsFlags).
+
+    @Option(
+            names = {"-t", "--nthreads"},
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "nccl-tests' threads per process; Jccl perf runs one rank per process, so only 1.")
+    private int threads;
+
+    @Option(
+            names = {"-g", "--ngpus"},
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "nccl-tests' GPUs per thread; one device (--device) per rank, so only 1.")
+    private int gpus;
+
+    @Option(
+            names = {"-m", "--agg_iters"},
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Operations per iteration, issued together and waited for together; times are per "
+                    + "operation (default ${DEFAULT-VALUE}).")
+    private int aggIters;
+
+    @Option(
+            names = {"-N", "--run_cycles"},
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Run the sweep N times, printing each; 0 runs until stopped (default ${DEFAULT-VALUE}).")
+    private int cycles;
+
+    @Option(
+            names = {"-p", "--parallel_init"},
+            paramLabel = "0|1",
+            defaultValue = "0",
+            description = "nccl-tests' threaded init; one rank per process inits on its own (noted, no effect).")
+    private int parallelInit;
+
+    @Option(
+            names = {"-G", "--cudagraph"},
+            paramLabel = "N",
+            defaultValue = "0",
+            description = "nccl-tests' CUDA graph replays; Jccl issues plain calls (noted in the header).")
+    private int cudaGraphs;
+
+    @Option(
+            names = {"-C", "--report_cputime"},
+            paramLabel = "0|1",
+            defaultValue = "0",
+            description = "nccl-tests' CPU-time report; Jccl's times are taken on the CPU's clock either way.")
+    private int cpuTime;
+
+    @Option(
+            names = {"-R", "--local_register"},
+            paramLabel = "0|1|2",
+            defaultValue = "0",
+            description = "nccl-tests' buffer registration; Jccl registers nothing ahead (noted in the header).")
+    private int register;
 
     @Option(
             names = "--device",
@@ -230,13 +291,17 @@ final class PerfCommand implements Callable<Integer> {
             parent.err().flush();
             return PerfDevice.NO_DEVICE_EXIT;
         }
+        NcclTestsFlags flags = ncclTestsFlags();
         if (localRanks != null) return runLocalRanks(env);
         Config config = Config.fromEnvironment(env);
+        Duration limit = RankEnvironment.parseTimeout(spec.commandLine(), timeout);
+        if (limit != null) Watchdog.exitAfter(limit, parent.err());
         boolean launched = LaunchEnvironment.launched(env);
         int localRank = launched ? Math.max(0, LaunchEnvironment.detect(env).localRank()) : 0;
         try (Communicator comm = launched ? join(env, config) : Jccl.init(0, 1, UniqueId.create(config), config);
                 PerfTarget target = where.open(comm, localRank, env)) {
             boolean progress = comm.rank() == 0 && (Boolean.getBoolean(PROGRESS_PROPERTY) || onTerminal());
+            if (comm.rank() == 0) flags.notes().forEach(parent.out()::println);
             PerfOptions run = new PerfOptions(
                     options.collective(),
                     options.sweep(),
@@ -253,9 +318,14 @@ final class PerfCommand implements Callable<Integer> {
                     options.json(),
                     options.plot(),
                     progress,
-                    options.arguments());
-            PerfReport report = new PerfBenchmark(comm, target, run, parent.out(), parent.err()).run();
-            return report.outOfBounds() == 0 ? 0 : 1;
+                    options.arguments(),
+                    aggIters);
+            long wrongRows = 0;
+            for (int cycle = 0; cycles == 0 || cycle < cycles; cycle++) {
+                PerfReport report = new PerfBenchmark(comm, target, run, parent.out(), parent.err()).run();
+                wrongRows += report.outOfBounds();
+            }
+            return wrongRows == 0 ? 0 : 1;
         }
     }
 
@@ -326,6 +396,15 @@ final class PerfCommand implements Callable<Integer> {
     private static boolean onTerminal() {
         java.io.Console console = System.console();
         return console != null && console.isTerminal();
+    }
+
+    /** nccl-tests' flags that Jccl takes with another or no meaning: refused here, or noted by rank 0. */
+    private NcclTestsFlags ncclTestsFlags() {
+        try {
+            return new NcclTestsFlags(threads, gpus, aggIters, cycles, parallelInit, cudaGraphs, cpuTime, register);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     private PerfOptions options() {

@@ -90,4 +90,91 @@ class MpirunPerfTest {
         }
         assertEquals(7, rows, "8 B to 64 KiB by ×4:\n" + r);
     }
+
+    /**
+     * A harness written for nccl-tests: {@code mpirun … all_reduce_perf} with nccl-tests' flags, {@code -g 1} and
+     * {@code -G 0} among them. The repository's launcher script runs, in a copy of the layout whose {@code jccl} is a
+     * stand-in that starts this build's classes (the real one would build the jar, which the suite has not made yet).
+     */
+    @Test
+    void theNcclTestsLauncherTakesNcclTestsFlagsUnderMpirun(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        Assumptions.assumeTrue(
+                TestRanks.onPath("mpirun"),
+                "mpirun is not installed here (apt-get install openmpi-bin); .ci/run installs it");
+        java.nio.file.Path repoLaunchers =
+                java.nio.file.Path.of("").toAbsolutePath().getParent().resolve("nccl-tests");
+        java.nio.file.Path launchers = java.nio.file.Files.createDirectories(tmp.resolve("nccl-tests"));
+        for (String name : List.of(
+                "all_reduce_perf",
+                "all_gather_perf",
+                "broadcast_perf",
+                "reduce_perf",
+                "reduce_scatter_perf",
+                "alltoall_perf",
+                "sendrecv_perf")) {
+            assertTrue(java.nio.file.Files.isExecutable(repoLaunchers.resolve(name)), name + " is missing");
+            java.nio.file.Files.copy(
+                    repoLaunchers.resolve(name),
+                    launchers.resolve(name),
+                    java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        java.nio.file.Path standIn = tmp.resolve("jccl");
+        java.nio.file.Files.writeString(
+                standIn,
+                "#!/usr/bin/env bash\nexec '" + Cli.java() + "' -cp '" + Cli.classPath() + "' "
+                        + JcclCommand.class.getName() + " \"$@\"\n");
+        standIn.toFile().setExecutable(true);
+        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
+        ServerSocketChannel reserved = id.takeReservedListener();
+        if (reserved != null) reserved.close();
+        List<String> cmd = List.of(
+                "mpirun",
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "--bind-to",
+                "none",
+                "-np",
+                "2",
+                "--mca",
+                "oob_tcp_if_include",
+                "lo",
+                "--mca",
+                "btl_tcp_if_include",
+                "lo",
+                "-x",
+                "JCCL_ID=" + id,
+                "-x",
+                "JCCL_SOCKET_IFNAME=lo",
+                launchers.resolve("all_reduce_perf").toString(),
+                "-b",
+                "8",
+                "-e",
+                "64K",
+                "-f",
+                "2",
+                "-g",
+                "1",
+                "-c",
+                "1",
+                "-n",
+                "20",
+                "-w",
+                "5",
+                "-G",
+                "0",
+                "-d",
+                "float",
+                "-m",
+                "2",
+                "--warmup-time",
+                "0");
+        Map<String, String> env = Cli.cleanEnvironment();
+        env.keySet().removeIf(k -> k.startsWith("OMPI_COMM_WORLD"));
+        Cli.Result r = Cli.exec(cmd, env, null, Duration.ofMinutes(4));
+        assertEquals(0, r.code(), r::toString);
+        assertTrue(r.out().contains("agg iters: 2") && r.out().contains("2 ranks"), r::toString);
+        long rows = r.out().lines().filter(l -> ROW.matcher(l).matches()).count();
+        assertEquals(14, rows, "8 B to 64 KiB by ×2:\n" + r);
+    }
 }

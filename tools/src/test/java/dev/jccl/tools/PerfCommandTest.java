@@ -265,4 +265,61 @@ class PerfCommandTest {
         }
         return rows;
     }
+
+    /**
+     * nccl-tests' flags that mean something else or nothing here: several GPUs or threads per rank are refused with
+     * what to do instead; the rest run, -m and -N with their meaning, -p/-G/-C/-R with a header note each.
+     */
+    @Test
+    void ncclTestsFlagsAreTakenRefusedOrNoted() {
+        Cli.Result twoGpus =
+                Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-b", "8", "-e", "8", "-g", "2");
+        assertEquals(2, twoGpus.code(), twoGpus::toString);
+        assertTrue(twoGpus.err().contains("-g 2: jccl perf drives one device per rank"), twoGpus::toString);
+        Cli.Result threads = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-t", "4");
+        assertEquals(2, threads.code(), threads::toString);
+        assertTrue(threads.err().contains("-t 4: jccl perf runs one rank per process"), threads::toString);
+
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "perf",
+                "all_reduce",
+                "-b",
+                "8",
+                "-e",
+                "1K",
+                "-f",
+                "4",
+                "-t",
+                "1",
+                "-g",
+                "1",
+                "-m",
+                "4",
+                "-N",
+                "2",
+                "-p",
+                "1",
+                "-G",
+                "3",
+                "-C",
+                "1",
+                "-R",
+                "1",
+                "-T",
+                "120",
+                "-n",
+                "5",
+                "-w",
+                "1",
+                "--warmup-time",
+                "0");
+        assertEquals(0, r.code(), r::toString);
+        assertEquals(2, r.out().lines().filter(l -> l.startsWith("# nThread")).count(), "-N 2: two sweeps\n" + r);
+        assertTrue(r.out().contains("agg iters: 4"), r::toString);
+        for (String note : List.of("# -p 1: no effect", "# -G 3: no CUDA graphs", "# -C 1: no effect", "# -R 1:")) {
+            assertTrue(r.out().contains(note), () -> "missing note " + note + "\n" + r);
+        }
+        assertEquals(8, rows(r.out()).size(), "8 B to 1 KiB by ×4, twice:\n" + r);
+    }
 }

@@ -282,7 +282,7 @@ public final class PerfBenchmark {
 
         long start = System.nanoTime();
         iterate(options.iters(), g, type, op, root, send, recv);
-        double seconds = aggregate((System.nanoTime() - start) / 1e9 / options.iters());
+        double seconds = aggregate((System.nanoTime() - start) / 1e9 / ((double) options.iters() * options.aggIters()));
         double algbw = seconds > 0 ? g.sizeBytes(type) / 1e9 / seconds : 0;
         double busbw = algbw * coll.busFactor(ranks);
 
@@ -318,14 +318,33 @@ public final class PerfBenchmark {
             MemorySegment send,
             MemorySegment recv) {
         PerfCollective coll = options.collective();
+        int agg = options.aggIters();
         if (options.blocking()) {
             boolean barrier = options.calls() == PerfOptions.Calls.BLOCKING_WITH_BARRIER;
             for (int i = 0; i < n; i++) {
-                target.run(coll, send, recv, g.paramCount(), type, op, root);
+                if (agg == 1) {
+                    target.run(coll, send, recv, g.paramCount(), type, op, root);
+                } else {
+                    // -m: the iteration's operations issued together, then waited for (nccl-tests' group).
+                    issueAndWait(agg, g, type, op, root, send, recv);
+                }
                 if (barrier) comm.barrier();
             }
             return;
         }
+        issueAndWait(n * agg, g, type, op, root, send, recv);
+    }
+
+    /** {@code n} operations issued asynchronously, then waited for. */
+    private void issueAndWait(
+            int n,
+            PerfCollective.Geometry g,
+            DataType type,
+            ReduceOp op,
+            int root,
+            MemorySegment send,
+            MemorySegment recv) {
+        PerfCollective coll = options.collective();
         List<CompletableFuture<Void>> pending = new ArrayList<>(n);
         for (int i = 0; i < n; i++) pending.add(target.start(coll, send, recv, g.paramCount(), type, op, root));
         // Operations finish in order: wait once, for the last (waking this thread for every one
@@ -424,13 +443,14 @@ public final class PerfBenchmark {
         out.printf(
                 Locale.ROOT,
                 "# nThread 1 nGpus 1 minBytes %d maxBytes %d step: %d(%s) warmup iters: "
-                        + "%d iters: %d agg iters: 1 validation: %d graph: 0%n",
+                        + "%d iters: %d agg iters: %d validation: %d graph: 0%n",
                 sw.min(),
                 sw.max(),
                 sw.factor() > 1 ? sw.factor() : sw.increment(),
                 sw.factor() > 1 ? "factor" : "bytes",
                 options.warmupIters(),
                 options.iters(),
+                options.aggIters(),
                 options.checks());
         if (options.calls() == PerfOptions.Calls.BLOCKING_WITH_BARRIER) {
             out.println("# Blocking Enabled: wait for completion and barrier after each collective ");

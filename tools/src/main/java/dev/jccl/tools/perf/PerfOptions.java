@@ -18,6 +18,7 @@ import java.util.List;
  * @param plot where rank 0 draws busbw against size for this run (PNG), or null
  * @param progress whether rank 0 may draw a progress line on stderr (only on a terminal)
  * @param arguments the perf arguments as given, for the report
+ * @param aggIters operations per timed iteration ({@code -m}), issued together and waited for together
  */
 public record PerfOptions(
         PerfCollective collective,
@@ -35,7 +36,47 @@ public record PerfOptions(
         Path json,
         Path plot,
         boolean progress,
-        List<String> arguments) {
+        List<String> arguments,
+        int aggIters) {
+
+    /** Options with nccl-tests' default of one operation per iteration ({@code -m 1}). */
+    public PerfOptions(
+            PerfCollective collective,
+            SizeSweep sweep,
+            int iters,
+            int warmupIters,
+            double warmupSeconds,
+            int checks,
+            List<ReduceOp> ops,
+            List<DataType> types,
+            List<Integer> roots,
+            Calls calls,
+            int average,
+            boolean corrupt,
+            Path json,
+            Path plot,
+            boolean progress,
+            List<String> arguments) {
+        this(
+                collective,
+                sweep,
+                iters,
+                warmupIters,
+                warmupSeconds,
+                checks,
+                ops,
+                types,
+                roots,
+                calls,
+                average,
+                corrupt,
+                json,
+                plot,
+                progress,
+                arguments,
+                1);
+    }
+
     /** {@code -z}: how the timed iterations call the communicator. */
     public enum Calls {
         /** {@code -z 0}, nccl-tests' default: every iteration issued asynchronously, one wait at the end. */
@@ -78,6 +119,7 @@ public record PerfOptions(
             throw new IllegalArgumentException(
                     "-a (average) must be 0 (rank 0), 1 (mean), 2 (min) or 3 (max), got " + average);
         }
+        if (aggIters < 1) throw new IllegalArgumentException("-m (agg_iters) must be at least 1, got " + aggIters);
         ops = List.copyOf(ops);
         types = List.copyOf(types);
         roots = roots == null ? null : List.copyOf(roots);
