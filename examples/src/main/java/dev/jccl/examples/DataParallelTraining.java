@@ -158,6 +158,7 @@ public final class DataParallelTraining {
         double[] averaged = new double[timings.length * Timing.FIELDS];
         for (int k = 0; k < timings.length; k++) timings[k].copyTo(averaged, k * Timing.FIELDS);
         comm.allReduce(averaged, ReduceOp.AVG);
+        AllReduceBandwidth.measureAndPrint(comm, model.params.length, out);
         if (out != null) {
             String over = comm.size() > 1 ? "averaged over ranks" : "one rank";
             for (int k = 0; k < timings.length; k++) {

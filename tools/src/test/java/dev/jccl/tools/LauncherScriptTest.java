@@ -202,10 +202,49 @@ class LauncherScriptTest {
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 
+    /**
+     * {@code ./jccl demo}: one build of the tools and the examples, then {@code jccl run -np N} of the examples' jar
+     * with two epochs and the caller's options after them. The stand-in examples jar prints what each rank was given.
+     */
+    @Test
+    void demoBuildsTheExamplesAndRunsTheirJarOnLocalRanks() throws Exception {
+        Map<String, String> env = env(Path.of(System.getProperty("java.home")), tmp.resolve("nojvms"));
+        writeRunnableJar(repo.resolve("examples.jar"), repo.resolve("examples/target"), PrintsItsRank.class);
+        executable(repo.resolve("mvnw"), """
+                #!/bin/sh
+                printf '%s\\n' "$*" > build-args
+                mkdir -p tools/target examples/target
+                cp prepared.jar tools/target/jccl.jar
+                cp examples.jar examples/target/jccl-examples.jar
+                """);
+        Files.createDirectories(repo.resolve("examples/src/main/java"));
+
+        Cli.Result r = jccl(env, "demo", "-np", "2", "--batch", "8");
+        assertEquals(0, r.code(), r::toString);
+        assertEquals(
+                "-q -DskipTests -Dspotless.check.skip=true -Dcheckstyle.skip=true package -pl tools,examples -am",
+                Files.readString(repo.resolve("build-args")).strip());
+        assertTrue(r.out().contains("[0] rank 0 of 2: --epochs 2 --batch 8"), r::toString);
+        assertTrue(r.out().contains("[1] rank 1 of 2: --epochs 2 --batch 8"), r::toString);
+    }
+
+    /** The stand-in examples' main: prints its rank (from {@code jccl run}'s variables) and arguments. */
+    public static final class PrintsItsRank {
+        public static void main(String[] args) {
+            System.out.println("rank " + System.getenv("JCCL_RANK") + " of " + System.getenv("JCCL_WORLD_SIZE") + ": "
+                    + String.join(" ", args));
+        }
+    }
+
     /** A jar that runs JcclCommand from this build's classes; class path entries relative to {@code jarDir}. */
     private static void writeRunnableJar(Path jar, Path jarDir) throws IOException, URISyntaxException {
+        writeRunnableJar(jar, jarDir, JcclCommand.class);
+    }
+
+    /** A jar whose main is {@code main}, from this build's classes. */
+    private static void writeRunnableJar(Path jar, Path jarDir, Class<?> main) throws IOException, URISyntaxException {
         StringBuilder classPath = new StringBuilder();
-        for (Class<?> c : List.of(JcclCommand.class, Jccl.class, CommandLine.class)) {
+        for (Class<?> c : List.of(main, JcclCommand.class, Jccl.class, CommandLine.class)) {
             Path entry = Path.of(
                     c.getProtectionDomain().getCodeSource().getLocation().toURI());
             String relative = jarDir.relativize(entry).toString();
@@ -213,7 +252,7 @@ class LauncherScriptTest {
         }
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, JcclCommand.class.getName());
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, main.getName());
         manifest.getMainAttributes()
                 .put(Attributes.Name.CLASS_PATH, classPath.toString().strip());
         try (OutputStream out = Files.newOutputStream(jar);

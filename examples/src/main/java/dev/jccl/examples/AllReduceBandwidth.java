@@ -1,0 +1,47 @@
+package dev.jccl.examples;
+
+import dev.jccl.Communicator;
+import dev.jccl.ReduceOp;
+import java.io.PrintStream;
+import java.util.Locale;
+
+/**
+ * After training: what one AllReduce of the model's gradients costs on this communicator, measured the way {@code jccl
+ * perf} measures it (a few untimed calls, then the mean of timed ones; the slowest rank's mean), so that the training
+ * run also says how fast Jccl moved its data. A buffer of its own: the model's weights are not touched.
+ */
+final class AllReduceBandwidth {
+    private static final int WARMUP_CALLS = 3;
+    private static final int TIMED_CALLS = 10;
+
+    private AllReduceBandwidth() {}
+
+    /** Runs on every rank (it is collective); rank 0, whose {@code out} is not null, prints one line. */
+    static void measureAndPrint(Communicator comm, int floats, PrintStream out) {
+        float[] buffer = new float[floats];
+        for (int i = 0; i < WARMUP_CALLS; i++) comm.allReduce(buffer, ReduceOp.SUM);
+        comm.barrier();
+        long start = System.nanoTime();
+        for (int i = 0; i < TIMED_CALLS; i++) comm.allReduce(buffer, ReduceOp.SUM);
+        double[] seconds = {(System.nanoTime() - start) / 1e9 / TIMED_CALLS};
+        comm.allReduce(seconds, ReduceOp.MAX);
+        if (out == null) return;
+        long bytes = 4L * floats;
+        int n = comm.size();
+        double algbw = bytes / seconds[0] / 1e9;
+        // busbw as nccl-tests defines it for AllReduce: the traffic on the busiest link, 2(n-1)/n of the data.
+        double busbw = n > 1 ? algbw * 2 * (n - 1) / n : algbw;
+        out.printf(
+                Locale.ROOT,
+                "AllReduce of the %.1f MiB of gradients on %d rank%s: %.2f ms per call, algbw %.2f GB/s, busbw %.2f"
+                        + " GB/s (mean of %d calls, slowest rank; `./jccl perf all_reduce -np %d` measures more)%n",
+                bytes / (double) (1 << 20),
+                n,
+                n == 1 ? "" : "s",
+                seconds[0] * 1e3,
+                algbw,
+                busbw,
+                TIMED_CALLS,
+                n);
+    }
+}
