@@ -16,8 +16,8 @@ final class AllReduceBandwidth {
 
     private AllReduceBandwidth() {}
 
-    /** Runs on every rank (it is collective); rank 0, whose {@code out} is not null, prints one line. */
-    static void measureAndPrint(Communicator comm, int floats, PrintStream out) {
+    /** Runs on every rank (it is collective); returns the line to print on rank 0 (whose {@code out} is not null). */
+    static String measure(Communicator comm, int floats, PrintStream out) {
         float[] buffer = new float[floats];
         for (int i = 0; i < WARMUP_CALLS; i++) comm.allReduce(buffer, ReduceOp.SUM);
         comm.barrier();
@@ -25,17 +25,19 @@ final class AllReduceBandwidth {
         for (int i = 0; i < TIMED_CALLS; i++) comm.allReduce(buffer, ReduceOp.SUM);
         double[] seconds = {(System.nanoTime() - start) / 1e9 / TIMED_CALLS};
         comm.allReduce(seconds, ReduceOp.MAX);
-        if (out == null) return;
+        if (out == null) return null;
         long bytes = 4L * floats;
         int n = comm.size();
         double algbw = bytes / seconds[0] / 1e9;
         // busbw as nccl-tests defines it for AllReduce: the traffic on the busiest link, 2(n-1)/n of the data.
         double busbw = n > 1 ? algbw * 2 * (n - 1) / n : algbw;
-        out.printf(
+        return String.format(
                 Locale.ROOT,
-                "AllReduce of the %.1f MiB of gradients on %d rank%s: %.2f ms per call, algbw %.2f GB/s, busbw %.2f"
-                        + " GB/s (mean of %d calls, slowest rank; `./jccl perf all_reduce -np %d` measures more)%n",
-                bytes / (double) (1 << 20),
+                "AllReduce of the %s of gradients on %d rank%s: %.2f ms per call, algbw %.2f GB/s, busbw %.2f"
+                        + " GB/s (mean of %d calls, slowest rank; `./jccl perf all_reduce -np %d` measures more)",
+                bytes >= 1 << 20
+                        ? String.format(Locale.ROOT, "%.1f MiB", bytes / (double) (1 << 20))
+                        : String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0),
                 n,
                 n == 1 ? "" : "s",
                 seconds[0] * 1e3,

@@ -158,7 +158,7 @@ public final class DataParallelTraining {
         double[] averaged = new double[timings.length * Timing.FIELDS];
         for (int k = 0; k < timings.length; k++) timings[k].copyTo(averaged, k * Timing.FIELDS);
         comm.allReduce(averaged, ReduceOp.AVG);
-        AllReduceBandwidth.measureAndPrint(comm, model.params.length, out);
+        String bandwidth = AllReduceBandwidth.measure(comm, model.params.length, out);
         if (out != null) {
             String over = comm.size() > 1 ? "averaged over ranks" : "one rank";
             for (int k = 0; k < timings.length; k++) {
@@ -174,6 +174,7 @@ public final class DataParallelTraining {
                         on.medianStep(),
                         100 * (off.medianStep() - on.medianStep()) / off.medianStep());
             }
+            out.println(bandwidth);
             out.println(fingerprint(model.params));
         }
         return model.params.clone();

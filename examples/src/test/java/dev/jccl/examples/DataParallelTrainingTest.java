@@ -255,6 +255,7 @@ class DataParallelTrainingTest {
                 "computing (batch, forward, backward, update)",
                 "communicating (blocked on AllReduce)",
                 "AllReduce in flight",
+                "AllReduce of the 21.4 KiB of gradients on 2 ranks: ",
                 "weights after training: L2 norm ")) {
             assertTrue(rank0.contains(expected), "rank 0 did not print \"" + expected + "\":\n" + rank0);
         }
