@@ -11,7 +11,10 @@ import java.util.Locale;
  * run also says how fast Jccl moved its data. A buffer of its own: the model's weights are not touched.
  */
 final class AllReduceBandwidth {
-    private static final int WARMUP_CALLS = 3;
+    /** Calls between two checks of whether every rank has warmed up for {@link #WARMUP_NANOS}. */
+    private static final int WARMUP_CALLS = 5;
+
+    private static final long WARMUP_NANOS = 2_000_000_000L;
     private static final int TIMED_CALLS = 10;
 
     private AllReduceBandwidth() {}
@@ -19,7 +22,18 @@ final class AllReduceBandwidth {
     /** Runs on every rank (it is collective); returns the line to print on rank 0 (whose {@code out} is not null). */
     static String measure(Communicator comm, int floats, PrintStream out) {
         float[] buffer = new float[floats];
-        for (int i = 0; i < WARMUP_CALLS; i++) comm.allReduce(buffer, ReduceOp.SUM);
+        // Warm-up by time, agreed by all ranks: this call's shape (one whole-model AllReduce) is not the
+        // training's (buckets); in a fresh JVM its first hundred calls ran 4x slower than steady state on a
+        // 2-core VM with 4 ranks while the JIT compiled it. Every rank leaves once every rank has warmed up.
+        // (Measured 2026-11-26: here, after training, 5 MiB still took 23-34 ms where a fresh JVM's steady
+        // state is 6-8 ms, and 4 s of warm-up instead of 2 changed nothing; not yet explained.)
+        long warmUpStart = System.nanoTime();
+        int[] warm = {0};
+        while (warm[0] == 0) {
+            for (int i = 0; i < WARMUP_CALLS; i++) comm.allReduce(buffer, ReduceOp.SUM);
+            warm[0] = System.nanoTime() - warmUpStart >= WARMUP_NANOS ? 1 : 0;
+            comm.allReduce(warm, ReduceOp.MIN);
+        }
         comm.barrier();
         long start = System.nanoTime();
         for (int i = 0; i < TIMED_CALLS; i++) comm.allReduce(buffer, ReduceOp.SUM);
