@@ -11,15 +11,13 @@ import java.util.List;
  *
  * @param threads {@code -t}: ranks as threads of one process; Jccl's perf runs one rank per process
  * @param gpus {@code -g}: GPUs per thread; one device per rank
- * @param aggIters {@code -m}: carried out by the benchmark; checked here
  * @param cycles {@code -N}: carried out by the command; checked here
  * @param parallelInit {@code -p}: threads that initialise the ranks of one process
  * @param cudaGraphs {@code -G}: replays of a captured CUDA graph
  * @param cpuTime {@code -C}: CPU time instead of CUDA event time
  * @param register {@code -R}: buffer registration (1 local, 2 symmetric)
  */
-record NcclTestsFlags(
-        int threads, int gpus, int aggIters, int cycles, int parallelInit, int cudaGraphs, int cpuTime, int register) {
+record NcclTestsFlags(int threads, int gpus, int cycles, int parallelInit, int cudaGraphs, int cpuTime, int register) {
 
     NcclTestsFlags {
         if (threads != 1) {
@@ -30,7 +28,6 @@ record NcclTestsFlags(
             throw new IllegalArgumentException("-g " + gpus + ": jccl perf drives one device per rank; start one"
                     + " process per GPU instead (-np, or mpirun/srun with one task per GPU) and pass --device cuda");
         }
-        if (aggIters < 1) throw new IllegalArgumentException("-m (agg_iters) must be at least 1, got " + aggIters);
         if (cycles < 0) throw new IllegalArgumentException("-N (run_cycles) must be 0 (run until stopped) or more");
         requireRange("-p (parallel_init)", parallelInit, 0, 1);
         if (cudaGraphs < 0) throw new IllegalArgumentException("-G (cudagraph) must not be negative");

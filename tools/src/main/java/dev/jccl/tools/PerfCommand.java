@@ -302,24 +302,7 @@ final class PerfCommand implements Callable<Integer> {
                 PerfTarget target = where.open(comm, localRank, env)) {
             boolean progress = comm.rank() == 0 && (Boolean.getBoolean(PROGRESS_PROPERTY) || onTerminal());
             if (comm.rank() == 0) flags.notes().forEach(parent.out()::println);
-            PerfOptions run = new PerfOptions(
-                    options.collective(),
-                    options.sweep(),
-                    options.iters(),
-                    options.warmupIters(),
-                    options.warmupSeconds(),
-                    options.checks(),
-                    options.ops(),
-                    options.types(),
-                    options.roots(),
-                    options.calls(),
-                    options.average(),
-                    options.corrupt(),
-                    options.json(),
-                    options.plot(),
-                    progress,
-                    options.arguments(),
-                    aggIters);
+            PerfOptions run = options.withProgress(progress);
             long wrongRows = 0;
             for (int cycle = 0; cycles == 0 || cycle < cycles; cycle++) {
                 PerfReport report = new PerfBenchmark(comm, target, run, parent.out(), parent.err()).run();
@@ -401,7 +384,7 @@ final class PerfCommand implements Callable<Integer> {
     /** nccl-tests' flags that Jccl takes with another or no meaning: refused here, or noted by rank 0. */
     private NcclTestsFlags ncclTestsFlags() {
         try {
-            return new NcclTestsFlags(threads, gpus, aggIters, cycles, parallelInit, cudaGraphs, cpuTime, register);
+            return new NcclTestsFlags(threads, gpus, cycles, parallelInit, cudaGraphs, cpuTime, register);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -440,7 +423,8 @@ final class PerfCommand implements Callable<Integer> {
                     json,
                     plot,
                     false,
-                    perfArguments());
+                    perfArguments(),
+                    aggIters);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

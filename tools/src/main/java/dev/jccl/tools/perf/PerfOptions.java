@@ -39,25 +39,9 @@ public record PerfOptions(
         List<String> arguments,
         int aggIters) {
 
-    /** Options with nccl-tests' default of one operation per iteration ({@code -m 1}). */
-    public PerfOptions(
-            PerfCollective collective,
-            SizeSweep sweep,
-            int iters,
-            int warmupIters,
-            double warmupSeconds,
-            int checks,
-            List<ReduceOp> ops,
-            List<DataType> types,
-            List<Integer> roots,
-            Calls calls,
-            int average,
-            boolean corrupt,
-            Path json,
-            Path plot,
-            boolean progress,
-            List<String> arguments) {
-        this(
+    /** The same options, with rank 0's progress line allowed or not (decided once the rank is known). */
+    public PerfOptions withProgress(boolean progressLine) {
+        return new PerfOptions(
                 collective,
                 sweep,
                 iters,
@@ -72,9 +56,9 @@ public record PerfOptions(
                 corrupt,
                 json,
                 plot,
-                progress,
+                progressLine,
                 arguments,
-                1);
+                aggIters);
     }
 
     /** {@code -z}: how the timed iterations call the communicator. */

@@ -140,7 +140,8 @@ class PerfBenchmarkTest {
                 null,
                 null,
                 false,
-                o.arguments());
+                o.arguments(),
+                1);
         Run run = run(3, blocking);
         assertTrue(
                 run.table.contains("# Blocking Enabled: wait for completion and barrier after each collective"),
@@ -177,7 +178,8 @@ class PerfBenchmarkTest {
                 null,
                 null,
                 true,
-                o.arguments());
+                o.arguments(),
+                1);
         ByteArrayOutputStream[] progress = {new ByteArrayOutputStream(), new ByteArrayOutputStream()};
         List<Object> results = TestRanks.run(
                 2,
@@ -266,6 +268,7 @@ class PerfBenchmarkTest {
                 null,
                 null,
                 false,
-                List.of("test"));
+                List.of("test"),
+                1);
     }
 }
