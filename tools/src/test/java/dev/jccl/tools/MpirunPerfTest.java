@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.*;
 import dev.jccl.Config;
 import dev.jccl.TestRanks;
 import dev.jccl.UniqueId;
+import java.io.IOException;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +20,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * `jccl perf` started by the real Open MPI mpirun: each process is a rank, rank 0 prints one table, every row checks
@@ -32,27 +37,8 @@ class MpirunPerfTest {
         Assumptions.assumeTrue(
                 TestRanks.onPath("mpirun"),
                 "mpirun is not installed here (apt-get install openmpi-bin); .ci/run installs it");
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close(); // rank 0, in its own process, binds it
-        List<String> cmd = new ArrayList<>(List.of(
-                "mpirun",
-                "--allow-run-as-root",
-                "--oversubscribe",
-                "--bind-to",
-                "none",
-                "-np",
-                "3",
-                "--mca",
-                "oob_tcp_if_include",
-                "lo",
-                "--mca",
-                "btl_tcp_if_include",
-                "lo",
-                "-x",
-                "JCCL_ID=" + id,
-                "-x",
-                "JCCL_SOCKET_IFNAME=lo",
+        List<String> cmd = mpirunOnLoopback(3);
+        cmd.addAll(List.of(
                 Cli.java().toString(),
                 "-cp",
                 Cli.classPath(),
@@ -71,9 +57,7 @@ class MpirunPerfTest {
                 "1",
                 "--warmup-time",
                 "0"));
-        Map<String, String> env = Cli.cleanEnvironment();
-        env.keySet().removeIf(k -> k.startsWith("OMPI_COMM_WORLD"));
-        Cli.Result r = Cli.exec(cmd, env, null, Duration.ofMinutes(4));
+        Cli.Result r = Cli.exec(cmd, mpirunEnvironment(), null, Duration.ofMinutes(4));
         assertEquals(0, r.code(), r::toString);
         assertTrue(r.out().contains("# Jccl") && r.out().contains("3 ranks"), r::toString);
         assertEquals(
@@ -97,14 +81,12 @@ class MpirunPerfTest {
      * stand-in that starts this build's classes (the real one would build the jar, which the suite has not made yet).
      */
     @Test
-    void theNcclTestsLauncherTakesNcclTestsFlagsUnderMpirun(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
-            throws Exception {
+    void theNcclTestsLauncherTakesNcclTestsFlagsUnderMpirun(@TempDir Path tmp) throws Exception {
         Assumptions.assumeTrue(
                 TestRanks.onPath("mpirun"),
                 "mpirun is not installed here (apt-get install openmpi-bin); .ci/run installs it");
-        java.nio.file.Path repoLaunchers =
-                java.nio.file.Path.of("").toAbsolutePath().getParent().resolve("nccl-tests");
-        java.nio.file.Path launchers = java.nio.file.Files.createDirectories(tmp.resolve("nccl-tests"));
+        Path repoLaunchers = Path.of("").toAbsolutePath().getParent().resolve("nccl-tests");
+        Path launchers = Files.createDirectories(tmp.resolve("nccl-tests"));
         for (String name : List.of(
                 "all_reduce_perf",
                 "all_gather_perf",
@@ -113,39 +95,17 @@ class MpirunPerfTest {
                 "reduce_scatter_perf",
                 "alltoall_perf",
                 "sendrecv_perf")) {
-            assertTrue(java.nio.file.Files.isExecutable(repoLaunchers.resolve(name)), name + " is missing");
-            java.nio.file.Files.copy(
-                    repoLaunchers.resolve(name),
-                    launchers.resolve(name),
-                    java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+            assertTrue(Files.isExecutable(repoLaunchers.resolve(name)), name + " is missing");
+            Files.copy(repoLaunchers.resolve(name), launchers.resolve(name), StandardCopyOption.COPY_ATTRIBUTES);
         }
-        java.nio.file.Path standIn = tmp.resolve("jccl");
-        java.nio.file.Files.writeString(
+        Path standIn = tmp.resolve("jccl");
+        Files.writeString(
                 standIn,
                 "#!/usr/bin/env bash\nexec '" + Cli.java() + "' -cp '" + Cli.classPath() + "' "
                         + JcclCommand.class.getName() + " \"$@\"\n");
         standIn.toFile().setExecutable(true);
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
-        List<String> cmd = List.of(
-                "mpirun",
-                "--allow-run-as-root",
-                "--oversubscribe",
-                "--bind-to",
-                "none",
-                "-np",
-                "2",
-                "--mca",
-                "oob_tcp_if_include",
-                "lo",
-                "--mca",
-                "btl_tcp_if_include",
-                "lo",
-                "-x",
-                "JCCL_ID=" + id,
-                "-x",
-                "JCCL_SOCKET_IFNAME=lo",
+        List<String> cmd = mpirunOnLoopback(2);
+        cmd.addAll(List.of(
                 launchers.resolve("all_reduce_perf").toString(),
                 "-b",
                 "8",
@@ -168,13 +128,46 @@ class MpirunPerfTest {
                 "-m",
                 "2",
                 "--warmup-time",
-                "0");
-        Map<String, String> env = Cli.cleanEnvironment();
-        env.keySet().removeIf(k -> k.startsWith("OMPI_COMM_WORLD"));
-        Cli.Result r = Cli.exec(cmd, env, null, Duration.ofMinutes(4));
+                "0"));
+        Cli.Result r = Cli.exec(cmd, mpirunEnvironment(), null, Duration.ofMinutes(4));
         assertEquals(0, r.code(), r::toString);
         assertTrue(r.out().contains("agg iters: 2") && r.out().contains("2 ranks"), r::toString);
         long rows = r.out().lines().filter(l -> ROW.matcher(l).matches()).count();
         assertEquals(14, rows, "8 B to 64 KiB by ×2:\n" + r);
+    }
+
+    /**
+     * {@code mpirun} for {@code np} processes on this host's loopback, root allowed, with a fresh JCCL_ID whose
+     * listener is left for rank 0 to bind in its own process; the program and its arguments follow.
+     */
+    private static List<String> mpirunOnLoopback(int np) throws IOException {
+        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
+        ServerSocketChannel reserved = id.takeReservedListener();
+        if (reserved != null) reserved.close(); // rank 0, in its own process, binds it
+        return new ArrayList<>(List.of(
+                "mpirun",
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "--bind-to",
+                "none",
+                "-np",
+                Integer.toString(np),
+                "--mca",
+                "oob_tcp_if_include",
+                "lo",
+                "--mca",
+                "btl_tcp_if_include",
+                "lo",
+                "-x",
+                "JCCL_ID=" + id,
+                "-x",
+                "JCCL_SOCKET_IFNAME=lo"));
+    }
+
+    /** This JVM's environment without the variables of an mpirun that may have started it. */
+    private static Map<String, String> mpirunEnvironment() {
+        Map<String, String> env = Cli.cleanEnvironment();
+        env.keySet().removeIf(k -> k.startsWith("OMPI_COMM_WORLD"));
+        return env;
     }
 }
