@@ -1,11 +1,9 @@
 package dev.jccl.tools.trace;
 
 import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.core.util.DefaultIndenter;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.jccl.tools.JsonStyle;
 
 /**
  * {@code jccl trace --json}'s writer, apart from {@link TraceCommand}: picocli reads the command's declared members
@@ -13,15 +11,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
  * the class path (the launcher tests run {@code jccl} with only its own classes, core and picocli).
  */
 final class TraceJson {
-    private static final ObjectWriter JSON = JsonMapper.builder()
-            .build()
-            .writer(new DefaultPrettyPrinter()
-                    .withSeparators(Separators.createDefaultInstance()
-                            .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
-                            .withObjectEmptySeparator("")
-                            .withArrayEmptySeparator(""))
-                    .withObjectIndenter(new DefaultIndenter("  ", "\n"))
-                    .withArrayIndenter(new DefaultIndenter("  ", "\n")));
+    private static final ObjectWriter JSON = JsonMapper.builder().build().writer(JsonStyle.prettyPrinter());
 
     private TraceJson() {}
 
