@@ -289,6 +289,8 @@ final class UcxTransport implements NetTransport {
         MemorySegment staging;
         UcpRequest request;
         UcpRequest payloadRequest;
+        /** The header arrived and matched the expected one; only the payload is awaited. */
+        boolean headerChecked;
 
         IncomingFrame(int peer, FrameHeader expected, RecvSink sink, TransferHandle handle, long tag) {
             this.peer = peer;
@@ -382,8 +384,11 @@ final class UcxTransport implements NetTransport {
                 continue;
             }
             // The header first: an abandon frame or a different header explains a payload that never comes or does
-            // not fit.
-            checkHeader(f);
+            // not fit. Once: a large payload keeps the frame here for many rounds.
+            if (!f.headerChecked) {
+                checkHeader(f);
+                f.headerChecked = true;
+            }
             if (f.payloadCompletion.error != null) {
                 throw new PeerLostException(f.peer, "UCX receive failed: " + f.payloadCompletion.error, null);
             }
