@@ -175,9 +175,9 @@ class ReferenceSelfTest {
     }
 
     /**
-     * A {@link TestData.Source} (which keeps the last hash) gives element for element the bits of
-     * {@link TestData#bits}: ranks fill their inputs with one and checks regenerate them with either. Read in order,
-     * backwards and at random, so that the kept hash is reused and replaced.
+     * A {@link TestData.Source} read element after element (its kept hash reused and replaced) gives the bits that
+     * {@link TestData#bits}, a fresh source per element, gives: ranks fill their inputs with one and checks regenerate
+     * them with either. Read in order, backwards and at random.
      */
     @Test
     void aSourceGivesTheSameBitsAsTheStatelessFunction() {

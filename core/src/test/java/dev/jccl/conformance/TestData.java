@@ -53,27 +53,14 @@ final class TestData {
 
     /** Raw bits of element {@code index} (zero-extended to the type's width). */
     static long bits(long seed, int rank, long index, DataType t, Dist d) {
-        return bitsFromBase(base(seed, rank), index, t, d);
+        return new Source(seed, rank, t, d).bits(index);
     }
 
     /**
-     * One 64-bit hash serves several elements (8 bytes of INT8, 4 FLOAT16s, 8 small integers…): every rank regenerates
-     * every other rank's input, so this is the suite's hottest loop. A {@link Source} gives the same bits faster when
-     * elements are read in order.
-     */
-    static long bitsFromBase(long base, long index, DataType t, Dist d) {
-        return switch (d) {
-            case BITS -> fromHash(hash(base, index >>> lanesLog2(t)), index, t);
-            case SMALL_INTS -> SMALL_INT_BITS[t.ordinal()][smallIntLane(byteLane(base, index))];
-            case POWERS_OF_TWO -> POWER_BITS[t.ordinal()][powerLane(byteLane(base, index))];
-            case GAUSSIAN -> gaussianBits(hash(base, index), t);
-        };
-    }
-
-    /**
-     * One rank's input of one case, read element by element: the same bits as {@link #bitsFromBase}, with the last hash
-     * kept, since consecutive elements share it (a check reads every element of a result, regenerating each rank's
-     * input). One per thread: it is not safe to share.
+     * One rank's input of one case, read element by element. One 64-bit hash serves several elements (8 bytes of INT8,
+     * 4 FLOAT16s, 8 small integers…), and every rank regenerates every other rank's input, so this is the suite's
+     * hottest loop: a source keeps the last hash, which consecutive elements share. One per thread: it is not safe to
+     * share.
      */
     static final class Source {
         private final long base;
@@ -156,11 +143,6 @@ final class TestData {
 
     private static long hash(long base, long block) {
         return mix(base + block * 0x9E3779B97F4A7C15L);
-    }
-
-    /** Byte {@code index % 8} of hash {@code index / 8}, 0..255. */
-    private static long byteLane(long base, long index) {
-        return (hash(base, index >>> 3) >>> ((index & 7) * 8)) & 0xFF;
     }
 
     /** Writes elements {@code 0..count-1} of rank {@code rank}'s input into {@code s}. */
