@@ -384,6 +384,15 @@ public final class Config {
         return traceDir;
     }
 
+    /**
+     * Where a setting's value came from: the variable that set it ({@code JCCL_TIMEOUT}, {@code NCCL_SOCKET_IFNAME}…),
+     * {@code "builder"}, or {@code "default"}. Settings are named as in {@link #describe()}'s first column, e.g.
+     * {@code timeout}, {@code socketIfname}; integrations use it to fill in only what the user left unset.
+     */
+    public String sourceOf(String setting) {
+        return sources.getOrDefault(setting, "default");
+    }
+
     /** Bound on every wait: bootstrap, connection set-up, each collective. */
     public Duration timeout() {
         return timeout;

@@ -29,6 +29,16 @@ class ConfigTest {
     }
 
     @Test
+    void sourceOfSaysWhetherTheUserSetASetting() {
+        Config c = Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "30s", "NCCL_SOCKET_IFNAME", "eth"));
+        assertEquals("JCCL_TIMEOUT", c.sourceOf("timeout"));
+        assertEquals("NCCL_SOCKET_IFNAME", c.sourceOf("socketIfname"));
+        assertEquals("default", c.sourceOf("buffSize"));
+        assertEquals("builder", c.toBuilder().buffSize(1 << 20).build().sourceOf("buffSize"));
+        assertEquals("default", Config.fromEnvironment(Map.of()).sourceOf("timeout"));
+    }
+
+    @Test
     void debugSinkIsReadAndDescribed() {
         assertEquals(Config.DebugSink.AUTO, Config.fromEnvironment(Map.of()).debugSink());
         Config c = Config.fromEnvironment(Map.of("JCCL_DEBUG_SINK", "Logger"));
