@@ -34,7 +34,9 @@ record TrainingOptions(
         int bucketBytes,
         Overlap overlap,
         long seed,
-        int warmupSteps) {
+        int warmupSteps)
+        // Spark ships the options to its executors (SparkTraining).
+        implements java.io.Serializable {
 
     /** When the AllReduce of a bucket starts. */
     enum Overlap {

@@ -29,7 +29,7 @@ class DataParallelTrainingTest {
      * A small model (5,477 parameters, so 6 buckets of 4 KiB: several per layer, and the first ones reduced while the
      * backward pass is still in the lower layers) and 48 steps of SGD with momentum.
      */
-    private static final TrainingOptions SMALL = TrainingOptions.parse(
+    static final TrainingOptions SMALL = TrainingOptions.parse(
             "--inputs",
             "32",
             "--hidden",
@@ -63,7 +63,7 @@ class DataParallelTrainingTest {
      * moves the weights 2e-4 after 128 steps and 1e-2 after 384, exactly as far as 4 ranks do), so a long run could not
      * tell a wrong sum from a reordered one.
      */
-    private static final double TOLERANCE = 1e-5;
+    static final double TOLERANCE = 1e-5;
 
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 4})
@@ -270,7 +270,7 @@ class DataParallelTrainingTest {
     }
 
     /** One process, no communicator, the whole batch every step. */
-    private static float[] trainAlone(TrainingOptions o) {
+    static float[] trainAlone(TrainingOptions o) {
         TeacherDataset data = TeacherDataset.of(o);
         Mlp model = new Mlp(o.widths(), o.seed());
         DataParallelTrainer t = new DataParallelTrainer(o, data, 0, 1, model, GradientExchange.NONE);
@@ -292,7 +292,7 @@ class DataParallelTrainingTest {
     }
 
     /** max |a − b| over max |b|. */
-    private static double relativeDifference(float[] a, float[] b) {
+    static double relativeDifference(float[] a, float[] b) {
         double diff = 0, scale = 0;
         for (int k = 0; k < b.length; k++) {
             diff = Math.max(diff, Math.abs((double) a[k] - b[k]));
