@@ -16,22 +16,39 @@ import java.util.Objects;
  * immutable and thread-safe.
  */
 public final class Config {
-    /** Variables this class reads, with the NCCL alias where there is one. */
+    /**
+     * Deadline of every wait ({@code 300s} by default; {@code 90}, {@code 90s}, {@code 2m}, {@code 500ms}). The suffix
+     * constants below name variables read as {@code JCCL_<suffix>}, or else as NCCL's {@code NCCL_<suffix>}.
+     */
     public static final String TIMEOUT = "JCCL_TIMEOUT";
 
+    /** Network interfaces to use: name prefixes, {@code ^} to exclude, {@code =} for exact names. */
     public static final String SOCKET_IFNAME = "SOCKET_IFNAME";
+    /** Debug level: {@code VERSION}, {@code WARN}, {@code INFO} or {@code TRACE} (see {@link DebugLevel}). */
     public static final String DEBUG = "DEBUG";
+    /** Subsystems whose debug lines are printed ({@code INIT,COLL,NET,…}; {@code ^} excludes). */
     public static final String DEBUG_SUBSYS = "DEBUG_SUBSYS";
+    /** Algorithms the tuner may choose from ({@code ring}, {@code ^tree}, …). */
     public static final String ALGO = "ALGO";
+    /** Protocols the tuner may choose from. */
     public static final String PROTO = "PROTO";
+    /** Staging bytes per connection (default 4 MiB); chunks are a quarter of it. */
     public static final String BUFFSIZE = "BUFFSIZE";
+    /** NCCL's TCP helper threads per connection (1..16): checked and shown, not used; Jccl's TCP has one. */
     public static final String SOCKET_NTHREADS = "SOCKET_NTHREADS";
+    /** NCCL's sockets per helper thread (1..16): checked and shown, not used; Jccl opens one per peer. */
     public static final String NSOCKS_PERTHREAD = "NSOCKS_PERTHREAD";
+    /** Accepted for NCCL compatibility; Jccl's channels are chosen per transport. */
     public static final String MIN_NCHANNELS = "MIN_NCHANNELS";
+    /** Accepted for NCCL compatibility; Jccl's channels are chosen per transport. */
     public static final String MAX_NCHANNELS = "MAX_NCHANNELS";
+    /** {@code 1} makes ranks on the same host talk over TCP instead of shared memory. */
     public static final String SHM_DISABLE = "SHM_DISABLE";
+    /** Network transport between hosts: {@code Socket} (default) or a plugin's name, such as {@code UCX}. */
     public static final String NET = "NET";
+    /** RDMA devices (and ports) a network plugin may use, in NCCL's syntax ({@code mlx5_0:1,^mlx5_3}). */
     public static final String IB_HCA = "IB_HCA";
+    /** Overrides which host a rank counts as on (ranks of one host share memory). */
     public static final String HOSTID = "HOSTID";
     /** Whether this host's ranks share CPUs: {@code auto} (default), {@code 1} or {@code 0}. */
     public static final String OVERSUBSCRIBED = "JCCL_OVERSUBSCRIBED";
@@ -81,20 +98,28 @@ public final class Config {
             "JCCL_NCCL_LIB",
             "JCCL_CUDA_PATH");
 
+    /** Deadline of every wait when {@code JCCL_TIMEOUT} is not set. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(300);
     /** Bytes of staging per connection; chunks are a quarter of it so that two are always in flight. */
     public static final int DEFAULT_BUFFSIZE = 4 << 20;
 
+    /** The smallest accepted {@code BUFFSIZE}. */
     public static final int MIN_BUFFSIZE = 4 << 10;
 
+    /** Operations the flight recorder keeps when {@code JCCL_TRACE_BUFFER} is not set. */
     public static final int DEFAULT_TRACE_BUFFER = 2048;
 
     /** NCCL-style debug levels, in increasing verbosity. */
     public enum DebugLevel {
+        /** Nothing. */
         NONE,
+        /** The version banner only. */
         VERSION,
+        /** Errors and warnings (the default). */
         WARN,
+        /** Also set-up: transports per peer, interfaces, tuner choices. */
         INFO,
+        /** Also every operation. */
         TRACE
     }
 
@@ -104,8 +129,11 @@ public final class Config {
      * application has installed its own {@link System.LoggerFinder} and stdout otherwise.
      */
     public enum DebugSink {
+        /** The logger if the application installed a {@link System.LoggerFinder}, else stdout. */
         AUTO,
+        /** NCCL-shaped lines on stdout. */
         STDOUT,
+        /** {@link System.Logger} records. */
         LOGGER
     }
 
@@ -115,8 +143,11 @@ public final class Config {
      * compares this host's ranks with the CPUs the JVM may use (its affinity mask and a container's CPU quota).
      */
     public enum Oversubscription {
+        /** Decided by comparing this host's ranks with the JVM's CPUs. */
         AUTO,
+        /** The ranks share CPUs: waiters yield. */
         YES,
+        /** Every rank has a CPU: waiters may spin. */
         NO
     }
 
@@ -160,6 +191,7 @@ public final class Config {
         this.sources = Map.copyOf(b.sources);
     }
 
+    /** A builder with every setting at its default. */
     public static Builder builder() {
         return new Builder();
     }
@@ -403,6 +435,7 @@ public final class Config {
         return socketIfname;
     }
 
+    /** How much is logged ({@code JCCL_DEBUG}). */
     public DebugLevel debugLevel() {
         return debugLevel;
     }
@@ -437,14 +470,17 @@ public final class Config {
         return Math.max(MIN_BUFFSIZE / 4, buffSize / 4);
     }
 
+    /** {@code JCCL_SOCKET_NTHREADS}, as set; the TCP transport does not use it yet. */
     public int socketThreads() {
         return socketThreads;
     }
 
+    /** {@code JCCL_NSOCKS_PERTHREAD}, as set; the TCP transport does not use it yet. */
     public int socketsPerThread() {
         return socketsPerThread;
     }
 
+    /** True when ranks on one host use TCP instead of shared memory ({@code JCCL_SHM_DISABLE}). */
     public boolean shmDisable() {
         return shmDisable;
     }
@@ -454,6 +490,7 @@ public final class Config {
         return net;
     }
 
+    /** RDMA device filter for network plugins ({@code JCCL_IB_HCA}), or null for all devices. */
     public String ibHca() {
         return ibHca;
     }
@@ -538,6 +575,7 @@ public final class Config {
 
         private Builder() {}
 
+        /** Deadline of every wait; must be positive. */
         public Builder timeout(Duration timeout) {
             Objects.requireNonNull(timeout, "timeout");
             if (timeout.isNegative() || timeout.isZero()) {
@@ -548,42 +586,49 @@ public final class Config {
             return this;
         }
 
+        /** Interface filter, in {@code JCCL_SOCKET_IFNAME}'s syntax; null for automatic. */
         public Builder socketIfname(String filter) {
             this.socketIfname = filter == null || filter.isBlank() ? null : filter.trim();
             sources.putIfAbsent("socketIfname", "builder");
             return this;
         }
 
+        /** How much is logged. */
         public Builder debugLevel(DebugLevel level) {
             this.debugLevel = Objects.requireNonNull(level, "level");
             sources.putIfAbsent("debug", "builder");
             return this;
         }
 
+        /** Subsystems to log, in {@code JCCL_DEBUG_SUBSYS}'s syntax; null for the default. */
         public Builder debugSubsys(String subsys) {
             this.debugSubsys = subsys;
             sources.putIfAbsent("debugSubsys", "builder");
             return this;
         }
 
+        /** Where debug lines go. */
         public Builder debugSink(DebugSink sink) {
             this.debugSink = Objects.requireNonNull(sink, "sink");
             sources.putIfAbsent("debugSink", "builder");
             return this;
         }
 
+        /** Algorithms the tuner may choose from; null for all. */
         public Builder algo(String algo) {
             this.algo = algo;
             sources.putIfAbsent("algo", "builder");
             return this;
         }
 
+        /** Protocols the tuner may choose from; null for all. */
         public Builder proto(String proto) {
             this.proto = proto;
             sources.putIfAbsent("proto", "builder");
             return this;
         }
 
+        /** Staging bytes per connection, at least {@link Config#MIN_BUFFSIZE}. */
         public Builder buffSize(int bytes) {
             if (bytes < MIN_BUFFSIZE) {
                 throw new IllegalArgumentException(
@@ -594,6 +639,7 @@ public final class Config {
             return this;
         }
 
+        /** {@code JCCL_SOCKET_NTHREADS}, 1..16 (not used by the TCP transport yet). */
         public Builder socketThreads(int n) {
             if (n < 1 || n > 16) throw new IllegalArgumentException("socket threads must be 1..16, got " + n);
             this.socketThreads = n;
@@ -601,6 +647,7 @@ public final class Config {
             return this;
         }
 
+        /** {@code JCCL_NSOCKS_PERTHREAD}, 1..16 (not used by the TCP transport yet). */
         public Builder socketsPerThread(int n) {
             if (n < 1 || n > 16) throw new IllegalArgumentException("sockets per thread must be 1..16, got " + n);
             this.socketsPerThread = n;
@@ -608,30 +655,35 @@ public final class Config {
             return this;
         }
 
+        /** True to use TCP between ranks of one host. */
         public Builder shmDisable(boolean disable) {
             this.shmDisable = disable;
             sources.putIfAbsent("shmDisable", "builder");
             return this;
         }
 
+        /** Network transport between hosts ({@code Socket}, {@code UCX}); null for the default. */
         public Builder net(String net) {
             this.net = net;
             sources.putIfAbsent("net", "builder");
             return this;
         }
 
+        /** RDMA device filter, in {@code JCCL_IB_HCA}'s syntax; null for all devices. */
         public Builder ibHca(String ibHca) {
             this.ibHca = ibHca;
             sources.putIfAbsent("ibHca", "builder");
             return this;
         }
 
+        /** Which host this rank counts as on; null for host name + boot id. */
         public Builder hostId(String hostId) {
             this.hostId = hostId;
             sources.putIfAbsent("hostId", "builder");
             return this;
         }
 
+        /** Whether this host's ranks share CPUs. */
         public Builder oversubscription(Oversubscription setting) {
             this.oversubscription = Objects.requireNonNull(setting, "setting");
             sources.putIfAbsent("oversubscribed", "builder");
@@ -656,6 +708,7 @@ public final class Config {
             return this;
         }
 
+        /** The configuration, immutable from here on. */
         public Config build() {
             return new Config(this);
         }

@@ -9,15 +9,25 @@ package dev.jccl;
  * width and compared as unsigned by {@link ReduceOp#MIN}/{@link ReduceOp#MAX}.
  */
 public enum DataType {
+    /** Signed 8-bit integer, a Java {@code byte}. */
     INT8(1, "int8"),
+    /** Unsigned 8-bit integer, carried in a {@code byte}. */
     UINT8(1, "uint8"),
+    /** Signed 32-bit integer, a Java {@code int}. */
     INT32(4, "int32"),
+    /** Unsigned 32-bit integer, carried in an {@code int}. */
     UINT32(4, "uint32"),
+    /** Signed 64-bit integer, a Java {@code long}. */
     INT64(8, "int64"),
+    /** Unsigned 64-bit integer, carried in a {@code long}. */
     UINT64(8, "uint64"),
+    /** IEEE 754 binary16 ("half"), carried in a {@code short}. */
     FLOAT16(2, "half"),
+    /** bfloat16: the upper 16 bits of a binary32, carried in a {@code short}. */
     BFLOAT16(2, "bfloat16"),
+    /** IEEE 754 binary32, a Java {@code float}. */
     FLOAT32(4, "float"),
+    /** IEEE 754 binary64, a Java {@code double}. */
     FLOAT64(8, "double");
 
     private final int byteSize;

@@ -14,6 +14,7 @@ import java.util.List;
  * @param decidedBy the rank that gathered the reports and decided
  */
 public record FailureVerdict(List<Integer> culprits, String operation, String explanation, int decidedBy) {
+    /** A verdict; {@code culprits} is copied, so later changes to the caller's list do not show. */
     public FailureVerdict {
         culprits = List.copyOf(culprits);
     }

@@ -5,12 +5,15 @@ package dev.jccl;
  * peer, so that a log line from one rank of a large job is enough to act on.
  */
 public class JcclException extends RuntimeException {
+    /** The agreed root cause, once the ranks have compared notes; see {@link #verdict()}. */
     private volatile FailureVerdict verdict;
 
+    /** An error explained by {@code message}. */
     public JcclException(String message) {
         super(message);
     }
 
+    /** An error explained by {@code message}, caused by {@code cause}. */
     public JcclException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -12,10 +12,15 @@ package dev.jccl;
  * </ul>
  */
 public enum ReduceOp {
+    /** The sum; integers wrap around on overflow, as in Java. */
     SUM("sum"),
+    /** The product; integers wrap around on overflow, as in Java. */
     PROD("prod"),
+    /** The largest value (unsigned types compared as unsigned). */
     MAX("max"),
+    /** The smallest value (unsigned types compared as unsigned). */
     MIN("min"),
+    /** The sum divided by the number of ranks; for integer types the wrapped sum, divided with truncation. */
     AVG("avg");
 
     private final String ncclTestsName;

@@ -8,13 +8,19 @@ import dev.jccl.JcclException;
  * operation, the rank and the chunk.
  */
 public class CudaException extends JcclException {
+    /** CUDA's {@code cudaError_t} value, as {@link #error()} returns it. */
     private final int error;
 
+    /** A failure with CUDA's {@code cudaError_t} {@code error} (0 where none), explained by {@code message}. */
     public CudaException(int error, String message) {
         super(message);
         this.error = error;
     }
 
+    /**
+     * A failure with CUDA's {@code cudaError_t} {@code error} (0 where none), explained by {@code message} and caused
+     * by {@code cause}.
+     */
     public CudaException(int error, String message, Throwable cause) {
         super(message, cause);
         this.error = error;

@@ -16,7 +16,7 @@ public record CudaProbe(
         return new CudaProbe(false, library, runtimeVersion, driverVersion, 0, reason);
     }
 
-    /** {@code CUDA 12.4 (driver 12.6), 8 devices} or the reason it cannot be used. */
+    /** {@code CUDA 12.4 (driver 12.6, libcudart.so.12), 8 devices}, or the reason CUDA cannot be used. */
     public String summary() {
         if (!available) return reason;
         return "CUDA " + CudaRuntime.version(runtimeVersion) + " (driver " + CudaRuntime.version(driverVersion) + ", "

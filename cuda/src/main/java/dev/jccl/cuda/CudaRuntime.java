@@ -279,6 +279,7 @@ public final class CudaRuntime {
         return library;
     }
 
+    /** This libcudart's CUDA version code ({@code 12040} for 12.4; {@link #version} spells it). */
     public int runtimeVersion() {
         MemorySegment out = OUT.get();
         check(call(runtimeGetVersion, out.address()), "cudaRuntimeGetVersion");
@@ -293,6 +294,10 @@ public final class CudaRuntime {
         return out.get(JAVA_INT, 0);
     }
 
+    /**
+     * How many devices this process sees ({@code cudaGetDeviceCount}, which honours {@code CUDA_VISIBLE_DEVICES});
+     * throws {@link CudaException} where CUDA cannot count them (no device, a driver older than the runtime).
+     */
     public int deviceCount() {
         check(rawDeviceCount(), "cudaGetDeviceCount");
         return OUT.get().get(JAVA_INT, 0);
@@ -304,6 +309,7 @@ public final class CudaRuntime {
         return call(getDeviceCount, out.address());
     }
 
+    /** Makes {@code device} the calling thread's current device, which this thread's later calls act on. */
     public void setDevice(int device) {
         check(call(setDevice, device), "cudaSetDevice(" + device + ")");
     }
@@ -352,12 +358,14 @@ public final class CudaRuntime {
         }
     }
 
+    /** Allocates {@code bytes} on the calling thread's current device ({@code cudaMalloc}) and returns the address. */
     public long malloc(long bytes) {
         MemorySegment out = OUT.get();
         check(call(malloc, out.address(), bytes), "cudaMalloc(" + bytes + " bytes)");
         return out.get(JAVA_LONG, 0);
     }
 
+    /** Frees device memory from {@link #malloc} ({@code cudaFree}). */
     public void free(long pointer) {
         check(call(free, pointer), "cudaFree");
     }
@@ -369,6 +377,7 @@ public final class CudaRuntime {
         return out.get(JAVA_LONG, 0);
     }
 
+    /** Frees page-locked host memory from {@link #hostAlloc} ({@code cudaFreeHost}). */
     public void freeHost(long pointer) {
         check(call(freeHost, pointer), "cudaFreeHost");
     }
@@ -378,12 +387,20 @@ public final class CudaRuntime {
         check(call(memcpy, dst, src, bytes, kind), "cudaMemcpy(" + bytes + " bytes, " + kindName(kind) + ")");
     }
 
+    /**
+     * Queues a copy of {@code bytes} bytes from {@code src} to {@code dst} on {@code stream} ({@code cudaMemcpyAsync})
+     * without waiting for it; {@code kind} is a {@code cudaMemcpyKind}, and host memory must stay valid until the copy
+     * has run.
+     */
     public void memcpyAsync(long dst, long src, long bytes, int kind, long stream) {
         check(
                 callAsync(memcpyAsync, dst, src, bytes, kind, stream),
                 "cudaMemcpyAsync(" + bytes + " bytes, " + kindName(kind) + ")");
     }
 
+    /**
+     * Sets {@code bytes} bytes of device memory at {@code dst} to the low byte of {@code value} ({@code cudaMemset}).
+     */
     public void memset(long dst, int value, long bytes) {
         check(call(memset, dst, value, bytes), "cudaMemset(" + bytes + " bytes)");
     }
@@ -395,6 +412,7 @@ public final class CudaRuntime {
         return out.get(JAVA_LONG, 0);
     }
 
+    /** Destroys a stream from {@link #streamCreate} ({@code cudaStreamDestroy}). */
     public void streamDestroy(long stream) {
         check(call(streamDestroy, stream), "cudaStreamDestroy");
     }
@@ -407,6 +425,10 @@ public final class CudaRuntime {
         return true;
     }
 
+    /**
+     * Blocks the calling thread, with no deadline, until everything queued on {@code stream} has finished
+     * ({@code cudaStreamSynchronize}); throws {@link CudaException} if some of it failed.
+     */
     public void streamSynchronize(long stream) {
         check(call(streamSynchronize, stream), "cudaStreamSynchronize");
     }
@@ -418,6 +440,7 @@ public final class CudaRuntime {
         return out.get(JAVA_LONG, 0);
     }
 
+    /** Records {@code event} on {@code stream}, after the work queued so far ({@code cudaEventRecord}). */
     public void eventRecord(long event, long stream) {
         check(call(eventRecord, event, stream), "cudaEventRecord");
     }
@@ -430,6 +453,7 @@ public final class CudaRuntime {
         return true;
     }
 
+    /** Destroys an event from {@link #eventCreate} ({@code cudaEventDestroy}). */
     public void eventDestroy(long event) {
         check(call(eventDestroy, event), "cudaEventDestroy");
     }

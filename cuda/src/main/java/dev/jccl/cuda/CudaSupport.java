@@ -50,8 +50,14 @@ public final class CudaSupport implements AutoCloseable {
             int slots,
             StagingListener listener,
             Map<String, String> environment) {
+        /** Staging slots in flight in {@link #fromEnvironment}'s settings. */
         public static final int DEFAULT_SLOTS = 4;
 
+        /**
+         * Checks the settings and copies {@code environment}: throws {@link NullPointerException} for a null path,
+         * listener or environment, and {@link IllegalArgumentException} for chunks under 16 bytes or fewer than 2
+         * slots.
+         */
         public Options {
             Objects.requireNonNull(path, "path");
             Objects.requireNonNull(listener, "listener");
@@ -72,18 +78,22 @@ public final class CudaSupport implements AutoCloseable {
                     env);
         }
 
+        /** These settings with the path {@code p} instead. */
         public Options withPath(DevicePath.Request p) {
             return new Options(p, chunkBytes, slots, listener, environment);
         }
 
+        /** These settings with staging slots of {@code bytes} bytes (at least 16, the same on every rank) instead. */
         public Options withChunkBytes(long bytes) {
             return new Options(path, bytes, slots, listener, environment);
         }
 
+        /** These settings with {@code n} staging slots in flight (at least 2) instead. */
         public Options withSlots(int n) {
             return new Options(path, chunkBytes, n, listener, environment);
         }
 
+        /** These settings with {@code l} told of every staged chunk's phases instead (not null). */
         public Options withListener(StagingListener l) {
             return new Options(path, chunkBytes, slots, l, environment);
         }
@@ -197,10 +207,15 @@ public final class CudaSupport implements AutoCloseable {
         return memory.device();
     }
 
+    /**
+     * The device memory attached: the caller's, from {@link #attach}, or the one {@link #cuda} opened, which closes
+     * with this.
+     */
     public DeviceMemory memory() {
         return memory;
     }
 
+    /** The path the ranks agreed on when attaching, the same on every rank; {@link #describePath} says why. */
     public DevicePath path() {
         return path;
     }

@@ -8,10 +8,12 @@ import dev.jccl.JcclException;
  * are not affected.
  */
 public class CudaUnavailableException extends JcclException {
+    /** CUDA cannot be used for the reason {@code message} gives. */
     public CudaUnavailableException(String message) {
         super(message);
     }
 
+    /** CUDA cannot be used for the reason {@code message} gives, found out through {@code cause}. */
     public CudaUnavailableException(String message, Throwable cause) {
         super(message, cause);
     }

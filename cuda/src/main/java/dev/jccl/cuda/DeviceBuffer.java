@@ -13,6 +13,10 @@ import java.lang.foreign.MemorySegment;
  * @param device the CUDA device ordinal the memory lives on, {@code >= 0}
  */
 public record DeviceBuffer(long address, long byteSize, int device) {
+    /**
+     * Checks the range: throws {@link IllegalArgumentException} for a negative length or ordinal, address 0 with a
+     * non-zero length, or a range that wraps around the address space.
+     */
     public DeviceBuffer {
         if (byteSize < 0) throw new IllegalArgumentException("device buffer length must be >= 0, got " + byteSize);
         if (device < 0) throw new IllegalArgumentException("device ordinal must be >= 0, got " + device);

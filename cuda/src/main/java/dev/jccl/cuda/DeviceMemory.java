@@ -45,6 +45,10 @@ public interface DeviceMemory extends AutoCloseable {
      */
     MemorySegment allocatePinned(long bytes);
 
+    /**
+     * Frees memory from {@link #allocatePinned}; throws {@link IllegalArgumentException} for a segment this instance
+     * did not allocate or has freed already.
+     */
     void freePinned(MemorySegment pinned);
 
     /** A new non-blocking stream on this device. */

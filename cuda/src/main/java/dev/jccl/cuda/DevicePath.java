@@ -19,7 +19,12 @@ public enum DevicePath {
     public enum Request {
         /** NCCL where every rank can use it and each has its own GPU, else staged. */
         AUTO,
+        /** Always {@link DevicePath#STAGED}, even where NCCL could be used. */
         STAGED,
+        /**
+         * {@link DevicePath#NCCL}; attaching fails on every rank when some rank cannot load NCCL or two ranks share a
+         * GPU.
+         */
         NCCL;
 
         /** Parses {@code auto}, {@code staged} or {@code nccl} (any case); null or blank is AUTO. */

@@ -8,8 +8,10 @@ import dev.jccl.JcclException;
  * {@code ncclGetLastError}'s detail where NCCL has it.
  */
 public class NcclException extends JcclException {
+    /** NCCL's {@code ncclResult_t}, as {@link #result()} returns it. */
     private final int result;
 
+    /** A failure with NCCL's {@code ncclResult_t} {@code result}, explained by {@code message}. */
     public NcclException(int result, String message) {
         super(message);
         this.result = result;

@@ -29,8 +29,11 @@ import java.util.concurrent.locks.LockSupport;
 public final class StandInDeviceMemory implements DeviceMemory {
     /** Which way a copy went. */
     public enum Direction {
+        /** From device memory into host memory ({@link DeviceStream#copyToHost}). */
         DEVICE_TO_HOST,
+        /** From host memory into device memory ({@link DeviceStream#copyToDevice}). */
         HOST_TO_DEVICE,
+        /** Between two device buffers ({@link DeviceStream#copyOnDevice}). */
         DEVICE_TO_DEVICE
     }
 
@@ -40,6 +43,10 @@ public final class StandInDeviceMemory implements DeviceMemory {
      */
     @FunctionalInterface
     public interface CopyListener {
+        /**
+         * Called after {@code bytes} bytes were copied on the stream with handle {@code stream}; not called for
+         * zero-byte copies, the injected failure, or copies skipped after it.
+         */
         void copied(long stream, Direction direction, long bytes, long startNanos, long endNanos);
     }
 
@@ -82,6 +89,7 @@ public final class StandInDeviceMemory implements DeviceMemory {
         return builder().device(device).build();
     }
 
+    /** Settings to build a stand-in from: device 0, instant copies, no listener and no failure unless changed. */
     public static Builder builder() {
         return new Builder();
     }
@@ -118,6 +126,7 @@ public final class StandInDeviceMemory implements DeviceMemory {
             return this;
         }
 
+        /** Told of every copy this stand-in's streams perform, on the stream's thread; null (the default) for none. */
         public Builder listener(CopyListener listener) {
             this.listener = listener;
             return this;
@@ -129,6 +138,7 @@ public final class StandInDeviceMemory implements DeviceMemory {
             return this;
         }
 
+        /** A new stand-in with these settings. */
         public StandInDeviceMemory build() {
             return new StandInDeviceMemory(this);
         }
