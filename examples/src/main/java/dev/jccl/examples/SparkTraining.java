@@ -19,11 +19,12 @@ import org.apache.spark.api.java.JavaSparkContext;
  *
  * <pre>
  * ./mvnw -q -pl examples -am package -DskipTests
- * spark-submit --master 'local[4]' --class dev.jccl.examples.SparkTraining examples/target/jccl-examples.jar --ranks 4
+ * spark-submit --master 'local[4,4]' --class dev.jccl.examples.SparkTraining examples/target/jccl-examples.jar --ranks 4
  * </pre>
  *
- * Without {@code --master} (started with plain {@code java}) it runs on {@code local[ranks]}. The cluster needs
- * {@code --ranks} free task slots at once. If a task fails, Spark fails the others and runs the stage again.
+ * Without {@code --master} (started with plain {@code java}) it runs on {@code local[ranks,4]}: ranks task slots, and
+ * up to 4 tries per task (plain {@code local[n]} gives up after one). The cluster needs {@code --ranks} free task slots
+ * at once. If a task fails, Spark fails the others and runs the stage again.
  */
 public final class SparkTraining {
     static final String USAGE = """
@@ -64,7 +65,7 @@ public final class SparkTraining {
             return;
         }
         SparkConf conf = new SparkConf().setAppName("Jccl data-parallel training");
-        if (!conf.contains("spark.master")) conf.setMaster("local[" + ranks + "]");
+        if (!conf.contains("spark.master")) conf.setMaster("local[" + ranks + ",4]");
         try (JavaSparkContext spark = new JavaSparkContext(conf)) {
             List<RankResult> results = train(spark, ranks, options);
             System.out.print(results.get(0).log());

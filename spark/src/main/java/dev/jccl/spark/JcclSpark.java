@@ -44,7 +44,9 @@ import scala.runtime.AbstractFunction1;
  * {@link BarrierTaskContext#allGather} (no port or tracker to configure); sockets use the interface that holds the
  * executor's Spark address; the timeout is {@code spark.network.timeout} unless {@code JCCL_TIMEOUT} is set; the
  * communicator is closed when the task ends, aborted when the task fails or is killed, so that a dead task fails every
- * task of its stage within moments and Spark's barrier retry restarts the whole gang.
+ * task of its stage within moments, also while they are still joining. Spark then retries the whole gang where the
+ * barrier stage is followed by a shuffle ({@link #run} makes it so); a failed barrier stage that ends the job (a
+ * {@code collect()} right on the barrier RDD) fails the job instead.
  */
 public final class JcclSpark {
     /** Spark's own default for {@code spark.network.timeout}. */
@@ -77,21 +79,36 @@ public final class JcclSpark {
         }
         Config settings = withSparkTimeout(ExecutorNetwork.onExecutorInterface(config, tasks[rank].address()));
 
-        String idText = rank == 0 ? UniqueId.create(settings).toString() : "";
-        String[] all = task.allGather(idText);
-        if (all.length != size || all[0].isEmpty()) {
-            throw new IllegalStateException("barrier allGather returned " + all.length
-                    + " messages without partition 0's communicator id;"
-                    + " was JcclSpark.communicator called on every task?");
+        TaskKill kill = TaskKill.watch(task);
+        UniqueId created = rank == 0 ? UniqueId.create(settings) : null;
+        Communicator comm;
+        try {
+            String[] all = task.allGather(created == null ? "" : created.toString());
+            if (all.length != size || all[0].isEmpty()) {
+                throw new IllegalStateException("barrier allGather returned " + all.length
+                        + " messages without partition 0's communicator id;"
+                        + " was JcclSpark.communicator called on every task?");
+            }
+            UniqueId id = UniqueId.parse(all[0]);
+            comm = kill.awaitJoin(task, () -> Jccl.init(rank, size, id, settings), "jccl-spark-init-p" + rank);
+        } catch (RuntimeException | Error e) {
+            // The bootstrap listener rank 0 reserved is released by a successful join only.
+            if (created != null) closeQuietly(created.takeReservedListener());
+            throw e;
         }
-        Communicator comm = Jccl.init(rank, size, UniqueId.parse(all[0]), settings);
-        KillWatch watch = KillWatch.start(task, comm);
-        task.addTaskFailureListener((TaskFailureListener) (context, error) -> comm.abort());
-        task.addTaskCompletionListener((TaskCompletionListener) context -> {
-            watch.close();
-            comm.close();
-        });
+        kill.abortOnKill(comm);
+        task.addTaskFailureListener((TaskFailureListener) (context, error) -> TaskKill.abortQuietly(comm));
+        task.addTaskCompletionListener((TaskCompletionListener) context -> comm.close());
         return comm;
+    }
+
+    private static void closeQuietly(java.nio.channels.ServerSocketChannel listener) {
+        if (listener == null) return;
+        try {
+            listener.close();
+        } catch (java.io.IOException e) {
+            // Closing a listener that no one connected to: nothing to report.
+        }
     }
 
     /**
@@ -151,14 +168,19 @@ public final class JcclSpark {
         @Override
         public Iterator<Tuple2<Integer, T>> apply(Iterator<Integer> partition) {
             BarrierTaskContext task = BarrierTaskContext.get();
+            Communicator comm = communicator(task);
             T result;
-            try (Communicator comm = communicator(task)) {
+            try {
                 result = rankTask.run(comm);
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Exception e) {
+            } catch (Throwable e) {
+                // Abort, not close: close would first wait for this rank's queued async operations, and the
+                // peers should hear of the failure now.
+                TaskKill.abortQuietly(comm);
+                if (e instanceof RuntimeException r) throw r;
+                if (e instanceof Error r) throw r;
                 throw new IllegalStateException("rank " + task.partitionId() + " failed: " + e, e);
             }
+            comm.close();
             return scala.package$.MODULE$.Iterator().single(new Tuple2<>(task.partitionId(), result));
         }
     }

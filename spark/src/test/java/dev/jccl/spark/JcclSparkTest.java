@@ -24,6 +24,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.SparkException;
 import org.apache.spark.TaskContext;
+import org.apache.spark.TaskKilledException;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -146,7 +147,9 @@ class JcclSparkTest {
             return x[0];
         });
         assertEquals(List.of(10.0, 10.0, 10.0, 10.0), sums, "the retried stage's AllReduce");
-        // Where a rank got into its AllReduce before Spark killed the stage, the failure ended it, not a timeout.
+        // Ranks 0, 1 and 3 of the first attempt cannot finish an AllReduce without rank 2: each failed in it, and
+        // the failure ended it, not a timeout.
+        assertEquals(Set.of("rank 0", "rank 1", "rank 3"), FIRST_ATTEMPT_FAILURES.keySet());
         for (var e : FIRST_ATTEMPT_FAILURES.entrySet()) {
             assertInstanceOf(JcclException.class, e.getValue(), e.getKey());
             assertFalse(e.getValue() instanceof JcclTimeoutException, e.getKey() + ": " + e.getValue());
@@ -207,6 +210,57 @@ class JcclSparkTest {
         for (var e : FIRST_ATTEMPT_FAILURES.entrySet()) {
             assertInstanceOf(JcclException.class, e.getValue(), e.getKey());
             assertFalse(e.getValue() instanceof JcclTimeoutException, e.getKey() + ": " + e.getValue());
+        }
+    }
+
+    /**
+     * A rank that dies while the others are still joining (after the id went round, before the communicator formed):
+     * the others are in Jccl's bootstrap, waiting for it, when Spark kills them. They must leave then, not when the
+     * bootstrap times out (ten minutes here), or their task slots stay taken.
+     */
+    @Test
+    void ranksStillJoiningLeaveWhenSparkKillsThem() throws Exception {
+        FIRST_ATTEMPT_FAILURES.clear();
+        Throwable driverSide = null;
+        try {
+            spark.parallelize(List.of(0, 1, 2, 3), RANKS)
+                    .rdd()
+                    .barrier()
+                    .mapPartitions(
+                            new DieWhileOthersJoin(), false, scala.reflect.ClassTag$.MODULE$.apply(Integer.class))
+                    .toJavaRDD()
+                    .collect();
+        } catch (Throwable e) { // SparkException, undeclared
+            driverSide = e;
+        }
+        assertInstanceOf(SparkException.class, driverSide, "the job fails (a barrier result stage is not retried)");
+        awaitUntil(() -> FIRST_ATTEMPT_FAILURES.size() == 3, "ranks 0-2 leave their set-up: " + FIRST_ATTEMPT_FAILURES);
+        for (var e : FIRST_ATTEMPT_FAILURES.entrySet()) {
+            // Spark's kill ended the wait (a Jccl timeout would come ten minutes later, as a JcclTimeoutException).
+            assertInstanceOf(TaskKilledException.class, e.getValue(), e.getKey());
+        }
+    }
+
+    /** Rank 3 takes part in the id's allGather, then throws instead of joining; ranks 0-2 record how they end. */
+    static final class DieWhileOthersJoin
+            extends scala.runtime.AbstractFunction1<
+                    scala.collection.Iterator<Integer>, scala.collection.Iterator<Integer>>
+            implements java.io.Serializable {
+        @Override
+        public scala.collection.Iterator<Integer> apply(scala.collection.Iterator<Integer> rows) {
+            BarrierTaskContext task = BarrierTaskContext.get();
+            if (task.partitionId() == 3) {
+                task.allGather(""); // the allGather JcclSpark.communicator makes on the other ranks
+                throw new IllegalStateException("rank 3 dies after the id went round, before joining");
+            }
+            try {
+                JcclSpark.communicator(task).close();
+            } catch (Throwable e) {
+                FIRST_ATTEMPT_FAILURES.put("rank " + task.partitionId(), e);
+                throw e;
+            }
+            FIRST_ATTEMPT_FAILURES.put("rank " + task.partitionId(), new AssertionError("joined without rank 3"));
+            return scala.package$.MODULE$.Iterator().single(task.partitionId());
         }
     }
 
