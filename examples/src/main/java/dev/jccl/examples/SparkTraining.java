@@ -19,7 +19,8 @@ import org.apache.spark.api.java.JavaSparkContext;
  *
  * <pre>
  * ./mvnw -q -pl examples -am package -DskipTests
- * spark-submit --master 'local[4,4]' --class dev.jccl.examples.SparkTraining examples/target/jccl-examples.jar --ranks 4
+ * spark-submit --master 'local[4,4]' --class dev.jccl.examples.SparkTraining \
+ *     examples/target/jccl-examples.jar --ranks 4
  * </pre>
  *
  * Without {@code --master} (started with plain {@code java}) it runs on {@code local[ranks,4]}: ranks task slots, and
