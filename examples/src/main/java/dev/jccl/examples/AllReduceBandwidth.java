@@ -25,8 +25,11 @@ final class AllReduceBandwidth {
         // Warm-up by time, agreed by all ranks: this call's shape (one whole-model AllReduce) is not the
         // training's (buckets); in a fresh JVM its first hundred calls ran 4x slower than steady state on a
         // 2-core VM with 4 ranks while the JIT compiled it. Every rank leaves once every rank has warmed up.
-        // (Measured 2026-11-26: here, after training, 5 MiB still took 23-34 ms where a fresh JVM's steady
-        // state is 6-8 ms, and 4 s of warm-up instead of 2 changed nothing; not yet explained.)
+        // (Measured 2026-11-26, 4 ranks on 2 cores: after training, 5 MiB takes 20-40 ms where `jccl perf`
+        // reports 6-7 ms. It is not the training: `jccl perf --warmup-time 0` reports 22-28 ms too, and a
+        // fresh JVM that only warms up and measures gets 12-46 ms, varying from run to run. With
+        // JCCL_OVERSUBSCRIBED=0 (waiters spin instead of yielding) the same fresh JVM got 7-8 ms in two of three
+        // measurements. The oversubscribed waiting path is slow and unstable at this size; issue 17 tracks it.)
         long warmUpStart = System.nanoTime();
         int[] warm = {0};
         while (warm[0] == 0) {
