@@ -29,7 +29,8 @@ final class AllReduceBandwidth {
         // reports 6-7 ms. It is not the training: `jccl perf --warmup-time 0` reports 22-28 ms too, and a
         // fresh JVM that only warms up and measures gets 12-46 ms, varying from run to run. With
         // JCCL_OVERSUBSCRIBED=0 (waiters spin instead of yielding) the same fresh JVM got 7-8 ms in two of three
-        // measurements. The oversubscribed waiting path is slow and unstable at this size; issue 17 tracks it.)
+        // measurements, but `jccl perf` showed no steady gain from it (16 MiB: 22-24 ms either way). Four ranks
+        // on two cores run large AllReduces at unsteady speed; issue 17 tracks it.)
         long warmUpStart = System.nanoTime();
         int[] warm = {0};
         while (warm[0] == 0) {
