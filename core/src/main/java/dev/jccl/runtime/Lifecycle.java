@@ -45,8 +45,8 @@ final class Lifecycle {
         return failure != null;
     }
 
-    /** Marks the communicator aborted; true the first time only. */
-    boolean abort() {
+    /** Marks the communicator aborted; true the first time only, also when threads race to it. */
+    synchronized boolean abort() {
         if (aborted) return false;
         aborted = true;
         return true;
@@ -56,8 +56,8 @@ final class Lifecycle {
         return aborted;
     }
 
-    /** Marks the communicator closed; true the first time only. */
-    boolean close() {
+    /** Marks the communicator closed; true the first time only, also when threads race to it. */
+    synchronized boolean close() {
         if (closed) return false;
         closed = true;
         return true;

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,6 +45,42 @@ class AbortTest {
     @EnumSource(value = Link.class, names = "SHM") // TCP: see the class comment
     void oneRanksAbortReleasesTheOtherRanksOfTheCollective(Link link) throws Exception {
         run(link, false);
+    }
+
+    /**
+     * Abort and close may come from two threads at once (a watchdog aborts while the owner closes; Spark's kill
+     * listener while the task ends): exactly one of them releases, and neither throws. Twenty rounds per link, each
+     * rank's two calls released together by a barrier.
+     */
+    @ParameterizedTest
+    @EnumSource(Link.class)
+    void abortAndCloseRacingFromTwoThreadsNeitherThrows(Link link) throws Exception {
+        for (int round = 0; round < 20; round++) {
+            List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(30)), (rank, c) -> {
+                int[] one = {1};
+                c.allReduce(one, ReduceOp.SUM);
+                CyclicBarrier together = new CyclicBarrier(2);
+                // Threads of their own: the common pool has a single worker on a 2-core machine.
+                CompletableFuture<Void> abort = new CompletableFuture<>();
+                CompletableFuture<Void> close = new CompletableFuture<>();
+                Thread.ofPlatform().start(() -> race(together, c::abort, abort));
+                Thread.ofPlatform().start(() -> race(together, c::close, close));
+                abort.get(30, TimeUnit.SECONDS);
+                close.get(30, TimeUnit.SECONDS);
+                return one[0];
+            });
+            assertEquals(List.of(2, 2), results, "round " + round + " over " + link + ": " + results);
+        }
+    }
+
+    private static void race(CyclicBarrier together, Runnable call, CompletableFuture<Void> outcome) {
+        try {
+            together.await(30, TimeUnit.SECONDS);
+            call.run();
+            outcome.complete(null);
+        } catch (Throwable e) {
+            outcome.completeExceptionally(e);
+        }
     }
 
     private static void run(Link link, boolean abortEveryLocalRank) throws Exception {

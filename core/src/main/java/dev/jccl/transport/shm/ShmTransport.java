@@ -638,8 +638,11 @@ public final class ShmTransport implements Transport, OperationBoard {
 
     @Override
     public void close() {
-        if (closed) return;
-        closed = true;
+        // Abort (from any thread) and close may arrive together: exactly one of them releases.
+        synchronized (this) {
+            if (closed) return;
+            closed = true;
+        }
         if (pages.state(rank) == ShmLayout.STATE_READY) RankPages.setState(pages.mine(), ShmLayout.STATE_CLOSED);
         for (ShmSegment s : awaitingAttach) s.unlink();
         for (ShmConnection c : connections) {

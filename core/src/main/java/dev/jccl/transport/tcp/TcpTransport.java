@@ -339,8 +339,11 @@ public final class TcpTransport implements Transport {
 
     @Override
     public void close() {
-        if (closed) return;
-        closed = true;
+        // Abort (from any thread) and close may arrive together: exactly one of them releases.
+        synchronized (this) {
+            if (closed) return;
+            closed = true;
+        }
         for (TcpConnection c : connections) {
             if (c != null) c.close();
         }
