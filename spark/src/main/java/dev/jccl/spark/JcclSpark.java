@@ -3,6 +3,7 @@ package dev.jccl.spark;
 import dev.jccl.Communicator;
 import dev.jccl.Config;
 import dev.jccl.Jccl;
+import dev.jccl.JcclException;
 import dev.jccl.UniqueId;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,9 +56,19 @@ public final class JcclSpark {
     private JcclSpark() {}
 
     /**
+     * The communicator of the barrier stage this thread's task belongs to, as {@link #communicator(BarrierTaskContext)}
+     * with {@code BarrierTaskContext.get()}; refuses, saying why, where there is no task or it is not a barrier
+     * stage's.
+     */
+    public static Communicator communicator() {
+        return communicator(SparkChecks.currentBarrierTask());
+    }
+
+    /**
      * The communicator of this barrier stage's tasks, as rank {@code task.partitionId()} of
      * {@code task.getTaskInfos().length}; settings from the executor's environment ({@link Config#fromEnvironment()}).
-     * Every task of the stage must call it, as with any collective.
+     * Every task of the stage must call it, as with any collective, and once: a second call in the same task is
+     * refused.
      */
     public static Communicator communicator(BarrierTaskContext task) {
         return communicator(task, Config.fromEnvironment());
@@ -78,6 +89,7 @@ public final class JcclSpark {
                     + " tasks: the stage must cover every partition of its RDD");
         }
         Config settings = withSparkTimeout(ExecutorNetwork.onExecutorInterface(config, tasks[rank].address()));
+        SparkChecks.claimCommunicator(task);
 
         TaskKill kill = TaskKill.watch(task);
         UniqueId created = rank == 0 ? UniqueId.create(settings) : null;
@@ -90,15 +102,23 @@ public final class JcclSpark {
                         + " was JcclSpark.communicator called on every task?");
             }
             UniqueId id = UniqueId.parse(all[0]);
-            comm = kill.awaitJoin(task, () -> Jccl.init(rank, size, id, settings), "jccl-spark-init-p" + rank);
+            try {
+                comm = kill.awaitJoin(task, () -> Jccl.init(rank, size, id, settings), "jccl-spark-init-p" + rank);
+            } catch (JcclException e) {
+                throw SparkChecks.joinFailed(e, settings, tasks[rank].address());
+            }
         } catch (RuntimeException | Error e) {
             // The bootstrap listener rank 0 reserved is released by a successful join only.
             if (created != null) closeQuietly(created.takeReservedListener());
+            SparkChecks.releaseCommunicator(task);
             throw e;
         }
         kill.abortOnKill(comm);
         task.addTaskFailureListener((TaskFailureListener) (context, error) -> TaskKill.abortQuietly(comm));
-        task.addTaskCompletionListener((TaskCompletionListener) context -> comm.close());
+        task.addTaskCompletionListener((TaskCompletionListener) context -> {
+            comm.close();
+            SparkChecks.releaseCommunicator(context);
+        });
         return comm;
     }
 
@@ -120,6 +140,7 @@ public final class JcclSpark {
         if (spark == null) throw new IllegalArgumentException("spark context is null");
         if (ranks < 1) throw new IllegalArgumentException("ranks must be at least 1, got " + ranks);
         if (rankTask == null) throw new IllegalArgumentException("rankTask is null");
+        SparkChecks.refuseDynamicAllocation(spark.getConf());
         JavaSparkContext java = JavaSparkContext.fromSparkContext(spark);
         JavaRDD<Integer> partitions =
                 java.parallelize(IntStream.range(0, ranks).boxed().toList(), ranks);

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.SparkException;
@@ -45,6 +46,10 @@ class JcclSparkTest {
     static final Map<String, Throwable> FIRST_ATTEMPT_FAILURES = new ConcurrentHashMap<>();
 
     static final AtomicBoolean RELEASE_RANK_3 = new AtomicBoolean();
+
+    static final AtomicLong RANK_2_FAILED_AT = new AtomicLong();
+
+    static final AtomicLong LAST_FAILURE_AT = new AtomicLong();
 
     static final Set<Integer> ENTERED = ConcurrentHashMap.newKeySet();
 
@@ -132,16 +137,21 @@ class JcclSparkTest {
     @Test
     void aFailedTaskFailsItsGangAndSparkRetriesTheStage() {
         FIRST_ATTEMPT_FAILURES.clear();
+        LAST_FAILURE_AT.set(0);
         List<Double> sums = JcclSpark.run(spark, RANKS, comm -> {
             boolean firstAttempt = TaskContext.get().stageAttemptNumber() == 0;
             if (firstAttempt && comm.rank() == 2) {
+                RANK_2_FAILED_AT.set(System.nanoTime());
                 throw new IllegalStateException("rank 2 fails on purpose in the stage's first attempt");
             }
             double[] x = {comm.rank() + 1};
             try {
                 comm.allReduce(x, ReduceOp.SUM);
             } catch (RuntimeException e) {
-                if (firstAttempt) FIRST_ATTEMPT_FAILURES.put("rank " + comm.rank(), e);
+                if (firstAttempt) {
+                    LAST_FAILURE_AT.accumulateAndGet(System.nanoTime(), Math::max);
+                    FIRST_ATTEMPT_FAILURES.put("rank " + comm.rank(), e);
+                }
                 throw e;
             }
             return x[0];
@@ -150,6 +160,10 @@ class JcclSparkTest {
         // Ranks 0, 1 and 3 of the first attempt cannot finish an AllReduce without rank 2: each failed in it, and
         // the failure ended it, not a timeout.
         assertEquals(Set.of("rank 0", "rank 1", "rank 3"), FIRST_ATTEMPT_FAILURES.keySet());
+        System.out.printf(
+                "rank 2 failed mid-stage: ranks 0, 1, 3 failed in their AllReduce within %.0f ms (Jccl's deadline:"
+                        + " 600 s); Spark retried the stage%n",
+                (LAST_FAILURE_AT.get() - RANK_2_FAILED_AT.get()) / 1e6);
         for (var e : FIRST_ATTEMPT_FAILURES.entrySet()) {
             assertInstanceOf(JcclException.class, e.getValue(), e.getKey());
             assertFalse(e.getValue() instanceof JcclTimeoutException, e.getKey() + ": " + e.getValue());
@@ -194,6 +208,7 @@ class JcclSparkTest {
             // Cancel once ranks 0-2 are about to enter their AllReduce (and a moment later, to be inside it).
             awaitUntil(() -> ENTERED.size() == 3, "ranks 0-2 reach their AllReduce");
             Thread.sleep(200);
+            long cancelled = System.nanoTime();
             spark.cancelJobGroup("blocked");
             job.join(Duration.ofSeconds(60));
             assertFalse(job.isAlive(), "the cancelled job is still running a minute later");
@@ -203,6 +218,9 @@ class JcclSparkTest {
             awaitUntil(
                     () -> FIRST_ATTEMPT_FAILURES.size() == 3,
                     "ranks 0-2 leave their AllReduce: " + FIRST_ATTEMPT_FAILURES);
+            System.out.printf(
+                    "cancelled job: ranks 0-2 left their AllReduce %.0f ms after the cancel (Jccl's deadline: 600 s)%n",
+                    (System.nanoTime() - cancelled) / 1e6);
         } finally {
             // Rank 3's task holds one of the four task slots until it returns; later tests need all four.
             RELEASE_RANK_3.set(true);
@@ -222,6 +240,7 @@ class JcclSparkTest {
     void ranksStillJoiningLeaveWhenSparkKillsThem() throws Exception {
         FIRST_ATTEMPT_FAILURES.clear();
         Throwable driverSide = null;
+        long start = System.nanoTime();
         try {
             spark.parallelize(List.of(0, 1, 2, 3), RANKS)
                     .rdd()
@@ -235,6 +254,10 @@ class JcclSparkTest {
         }
         assertInstanceOf(SparkException.class, driverSide, "the job fails (a barrier result stage is not retried)");
         awaitUntil(() -> FIRST_ATTEMPT_FAILURES.size() == 3, "ranks 0-2 leave their set-up: " + FIRST_ATTEMPT_FAILURES);
+        System.out.printf(
+                "rank 3 died while the others joined: the stage failed and ranks 0-2 left %.0f ms after it started"
+                        + " (Jccl's deadline: 600 s)%n",
+                (System.nanoTime() - start) / 1e6);
         for (var e : FIRST_ATTEMPT_FAILURES.entrySet()) {
             // Spark's kill ended the wait (a Jccl timeout would come ten minutes later, as a JcclTimeoutException).
             assertInstanceOf(TaskKilledException.class, e.getValue(), e.getKey());
@@ -262,6 +285,34 @@ class JcclSparkTest {
             FIRST_ATTEMPT_FAILURES.put("rank " + task.partitionId(), new AssertionError("joined without rank 3"));
             return scala.package$.MODULE$.Iterator().single(task.partitionId());
         }
+    }
+
+    @Test
+    void anOrdinaryStageIsRefusedSayingToUseABarrierStage() {
+        Throwable e = jobFailure(() -> spark.parallelize(List.of(0, 1), 2)
+                .map(x -> JcclSpark.communicator().rank())
+                .collect());
+        assertTrue(e.getMessage().contains("rdd.barrier().mapPartitions(...) instead of"), e.getMessage());
+    }
+
+    @Test
+    void aSecondCommunicatorInOneTaskIsRefused() {
+        Throwable e = jobFailure(() -> JcclSpark.run(spark, RANKS, comm -> {
+            // run() already joined this task's communicator.
+            return JcclSpark.communicator(BarrierTaskContext.get()).rank();
+        }));
+        assertTrue(e.getMessage().contains("already joined a Jccl communicator in this task"), e.getMessage());
+    }
+
+    /** The driver-side failure of {@code job}, which must fail. */
+    private static Throwable jobFailure(Runnable job) {
+        try {
+            job.run();
+        } catch (Throwable e) { // SparkException, undeclared
+            assertInstanceOf(SparkException.class, e);
+            return e;
+        }
+        throw new AssertionError("the job did not fail");
     }
 
     @Test

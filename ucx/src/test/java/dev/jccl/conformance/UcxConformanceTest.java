@@ -26,8 +26,10 @@ class UcxConformanceTest {
         return Link.TCP.config(timeout).toBuilder().net("UCX").build();
     }
 
+    // 2, 3 and 5 ranks: even, odd, and more than a ring of four. Four ranks over UCX run in
+    // twoHostsUseSharedMemoryInsideAndUcxBetween below (UCX between the hosts), which keeps the suite in its budget.
     @ParameterizedTest(name = "{0} thread ranks over UCX")
-    @ValueSource(ints = {2, 3, 4, 5})
+    @ValueSource(ints = {2, 3, 5})
     void everyCollectiveConformsOverUcx(int size) {
         long start = System.nanoTime();
         List<List<String>> results = ThreadRanks.run(
