@@ -164,10 +164,7 @@ class JcclSparkTest {
                 "rank 2 failed mid-stage: ranks 0, 1, 3 failed in their AllReduce within %.0f ms (Jccl's deadline:"
                         + " 600 s); Spark retried the stage%n",
                 (LAST_FAILURE_AT.get() - RANK_2_FAILED_AT.get()) / 1e6);
-        for (var e : FIRST_ATTEMPT_FAILURES.entrySet()) {
-            assertInstanceOf(JcclException.class, e.getValue(), e.getKey());
-            assertFalse(e.getValue() instanceof JcclTimeoutException, e.getKey() + ": " + e.getValue());
-        }
+        assertEachEndedByTheFailureNotATimeout();
     }
 
     /**
@@ -225,10 +222,7 @@ class JcclSparkTest {
             // Rank 3's task holds one of the four task slots until it returns; later tests need all four.
             RELEASE_RANK_3.set(true);
         }
-        for (var e : FIRST_ATTEMPT_FAILURES.entrySet()) {
-            assertInstanceOf(JcclException.class, e.getValue(), e.getKey());
-            assertFalse(e.getValue() instanceof JcclTimeoutException, e.getKey() + ": " + e.getValue());
-        }
+        assertEachEndedByTheFailureNotATimeout();
     }
 
     /**
@@ -239,20 +233,14 @@ class JcclSparkTest {
     @Test
     void ranksStillJoiningLeaveWhenSparkKillsThem() throws Exception {
         FIRST_ATTEMPT_FAILURES.clear();
-        Throwable driverSide = null;
         long start = System.nanoTime();
-        try {
-            spark.parallelize(List.of(0, 1, 2, 3), RANKS)
-                    .rdd()
-                    .barrier()
-                    .mapPartitions(
-                            new DieWhileOthersJoin(), false, scala.reflect.ClassTag$.MODULE$.apply(Integer.class))
-                    .toJavaRDD()
-                    .collect();
-        } catch (Throwable e) { // SparkException, undeclared
-            driverSide = e;
-        }
-        assertInstanceOf(SparkException.class, driverSide, "the job fails (a barrier result stage is not retried)");
+        // The job fails: a barrier result stage is not retried.
+        jobFailure(() -> spark.parallelize(List.of(0, 1, 2, 3), RANKS)
+                .rdd()
+                .barrier()
+                .mapPartitions(new DieWhileOthersJoin(), false, scala.reflect.ClassTag$.MODULE$.apply(Integer.class))
+                .toJavaRDD()
+                .collect());
         awaitUntil(() -> FIRST_ATTEMPT_FAILURES.size() == 3, "ranks 0-2 leave their set-up: " + FIRST_ATTEMPT_FAILURES);
         System.out.printf(
                 "rank 3 died while the others joined: the stage failed and ranks 0-2 left %.0f ms after it started"
@@ -302,6 +290,16 @@ class JcclSparkTest {
             return JcclSpark.communicator(BarrierTaskContext.get()).rank();
         }));
         assertTrue(e.getMessage().contains("already joined a Jccl communicator in this task"), e.getMessage());
+    }
+
+    /**
+     * Each rank recorded in {@link #FIRST_ATTEMPT_FAILURES} failed with Jccl's error for the failure, not a timeout.
+     */
+    private static void assertEachEndedByTheFailureNotATimeout() {
+        for (var e : FIRST_ATTEMPT_FAILURES.entrySet()) {
+            assertInstanceOf(JcclException.class, e.getValue(), e.getKey());
+            assertFalse(e.getValue() instanceof JcclTimeoutException, e.getKey() + ": " + e.getValue());
+        }
     }
 
     /** The driver-side failure of {@code job}, which must fail. */
