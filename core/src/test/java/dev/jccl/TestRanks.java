@@ -1,5 +1,7 @@
 package dev.jccl;
 
+import java.io.IOException;
+import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,6 +65,17 @@ public final class TestRanks {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * A UniqueId on loopback for ranks in other JVMs: {@link UniqueId#create} holds the root port in this JVM for an
+     * in-process rank 0; close that reservation so the worker rank 0 can bind it.
+     */
+    public static UniqueId loopbackIdForOtherProcesses() throws IOException {
+        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
+        ServerSocketChannel reserved = id.takeReservedListener();
+        if (reserved != null) reserved.close();
+        return id;
     }
 
     /** True if {@code command} is an executable on this process's PATH (tests that need a tool skip without it). */

@@ -2,12 +2,11 @@ package dev.jccl.conformance;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.jccl.MpirunOnLoopback;
 import dev.jccl.TestRanks;
-import dev.jccl.UniqueId;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
@@ -28,28 +27,10 @@ class MpirunTest {
         Assumptions.assumeTrue(
                 TestRanks.onPath("mpirun"),
                 "mpirun is not installed here (apt-get install openmpi-bin); .ci/run installs it");
-        UniqueId id = ProcessRanks.loopbackIdForOtherProcesses();
-        List<String> cmd = new ArrayList<>(List.of(
-                "mpirun",
-                "--allow-run-as-root",
-                "--oversubscribe",
-                "--bind-to",
-                "none",
-                "-np",
-                Integer.toString(RANKS),
+        List<String> cmd = MpirunOnLoopback.command(RANKS);
+        cmd.addAll(List.of(
                 // one tagged line at a time: untagged, two ranks' lines written at once can interleave mid-line
                 "--tag-output",
-                // mpirun's own wiring stays on loopback, like every test here
-                "--mca",
-                "oob_tcp_if_include",
-                "lo",
-                "--mca",
-                "btl_tcp_if_include",
-                "lo",
-                "-x",
-                "JCCL_ID=" + id,
-                "-x",
-                "JCCL_SOCKET_IFNAME=lo",
                 "-x",
                 "JCCL_TIMEOUT=60",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),

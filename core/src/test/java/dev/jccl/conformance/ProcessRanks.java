@@ -1,10 +1,7 @@
 package dev.jccl.conformance;
 
-import dev.jccl.Config;
-import dev.jccl.UniqueId;
 import java.io.File;
 import java.io.IOException;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,17 +25,6 @@ final class ProcessRanks {
         boolean passed() {
             return exitCode != null && exitCode == 0;
         }
-    }
-
-    /**
-     * A UniqueId on loopback for ranks in other JVMs: {@link UniqueId#create} holds the root port in this JVM for an
-     * in-process rank 0; close that reservation so the worker rank 0 can bind it.
-     */
-    static UniqueId loopbackIdForOtherProcesses() throws IOException {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
-        return id;
     }
 
     static List<Outcome> run(

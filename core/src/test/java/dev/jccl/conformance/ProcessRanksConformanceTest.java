@@ -3,6 +3,7 @@ package dev.jccl.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jccl.TestRanks;
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
 import java.nio.file.Files;
@@ -38,7 +39,7 @@ class ProcessRanksConformanceTest {
     @ParameterizedTest(name = "{0} process ranks over {1}")
     @MethodSource("sizesAndLinks")
     void everyCollectiveConforms(int size, Link link) throws Exception {
-        UniqueId id = ProcessRanks.loopbackIdForOtherProcesses();
+        UniqueId id = TestRanks.loopbackIdForOtherProcesses();
         Map<String, String> env = new HashMap<>(Map.of("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "60"));
         if (link == Link.TCP) env.put("JCCL_SHM_DISABLE", "1");
         long start = System.nanoTime();

@@ -2,16 +2,12 @@ package dev.jccl.tools;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import dev.jccl.Config;
+import dev.jccl.MpirunOnLoopback;
 import dev.jccl.TestRanks;
-import dev.jccl.UniqueId;
-import java.io.IOException;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +33,7 @@ class MpirunPerfTest {
         Assumptions.assumeTrue(
                 TestRanks.onPath("mpirun"),
                 "mpirun is not installed here (apt-get install openmpi-bin); .ci/run installs it");
-        List<String> cmd = mpirunOnLoopback(3);
+        List<String> cmd = MpirunOnLoopback.command(3);
         cmd.addAll(List.of(
                 Cli.java().toString(),
                 "-cp",
@@ -104,7 +100,7 @@ class MpirunPerfTest {
                 "#!/usr/bin/env bash\nexec '" + Cli.java() + "' -cp '" + Cli.classPath() + "' "
                         + JcclCommand.class.getName() + " \"$@\"\n");
         standIn.toFile().setExecutable(true);
-        List<String> cmd = mpirunOnLoopback(2);
+        List<String> cmd = MpirunOnLoopback.command(2);
         cmd.addAll(List.of(
                 launchers.resolve("all_reduce_perf").toString(),
                 "-b",
@@ -134,34 +130,6 @@ class MpirunPerfTest {
         assertTrue(r.out().contains("agg iters: 2") && r.out().contains("2 ranks"), r::toString);
         long rows = r.out().lines().filter(l -> ROW.matcher(l).matches()).count();
         assertEquals(14, rows, "8 B to 64 KiB by ×2:\n" + r);
-    }
-
-    /**
-     * {@code mpirun} for {@code np} processes on this host's loopback, root allowed, with a fresh JCCL_ID whose
-     * listener is left for rank 0 to bind in its own process; the program and its arguments follow.
-     */
-    private static List<String> mpirunOnLoopback(int np) throws IOException {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close(); // rank 0, in its own process, binds it
-        return new ArrayList<>(List.of(
-                "mpirun",
-                "--allow-run-as-root",
-                "--oversubscribe",
-                "--bind-to",
-                "none",
-                "-np",
-                Integer.toString(np),
-                "--mca",
-                "oob_tcp_if_include",
-                "lo",
-                "--mca",
-                "btl_tcp_if_include",
-                "lo",
-                "-x",
-                "JCCL_ID=" + id,
-                "-x",
-                "JCCL_SOCKET_IFNAME=lo"));
     }
 
     /** This JVM's environment without the variables of an mpirun that may have started it. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.jccl.Config;
 import dev.jccl.Jccl;
+import dev.jccl.TestRanks;
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
 import java.time.Duration;
@@ -46,7 +47,7 @@ class UcxConformanceTest {
 
     @Test
     void threeProcessRanksConformOverUcx() throws Exception {
-        UniqueId id = ProcessRanks.loopbackIdForOtherProcesses();
+        UniqueId id = TestRanks.loopbackIdForOtherProcesses();
         long start = System.nanoTime();
         List<ProcessRanks.Outcome> outcomes = ProcessRanks.run(
                 3,
