@@ -13,10 +13,9 @@ final class ChainBroadcast {
 
     static Schedule plan(OpRequest r) {
         int size = r.size();
-        int me = r.rank();
-        int position = Math.floorMod(me - r.root(), size);
-        int next = Math.floorMod(me + 1, size);
-        int prev = Math.floorMod(me - 1, size);
+        int position = r.ringRank(-r.root());
+        int next = r.ringRank(1);
+        int prev = r.ringRank(-1);
         long n = r.count();
         Pieces chunks = Pieces.of(n, r.chunkCount());
         ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(chunks.count() == 0 ? 0 : chunks.steps() + size - 2);

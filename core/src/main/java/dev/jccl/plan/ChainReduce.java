@@ -16,10 +16,9 @@ final class ChainReduce {
 
     static Schedule plan(OpRequest r) {
         int size = r.size();
-        int me = r.rank();
-        int position = Math.floorMod(me - r.root() - 1, size);
-        int next = Math.floorMod(me + 1, size);
-        int prev = Math.floorMod(me - 1, size);
+        int position = r.ringRank(-r.root() - 1);
+        int next = r.ringRank(1);
+        int prev = r.ringRank(-1);
         boolean root = position == size - 1;
         long n = r.count();
         Pieces chunks = Pieces.of(n, r.chunkCount());

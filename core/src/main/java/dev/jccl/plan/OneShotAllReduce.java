@@ -24,7 +24,6 @@ final class OneShotAllReduce {
 
     static Schedule plan(OpRequest r) {
         int size = r.size();
-        int me = r.rank();
         Pieces chunks = Pieces.of(r.count(), r.chunkCount());
         long block = chunks.longest();
         ScheduleBuilder b =
@@ -41,13 +40,13 @@ final class OneShotAllReduce {
             if (s == chunks.steps()) break;
             long off = chunks.offset(s);
             long len = chunks.length(s);
-            b.copy(s, Region.send(off, len), Region.scratch(me * block, len));
+            b.copy(s, Region.send(off, len), Region.scratch(r.rank() * block, len));
             for (int k = 1; k < size; k++) {
-                int peer = Math.floorMod(me + k, size);
+                int peer = r.ringRank(k);
                 b.send(s, peer, Region.send(off, len));
             }
             for (int k = 1; k < size; k++) {
-                int peer = Math.floorMod(me - k, size);
+                int peer = r.ringRank(-k);
                 b.receive(s, peer, Region.scratch(peer * block, len), null);
             }
         }

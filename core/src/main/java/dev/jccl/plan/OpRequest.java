@@ -51,6 +51,15 @@ public record OpRequest(
         this(collective, rank, size, count, op, root, recvPeer, inPlace, chunkCount, Tuner.Algorithm.RING);
     }
 
+    /**
+     * The rank {@code offset} places after this one on the ring of all ranks (before it for a negative offset): a
+     * ring's next rank is {@code ringRank(1)}, and this rank's place in a chain that starts at {@code root} is
+     * {@code ringRank(-root)}.
+     */
+    public int ringRank(int offset) {
+        return Math.floorMod(rank + offset, size);
+    }
+
     /** The same request with another algorithm. */
     public OpRequest with(Tuner.Algorithm a) {
         return new OpRequest(collective, rank, size, count, op, root, recvPeer, inPlace, chunkCount, a);

@@ -12,21 +12,20 @@ final class RingAllGather {
 
     static Schedule plan(OpRequest r) {
         int size = r.size();
-        int me = r.rank();
-        int next = Math.floorMod(me + 1, size);
-        int prev = Math.floorMod(me - 1, size);
+        int next = r.ringRank(1);
+        int prev = r.ringRank(-1);
         long n = r.count();
         Pieces chunks = Pieces.of(n, r.chunkCount());
         int stepsPerChunk = size - 1;
         ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(Math.multiplyExact(chunks.steps(), stepsPerChunk));
-        b.copy(0, Region.send(0, n), Region.recv(me * n, n));
+        b.copy(0, Region.send(0, n), Region.recv(r.rank() * n, n));
         for (int c = 0; c < chunks.steps(); c++) {
             long off = chunks.offset(c);
             long len = chunks.length(c);
             int base = c * stepsPerChunk;
             for (int k = 0; k < size - 1; k++) {
-                b.send(base + k, next, Region.recv(Math.floorMod(me - k, size) * n + off, len));
-                b.receive(base + k, prev, Region.recv(Math.floorMod(me - k - 1, size) * n + off, len), null);
+                b.send(base + k, next, Region.recv(r.ringRank(-k) * n + off, len));
+                b.receive(base + k, prev, Region.recv(r.ringRank(-k - 1) * n + off, len), null);
             }
         }
         return b.build();

@@ -28,9 +28,8 @@ final class RingAllReduce {
 
     static Schedule plan(OpRequest r) {
         int size = r.size();
-        int me = r.rank();
-        int next = Math.floorMod(me + 1, size);
-        int prev = Math.floorMod(me - 1, size);
+        int next = r.ringRank(1);
+        int prev = r.ringRank(-1);
         long count = r.count();
         // Fewest slices of at most size × chunkCount elements, written so the product cannot overflow.
         long slices = r.chunkCount() >= Math.ceilDiv(count, size)
@@ -43,19 +42,19 @@ final class RingAllReduce {
             Blocks blocks = new Blocks(sliceSplit.offset(s), sliceSplit.length(s), size);
             int base = s * stepsPerSlice;
             for (int k = 0; k < size - 1; k++) {
-                int out = Math.floorMod(me - k, size);
-                int in = Math.floorMod(me - k - 1, size);
+                int out = r.ringRank(-k);
+                int in = r.ringRank(-k - 1);
                 b.send(base + k, next, k == 0 ? blocks.in(BufferRole.SEND, out) : blocks.in(BufferRole.RECV, out));
                 b.receive(base + k, prev, blocks.in(BufferRole.RECV, in), blocks.in(BufferRole.SEND, in));
             }
-            int owned = Math.floorMod(me + 1, size);
+            int owned = r.ringRank(1);
             int gather = base + size - 1;
             if (r.op() == ReduceOp.AVG) {
                 b.divide(gather, blocks.in(BufferRole.RECV, owned));
             }
             for (int k = 0; k < size - 1; k++) {
-                b.send(gather + k, next, blocks.in(BufferRole.RECV, Math.floorMod(me + 1 - k, size)));
-                b.receive(gather + k, prev, blocks.in(BufferRole.RECV, Math.floorMod(me - k, size)), null);
+                b.send(gather + k, next, blocks.in(BufferRole.RECV, r.ringRank(1 - k)));
+                b.receive(gather + k, prev, blocks.in(BufferRole.RECV, r.ringRank(-k)), null);
             }
         }
         return b.build();

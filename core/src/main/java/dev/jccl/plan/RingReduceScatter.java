@@ -26,9 +26,8 @@ final class RingReduceScatter {
 
     static Schedule plan(OpRequest r) {
         int size = r.size();
-        int me = r.rank();
-        int next = Math.floorMod(me + 1, size);
-        int prev = Math.floorMod(me - 1, size);
+        int next = r.ringRank(1);
+        int prev = r.ringRank(-1);
         long n = r.count();
         Pieces chunks = Pieces.of(n, r.chunkCount());
         long half = chunks.longest();
@@ -43,8 +42,8 @@ final class RingReduceScatter {
             long len = chunks.length(c);
             int base = c * stepsPerChunk;
             for (int k = 0; k < size - 1; k++) {
-                int out = Math.floorMod(me - k - 1, size);
-                int in = Math.floorMod(me - k - 2, size);
+                int out = r.ringRank(-k - 1);
+                int in = r.ringRank(-k - 2);
                 Region from = k == 0 ? Region.send(out * n + off, len) : Region.scratch(((k - 1) % 2) * half, len);
                 Region into = k == size - 2 ? Region.recv(off, len) : Region.scratch((k % 2) * half, len);
                 b.send(base + k, next, from);

@@ -75,40 +75,39 @@ final class HostExecutor {
     private Arena scratchArena;
     private MemorySegment scratch = MemorySegment.NULL;
 
+    /**
+     * The host executor of the communicator {@code s} describes: its schedules run on the wired transport, one-shot LL
+     * collectives on the wiring's outbox where there is one, and a flight recorder keeps its last operations where
+     * JCCL_TRACE_BUFFER asks for one.
+     */
     HostExecutor(
-            int rank,
-            int size,
-            Config config,
-            Log log,
-            Transport transport,
-            OperationBoard board,
+            CommunicatorInit.Setup s,
             Failures failures,
-            ScheduleExecutor schedules,
-            ScheduleCache plans,
-            Tuner tuner,
-            LowLatencyCollectives lowLatency,
-            WaitPolicy waiting,
             Sequencer sequencer,
             Lifecycle lifecycle,
-            FailureAgreement agreement,
-            FlightRecorder recorder) {
-        this.rank = rank;
-        this.size = size;
-        this.config = config;
-        this.log = log;
-        this.transport = transport;
-        this.board = board;
+            FailureAgreement agreement) {
+        this.rank = s.rank();
+        this.size = s.size();
+        this.config = s.config();
+        this.log = s.log();
+        this.transport = s.wiring().transport();
+        this.board = s.wiring().board();
         this.failures = failures;
-        this.schedules = schedules;
-        this.plans = plans;
-        this.tuner = tuner;
-        this.lowLatency = lowLatency;
-        this.waiting = waiting;
+        this.schedules = new ScheduleExecutor(transport, rank, size, s.peers(), s.waiting());
+        this.plans = new ScheduleCache(CommunicatorInit.hostsOf(s.peers()));
+        this.tuner = s.tuner();
+        this.lowLatency = s.wiring().outbox() == null
+                ? null
+                : new LowLatencyCollectives(s.wiring().outbox(), rank, size, failures, s.waiting());
+        this.waiting = s.waiting();
         this.sequencer = sequencer;
         this.lifecycle = lifecycle;
         this.agreement = agreement;
         this.activity = agreement.activity();
-        this.recorder = recorder;
+        this.recorder = config.traceBuffer() == 0
+                ? null
+                : new FlightRecorder(
+                        config.traceBuffer(), rank, size, s.peers().get(rank).where(), s.commId());
     }
 
     /** Runs {@code op} (whose turn it is) on this thread, then completes {@code done} as it ended. */

@@ -3,8 +3,6 @@ package dev.jccl.runtime;
 import dev.jccl.Communicator;
 import dev.jccl.Config;
 import dev.jccl.DataType;
-import dev.jccl.FailureVerdict;
-import dev.jccl.JcclException;
 import dev.jccl.ReduceOp;
 import dev.jccl.UniqueId;
 import dev.jccl.bootstrap.PeerInfo;
@@ -14,7 +12,6 @@ import dev.jccl.transport.Transport;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -37,9 +34,8 @@ public final class RuntimeCommunicator implements Communicator {
     private final HostExecutor host;
     private final Dispatcher operations;
     private final FailureAgreement agreement;
+    private final Shrink shrink;
     private int splitCount;
-    /** Set by the first {@link #shrink}: a communicator is shrunk once; the next failure shrinks its child. */
-    private boolean shrinkCalled;
 
     /**
      * The byte a barrier reduces. Native, like the buffers of the operations around it: a heap array here would show
@@ -57,36 +53,10 @@ public final class RuntimeCommunicator implements Communicator {
         this.lifecycle = new Lifecycle(rank);
         this.sequencer = new Sequencer(rank, s.size(), s.config().timeout());
         this.checks = new OperationChecks(rank, s.size());
-        Failures failures = new Failures(rank, s.peers());
         this.agreement =
                 new FailureAgreement(rank, s.peers(), s.control(), s.config().timeout());
-        LowLatencyCollectives lowLatency = s.wiring().outbox() == null
-                ? null
-                : new LowLatencyCollectives(s.wiring().outbox(), rank, s.size(), failures, s.waiting());
-        this.host = new HostExecutor(
-                rank,
-                s.size(),
-                s.config(),
-                log,
-                transport,
-                s.wiring().board(),
-                failures,
-                new ScheduleExecutor(transport, rank, s.size(), s.peers(), s.waiting()),
-                new ScheduleCache(CommunicatorInit.hostsOf(s.peers())),
-                s.tuner(),
-                lowLatency,
-                s.waiting(),
-                sequencer,
-                lifecycle,
-                agreement,
-                s.config().traceBuffer() == 0
-                        ? null
-                        : new FlightRecorder(
-                                s.config().traceBuffer(),
-                                rank,
-                                s.size(),
-                                s.peers().get(rank).where(),
-                                s.commId()));
+        this.host = new HostExecutor(s, new Failures(rank, s.peers()), sequencer, lifecycle, agreement);
+        this.shrink = new Shrink(s, lifecycle, agreement);
         this.operations = new Dispatcher(rank, s.size(), lifecycle, sequencer, checks, host);
         if (s.config().traceBuffer() > 0) TraceSignal.register(host);
     }
@@ -251,44 +221,12 @@ public final class RuntimeCommunicator implements Communicator {
 
     @Override
     public Communicator shrink() {
-        if (lifecycle.closed()) {
-            throw new JcclException("rank " + rank + ": shrink() on a closed communicator. Call shrink() after the "
-                    + "failure and before close(): the survivors find each other through the failed communicator.");
-        }
-        JcclException failure = lifecycle.failure();
-        if (failure == null && !lifecycle.aborted()) {
-            throw new JcclException("rank " + rank + ": shrink() needs a communicator that has failed or been aborted, "
-                    + "and nothing has failed here. To leave ranks out of a healthy communicator, use "
-                    + "split(color, key).");
-        }
-        synchronized (this) {
-            if (shrinkCalled) {
-                throw new JcclException("rank " + rank + ": shrink() was already called on this communicator. After "
-                        + "another failure, shrink the communicator that shrink() returned.");
-            }
-            shrinkCalled = true;
-        }
-        // The failed operation's thread may still be agreeing on the verdict (a caller that was refused a later call
-        // gets here first): ask for it; every rank gets the same one, whoever asks first.
-        FailureVerdict verdict = failure != null && failure.verdict() != null ? failure.verdict() : agreement.agree();
-        if (failure != null && verdict != null) failure.withVerdict(verdict); // refusals carry it as their cause's
-        Set<Integer> excluded = verdict == null ? Set.of() : new TreeSet<>(verdict.culprits());
-        if (excluded.contains(rank)) {
-            throw new JcclException("rank " + rank + ": shrink(): this rank is named as the cause of the failure, so "
-                    + "the survivors go on without it; close this communicator. " + verdict.describe());
-        }
-        return shrinkExcluding(excluded);
+        return shrink.shrink();
     }
 
-    /** Shrinks without the ranks in {@code excluded}; {@link #shrink} passes the verdict's culprits (tests, others). */
+    /** Shrinks without the ranks in {@code excluded} instead of the verdict's culprits (tests). */
     Communicator shrinkExcluding(Set<Integer> excluded) {
-        Communicator survivors = Regroup.shrink(setup, excluded);
-        log.warn(
-                Log.Subsys.INIT,
-                String.format(
-                        "comm 0x%016x shrunk: rank %d of %d is now rank %d of %d (left out: %s)",
-                        setup.commId(), rank, setup.size(), survivors.rank(), survivors.size(), excluded));
-        return survivors;
+        return shrink.excluding(excluded);
     }
 
     /**

@@ -99,70 +99,32 @@ public final class CudaRuntime {
         this.library = lib.name();
         java.util.function.Function<String, RuntimeException> missing = why -> new CudaUnavailableException(
                 why + ": not a CUDA runtime, or one too old for Jccl (CUDA 11 or newer); " + INSTALL);
-        var l = lib.lookup();
-        getDeviceCount = new NativeFunction(
-                l, library, "cudaGetDeviceCount", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        runtimeGetVersion = new NativeFunction(
-                l, library, "cudaRuntimeGetVersion", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        driverGetVersion = new NativeFunction(
-                l, library, "cudaDriverGetVersion", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        setDevice = new NativeFunction(l, library, "cudaSetDevice", FunctionDescriptor.of(JAVA_INT, JAVA_INT), missing);
-        malloc = new NativeFunction(
-                l, library, "cudaMalloc", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
-        free = new NativeFunction(l, library, "cudaFree", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        hostAlloc = new NativeFunction(
-                l, library, "cudaHostAlloc", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT), missing);
-        freeHost = new NativeFunction(l, library, "cudaFreeHost", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        memcpy = new NativeFunction(
-                l,
-                library,
-                "cudaMemcpy",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT),
-                missing);
-        memcpyAsync = new NativeFunction(
-                l,
-                library,
-                "cudaMemcpyAsync",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
-                missing);
-        memset = new NativeFunction(
-                l, library, "cudaMemset", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG), missing);
-        streamCreateWithFlags = new NativeFunction(
-                l, library, "cudaStreamCreateWithFlags", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
-        streamDestroy = new NativeFunction(
-                l, library, "cudaStreamDestroy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        streamQuery =
-                new NativeFunction(l, library, "cudaStreamQuery", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        streamSynchronize = new NativeFunction(
-                l, library, "cudaStreamSynchronize", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        eventCreateWithFlags = new NativeFunction(
-                l, library, "cudaEventCreateWithFlags", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
-        eventRecord = new NativeFunction(
-                l, library, "cudaEventRecord", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
-        eventQuery =
-                new NativeFunction(l, library, "cudaEventQuery", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        eventDestroy =
-                new NativeFunction(l, library, "cudaEventDestroy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        getErrorString =
-                new NativeFunction(l, library, "cudaGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT), missing);
-        getErrorName =
-                new NativeFunction(l, library, "cudaGetErrorName", FunctionDescriptor.of(ADDRESS, JAVA_INT), missing);
-        deviceGetPciBusId = new NativeFunction(
-                l,
-                library,
-                "cudaDeviceGetPCIBusId",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT),
-                missing);
-        getDeviceProperties2 = new NativeFunction(
-                l,
-                library,
-                "cudaGetDeviceProperties_v2",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT),
-                missing);
-        getDeviceProperties = new NativeFunction(
-                l, library, "cudaGetDeviceProperties", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT), missing);
-        pointerGetAttributes = new NativeFunction(
-                l, library, "cudaPointerGetAttributes", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
+        var bind = new NativeFunction.Binder(lib.lookup(), library, missing);
+        getDeviceCount = bind.returningInt("cudaGetDeviceCount", JAVA_LONG);
+        runtimeGetVersion = bind.returningInt("cudaRuntimeGetVersion", JAVA_LONG);
+        driverGetVersion = bind.returningInt("cudaDriverGetVersion", JAVA_LONG);
+        setDevice = bind.returningInt("cudaSetDevice", JAVA_INT);
+        malloc = bind.returningInt("cudaMalloc", JAVA_LONG, JAVA_LONG);
+        free = bind.returningInt("cudaFree", JAVA_LONG);
+        hostAlloc = bind.returningInt("cudaHostAlloc", JAVA_LONG, JAVA_LONG, JAVA_INT);
+        freeHost = bind.returningInt("cudaFreeHost", JAVA_LONG);
+        memcpy = bind.returningInt("cudaMemcpy", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT);
+        memcpyAsync = bind.returningInt("cudaMemcpyAsync", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG);
+        memset = bind.returningInt("cudaMemset", JAVA_LONG, JAVA_INT, JAVA_LONG);
+        streamCreateWithFlags = bind.returningInt("cudaStreamCreateWithFlags", JAVA_LONG, JAVA_INT);
+        streamDestroy = bind.returningInt("cudaStreamDestroy", JAVA_LONG);
+        streamQuery = bind.returningInt("cudaStreamQuery", JAVA_LONG);
+        streamSynchronize = bind.returningInt("cudaStreamSynchronize", JAVA_LONG);
+        eventCreateWithFlags = bind.returningInt("cudaEventCreateWithFlags", JAVA_LONG, JAVA_INT);
+        eventRecord = bind.returningInt("cudaEventRecord", JAVA_LONG, JAVA_LONG);
+        eventQuery = bind.returningInt("cudaEventQuery", JAVA_LONG);
+        eventDestroy = bind.returningInt("cudaEventDestroy", JAVA_LONG);
+        getErrorString = bind.function("cudaGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        getErrorName = bind.function("cudaGetErrorName", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        deviceGetPciBusId = bind.returningInt("cudaDeviceGetPCIBusId", JAVA_LONG, JAVA_INT, JAVA_INT);
+        getDeviceProperties2 = bind.returningInt("cudaGetDeviceProperties_v2", JAVA_LONG, JAVA_INT);
+        getDeviceProperties = bind.returningInt("cudaGetDeviceProperties", JAVA_LONG, JAVA_INT);
+        pointerGetAttributes = bind.returningInt("cudaPointerGetAttributes", JAVA_LONG, JAVA_LONG);
     }
 
     /** {@link #load(Map)} with the process environment. */

@@ -2,8 +2,10 @@ package dev.jccl.cuda;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Optional;
 import java.util.function.Function;
@@ -36,6 +38,22 @@ final class NativeFunction {
         this.name = name;
         this.descriptor = descriptor;
         this.missing = missing;
+    }
+
+    /**
+     * Makes the functions of one library, each reporting a missing symbol the library's way ({@code missing} turns a
+     * sentence into its "unavailable" exception).
+     */
+    record Binder(SymbolLookup library, String libraryName, Function<String, RuntimeException> missing) {
+        /** A function with this C signature. */
+        NativeFunction function(String name, FunctionDescriptor descriptor) {
+            return new NativeFunction(library, libraryName, name, descriptor, missing);
+        }
+
+        /** A function that returns a C {@code int} (a status code, as CUDA's and NCCL's calls do). */
+        NativeFunction returningInt(String name, MemoryLayout... arguments) {
+            return function(name, FunctionDescriptor.of(ValueLayout.JAVA_INT, arguments));
+        }
     }
 
     String name() {

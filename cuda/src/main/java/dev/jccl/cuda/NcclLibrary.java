@@ -73,75 +73,28 @@ final class NcclLibrary implements NcclApi {
         this.library = lib.name();
         Function<String, RuntimeException> missing = why -> new NcclUnavailableException(
                 why + ": not NCCL, or an NCCL too old for Jccl (2.7 or newer); " + INSTALL);
-        var l = lib.lookup();
-        getVersion =
-                new NativeFunction(l, library, "ncclGetVersion", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        getUniqueId =
-                new NativeFunction(l, library, "ncclGetUniqueId", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        commInitRank = new NativeFunction(
-                l,
-                library,
-                "ncclCommInitRank",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, UNIQUE_ID, JAVA_INT),
-                missing);
-        allReduce = new NativeFunction(
-                l,
-                library,
-                "ncclAllReduce",
-                FunctionDescriptor.of(
-                        JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
-                missing);
-        broadcast = new NativeFunction(
-                l,
-                library,
-                "ncclBroadcast",
-                FunctionDescriptor.of(
-                        JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
-                missing);
-        reduce = new NativeFunction(
-                l,
-                library,
-                "ncclReduce",
-                FunctionDescriptor.of(
-                        JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
-                missing);
-        allGather = new NativeFunction(
-                l,
-                library,
-                "ncclAllGather",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
-                missing);
-        reduceScatter = new NativeFunction(
-                l,
-                library,
-                "ncclReduceScatter",
-                FunctionDescriptor.of(
-                        JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
-                missing);
-        send = new NativeFunction(
-                l,
-                library,
-                "ncclSend",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
-                missing);
-        recv = new NativeFunction(
-                l,
-                library,
-                "ncclRecv",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG),
-                missing);
-        groupStart = new NativeFunction(l, library, "ncclGroupStart", FunctionDescriptor.of(JAVA_INT), missing);
-        groupEnd = new NativeFunction(l, library, "ncclGroupEnd", FunctionDescriptor.of(JAVA_INT), missing);
-        commGetAsyncError = new NativeFunction(
-                l, library, "ncclCommGetAsyncError", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), missing);
-        commAbort =
-                new NativeFunction(l, library, "ncclCommAbort", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        commDestroy =
-                new NativeFunction(l, library, "ncclCommDestroy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), missing);
-        getErrorString =
-                new NativeFunction(l, library, "ncclGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT), missing);
-        getLastError =
-                new NativeFunction(l, library, "ncclGetLastError", FunctionDescriptor.of(ADDRESS, JAVA_LONG), missing);
+        var bind = new NativeFunction.Binder(lib.lookup(), library, missing);
+        getVersion = bind.returningInt("ncclGetVersion", JAVA_LONG);
+        getUniqueId = bind.returningInt("ncclGetUniqueId", JAVA_LONG);
+        commInitRank = bind.returningInt("ncclCommInitRank", JAVA_LONG, JAVA_INT, UNIQUE_ID, JAVA_INT);
+        allReduce = bind.returningInt(
+                "ncclAllReduce", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG);
+        broadcast = bind.returningInt(
+                "ncclBroadcast", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG);
+        reduce = bind.returningInt(
+                "ncclReduce", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG);
+        allGather = bind.returningInt("ncclAllGather", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
+        reduceScatter = bind.returningInt(
+                "ncclReduceScatter", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG);
+        send = bind.returningInt("ncclSend", JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG);
+        recv = bind.returningInt("ncclRecv", JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG);
+        groupStart = bind.returningInt("ncclGroupStart");
+        groupEnd = bind.returningInt("ncclGroupEnd");
+        commGetAsyncError = bind.returningInt("ncclCommGetAsyncError", JAVA_LONG, JAVA_LONG);
+        commAbort = bind.returningInt("ncclCommAbort", JAVA_LONG);
+        commDestroy = bind.returningInt("ncclCommDestroy", JAVA_LONG);
+        getErrorString = bind.function("ncclGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        getLastError = bind.function("ncclGetLastError", FunctionDescriptor.of(ADDRESS, JAVA_LONG));
         this.version = readVersion();
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jccl.tools.perf.NcclTestsOutput;
 import dev.jccl.tools.perf.PerfReport;
 import dev.jccl.tools.perf.PerfReports;
 import dev.jccl.tools.perf.PerfRow;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,11 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class PerfCommandTest {
-    /** The row pattern scripts written for nccl-tests use (see NcclTestsOutput in the perf tests). */
-    private static final Pattern ROW =
-            Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+([\\d.]+)\\s+([\\d.]+)"
-                    + "\\s+([\\d.]+)\\s+(\\S+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)\\s*$");
-
     @Test
     void fourLocalRanksSweepToSixtyFourMegabytesCleanAndWriteJsonThatPlots(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("ar.json");
@@ -57,7 +52,7 @@ class PerfCommandTest {
                 json.toString());
 
         assertEquals(0, r.code(), r::toString);
-        List<Matcher> rows = rows(r.out());
+        List<Matcher> rows = NcclTestsOutput.rows(r.out());
         assertEquals(12, rows.size(), r::toString); // 8 B × 4^k up to 32 MiB, as nccl-tests sweeps
         assertEquals("8", rows.getFirst().group(1));
         assertEquals(String.valueOf(32L << 20), rows.getLast().group(1));
@@ -124,7 +119,7 @@ class PerfCommandTest {
                                 + "and on until every rank's JIT compiler"
                                 + " has been idle for a second (at most 1 s), before timing\n"),
                 r::toString);
-        List<Matcher> rows = rows(r.out());
+        List<Matcher> rows = NcclTestsOutput.rows(r.out());
         assertEquals(4, rows.size(), r::toString);
         for (Matcher m : rows) {
             assertEquals("1", m.group(9), r::toString);
@@ -155,7 +150,7 @@ class PerfCommandTest {
                 "--plot",
                 png.toString());
         assertEquals(0, r.code(), r::toString);
-        assertEquals(3, rows(r.out()).size(), r::toString);
+        assertEquals(3, NcclTestsOutput.rows(r.out()).size(), r::toString);
         assertTrue(r.out().contains("#  Rank  0 Group  0 Pid ") && !r.out().contains("#  Rank  1 "), r::toString);
         assertTrue(r.out().contains("1 rank on 1 host, transport local"), r::toString);
         assertNotNull(ImageIO.read(png.toFile()), "--plot wrote no PNG");
@@ -204,7 +199,7 @@ class PerfCommandTest {
         List<Matcher> rows = new ArrayList<>();
         for (String line : r.out().split("\n")) {
             if (!line.startsWith("[0] ") || line.startsWith("[0] #")) continue;
-            Matcher m = ROW.matcher(line.substring(4));
+            Matcher m = NcclTestsOutput.ROW.matcher(line.substring(4));
             assertTrue(m.matches(), line);
             rows.add(m);
         }
@@ -253,17 +248,6 @@ class PerfCommandTest {
             assertTrue(r.out().contains(flag), () -> flag + " missing from\n" + r.out());
         }
         assertTrue(!r.out().contains("debug-corrupt"), "the corruption switch is for tests, not users");
-    }
-
-    private static List<Matcher> rows(String out) {
-        List<Matcher> rows = new ArrayList<>();
-        for (String line : out.split("\n")) {
-            if (line.startsWith("#") || line.isBlank()) continue;
-            Matcher m = ROW.matcher(line);
-            assertTrue(m.matches(), () -> "not an nccl-tests row: '" + line + "'");
-            rows.add(m);
-        }
-        return rows;
     }
 
     /**
@@ -320,6 +304,6 @@ class PerfCommandTest {
         for (String note : List.of("# -p 1: no effect", "# -G 3: no CUDA graphs", "# -C 1: no effect", "# -R 1:")) {
             assertTrue(r.out().contains(note), () -> "missing note " + note + "\n" + r);
         }
-        assertEquals(8, rows(r.out()).size(), "8 B to 1 KiB by ×4, twice:\n" + r);
+        assertEquals(8, NcclTestsOutput.rows(r.out()).size(), "8 B to 1 KiB by ×4, twice:\n" + r);
     }
 }

@@ -3,11 +3,10 @@ package dev.jccl.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
+import dev.jccl.tools.perf.NcclTestsOutput;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,10 +22,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class PerfDeviceTest {
-    private static final Pattern ROW =
-            Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+([\\d.]+)\\s+([\\d.]+)"
-                    + "\\s+([\\d.]+)\\s+(\\S+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)\\s*$");
-
     @Test
     void cudaWithoutCudaIsExitTwoAndSaysWhy() {
         Cli.Result r = Cli.inProcess(
@@ -90,7 +85,7 @@ class PerfDeviceTest {
                 "--warmup-time",
                 "0");
         assertEquals(0, r.code(), r::toString);
-        List<Matcher> rows = rows(r.out());
+        List<Matcher> rows = NcclTestsOutput.rows(r.out());
         assertEquals(5, rows.size(), r::toString); // 8 B, 256 B, 8 KiB, 256 KiB, 8 MiB
         for (Matcher m : rows) {
             assertEquals("0", m.group(9), r::toString);
@@ -151,7 +146,7 @@ class PerfDeviceTest {
                     "--warmup-time",
                     "0");
             assertEquals(0, r.code(), () -> bench + " -z " + z + ":\n" + r);
-            List<Matcher> rows = rows(r.out());
+            List<Matcher> rows = NcclTestsOutput.rows(r.out());
             assertEquals(4, rows.size(), () -> bench + ":\n" + r);
             for (Matcher m : rows) {
                 assertEquals("0", m.group(9), () -> bench + ":\n" + r);
@@ -178,17 +173,6 @@ class PerfDeviceTest {
                 "0",
                 "--debug-corrupt");
         assertEquals(1, bad.code(), bad::toString);
-        assertEquals("1", rows(bad.out()).getFirst().group(9), bad::toString);
-    }
-
-    private static List<Matcher> rows(String out) {
-        List<Matcher> rows = new ArrayList<>();
-        for (String line : out.split("\n")) {
-            if (line.startsWith("#") || line.isBlank()) continue;
-            Matcher m = ROW.matcher(line);
-            assertTrue(m.matches(), () -> "not an nccl-tests row: '" + line + "'");
-            rows.add(m);
-        }
-        return rows;
+        assertEquals("1", NcclTestsOutput.rows(bad.out()).getFirst().group(9), bad::toString);
     }
 }

@@ -7,19 +7,7 @@ import dev.jccl.transport.shm.ShmTransport;
 import java.util.List;
 
 /** Shared memory, between ranks of one host that both have a usable /dev/shm. */
-final class ShmFactory implements TransportFactory {
-    private final long commId;
-    private final int bufferBytes;
-    private final Log log;
-    private final long deadlineNanos;
-
-    ShmFactory(long commId, int bufferBytes, Log log, long deadlineNanos) {
-        this.commId = commId;
-        this.bufferBytes = bufferBytes;
-        this.log = log;
-        this.deadlineNanos = deadlineNanos;
-    }
-
+record ShmFactory(long commId, int bufferBytes, Log log, long deadlineNanos) implements TransportFactory {
     @Override
     public String via(PeerInfo peer) {
         return "SHM/direct";

@@ -20,21 +20,9 @@ import dev.jccl.ReduceOp;
  *   <li>Operations that only move data (op null) take random bits, NaN patterns included: a copy must keep every bit.
  * </ul>
  */
-final class CheckValues {
+record CheckValues(DataType type, ReduceOp op, int ranks, long seed) {
     /** At most this many inputs of an element's PROD are ±2, so that products stay exact. */
     static final int MAX_TWOS = 10;
-
-    private final DataType type;
-    private final ReduceOp op;
-    private final int ranks;
-    private final long seed;
-
-    CheckValues(DataType type, ReduceOp op, int ranks, long seed) {
-        this.type = type;
-        this.op = op;
-        this.ranks = ranks;
-        this.seed = seed;
-    }
 
     /** Rank {@code r}'s input at element {@code i} of its contribution, as a value (or raw bits when op is null). */
     long input(int r, long i) {

@@ -67,18 +67,7 @@ public final class DeviceTarget implements PerfTarget {
             DataType type,
             ReduceOp op,
             int root) {
-        MemorySegment s = segment(mirror(send));
-        MemorySegment r = segment(mirror(recv));
-        int n = comm.size();
-        switch (c) {
-            case ALL_REDUCE -> comm.allReduce(s, r, count, type, op);
-            case ALL_GATHER -> comm.allGather(s, r, count, type);
-            case BROADCAST -> comm.broadcast(s, r, count, type, root);
-            case REDUCE -> comm.reduce(s, r, count, type, op, root);
-            case REDUCE_SCATTER -> comm.reduceScatter(s, r, count, type, op);
-            case ALL_TO_ALL -> comm.allToAll(s, r, count, type);
-            case SENDRECV -> comm.sendRecv(s, (comm.rank() + 1) % n, r, (comm.rank() - 1 + n) % n, count, type);
-        }
+        c.run(comm, segment(mirror(send)), segment(mirror(recv)), count, type, op, root);
     }
 
     @Override
@@ -90,18 +79,7 @@ public final class DeviceTarget implements PerfTarget {
             DataType type,
             ReduceOp op,
             int root) {
-        MemorySegment s = segment(mirror(send));
-        MemorySegment r = segment(mirror(recv));
-        int n = comm.size();
-        return switch (c) {
-            case ALL_REDUCE -> comm.allReduceAsync(s, r, count, type, op);
-            case ALL_GATHER -> comm.allGatherAsync(s, r, count, type);
-            case BROADCAST -> comm.broadcastAsync(s, r, count, type, root);
-            case REDUCE -> comm.reduceAsync(s, r, count, type, op, root);
-            case REDUCE_SCATTER -> comm.reduceScatterAsync(s, r, count, type, op);
-            case ALL_TO_ALL -> comm.allToAllAsync(s, r, count, type);
-            case SENDRECV -> comm.sendRecvAsync(s, (comm.rank() + 1) % n, r, (comm.rank() - 1 + n) % n, count, type);
-        };
+        return c.start(comm, segment(mirror(send)), segment(mirror(recv)), count, type, op, root);
     }
 
     @Override

@@ -9,6 +9,7 @@ import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
 import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
+import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -27,23 +28,24 @@ class DoctorEnvironmentChecksTest {
 
     @Test
     void driverUserSpaceAgainstKernelModule(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(
-                assertVerdict(Fixtures.examine(HEALTHY), "driver-kernel-user-match", Verdict.OK),
+        expect(
+                HEALTHY,
+                "driver-kernel-user-match",
+                Verdict.OK,
                 "libcuda.so.560.35.03 matches the kernel module 560.35.03");
-        CheckResult mismatch = assertVerdict(Fixtures.examine(BROKEN), "driver-kernel-user-match", Verdict.FAIL);
+        CheckResult mismatch = expect(BROKEN, "driver-kernel-user-match", Verdict.FAIL);
         assertSummary(
                 mismatch,
                 "Kernel module 535.183.01 but the image provides libcuda.so.550.90.07",
                 "CUDA will fail to initialize");
         assertFix(mismatch, "do not bake libcuda into the image");
-        assertSummary(assertVerdict(Fixtures.examine(VM), "driver-kernel-user-match", Verdict.OK), "No libcuda.so");
-        assertSummary(
-                assertVerdict(Fixtures.examine(PLAIN), "driver-kernel-user-match", Verdict.SKIP), "no NVIDIA driver");
+        expect(VM, "driver-kernel-user-match", Verdict.OK, "No libcuda.so");
+        expect(PLAIN, "driver-kernel-user-match", Verdict.SKIP, "no NVIDIA driver");
 
         Path compat = Fixtures.copy(HEALTHY, tmp);
         Fixtures.write(compat, "/usr/local/cuda-12.8/compat/libcuda.so.570.124.06", "");
         Fixtures.env(compat, "LD_LIBRARY_PATH", "/usr/local/cuda-12.8/compat:/usr/local/nvidia/lib64");
-        CheckResult fwd = assertVerdict(Fixtures.examine(compat), "driver-kernel-user-match", Verdict.WARN);
+        CheckResult fwd = expect(compat, "driver-kernel-user-match", Verdict.WARN);
         assertSummary(
                 fwd,
                 "CUDA forward compatibility is in use: libcuda 570.124.06 from /usr/local/cuda-12.8/compat "
@@ -52,29 +54,36 @@ class DoctorEnvironmentChecksTest {
 
     @Test
     void ncclVersionGaps(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertVerdict(Fixtures.examine(HEALTHY), "nccl-version-gaps", Verdict.OK);
-        CheckResult gaps = assertVerdict(Fixtures.examine(BROKEN), "nccl-version-gaps", Verdict.FAIL);
+        expect(HEALTHY, "nccl-version-gaps", Verdict.OK);
+        CheckResult gaps = expect(BROKEN, "nccl-version-gaps", Verdict.FAIL);
         assertSummary(
                 gaps,
                 "NCCL 2.24.3 allocates host memory with cuMem, which needs CAP_SYS_NICE",
                 "NCCL 2.24.3 ignores link state",
                 "ens1f0 has an address but is not RUNNING");
-        assertSummary(assertVerdict(Fixtures.examine(PLAIN), "nccl-version-gaps", Verdict.SKIP), "no NCCL found");
+        expect(PLAIN, "nccl-version-gaps", Verdict.SKIP, "no NCCL found");
 
         Path twoCopies = Fixtures.copy(HEALTHY, tmp);
         Fixtures.write(
                 twoCopies, "/usr/local/lib/python3.11/dist-packages/nvidia_nccl_cu12-2.27.5.dist-info/METADATA", "");
-        CheckResult copies = assertVerdict(Fixtures.examine(twoCopies), "nccl-version-gaps", Verdict.WARN);
-        assertSummary(copies, "several NCCL copies", "nvidia_nccl_cu12-2.27.5.dist-info", "libnccl.so.2.28.7");
+        CheckResult copies = expect(
+                twoCopies,
+                "nccl-version-gaps",
+                Verdict.WARN,
+                "several NCCL copies",
+                "nvidia_nccl_cu12-2.27.5.dist-info",
+                "libnccl.so.2.28.7");
         assertFix(copies, "remove the copies");
     }
 
     @Test
     void ncclVariables(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult known = assertVerdict(Fixtures.examine(HEALTHY), "env-nccl-unknown", Verdict.OK);
-        assertSummary(known, "4 NCCL settings, all read by NCCL 2.28.7");
-        CheckResult broken = assertVerdict(Fixtures.examine(BROKEN), "env-nccl-unknown", Verdict.FAIL);
-        assertSummary(broken, "NCCL_ALGO=Ring,Bogus names no algorithm [Bogus]: NCCL 2.24.3 fails to initialize");
+        CheckResult known = expect(HEALTHY, "env-nccl-unknown", Verdict.OK, "4 NCCL settings, all read by NCCL 2.28.7");
+        CheckResult broken = expect(
+                BROKEN,
+                "env-nccl-unknown",
+                Verdict.FAIL,
+                "NCCL_ALGO=Ring,Bogus names no algorithm [Bogus]: NCCL 2.24.3 fails to initialize");
         assertEvidence(
                 broken,
                 "also (warn)",
@@ -85,7 +94,7 @@ class DoctorEnvironmentChecksTest {
                         .anyMatch(e -> e.value().contains("NCCL_SOCKET_IFNAMES=eth0 is not an NCCL variable")
                                 && e.value().contains("did you mean NCCL_SOCKET_IFNAME?")),
                 () -> Fixtures.describe(broken));
-        assertSummary(assertVerdict(Fixtures.examine(PLAIN), "env-nccl-unknown", Verdict.OK), "No NCCL_* variables");
+        expect(PLAIN, "env-nccl-unknown", Verdict.OK, "No NCCL_* variables");
 
         Object[][] cases = {
             {"NCCL_IB_GID_IDX", "3", Verdict.WARN, "did you mean NCCL_IB_GID_INDEX?"},
@@ -112,7 +121,7 @@ class DoctorEnvironmentChecksTest {
         Path conf = Fixtures.copy(VM, tmp.resolve("conf"));
         Fixtures.env(conf, "NCCL_PAT_ENABLE", "1");
         Fixtures.write(conf, "/etc/nccl.conf", "# site defaults\nNCCL_IB_MTU=4096\n");
-        CheckResult r = assertVerdict(Fixtures.examine(conf), "env-nccl-unknown", Verdict.WARN);
+        CheckResult r = expect(conf, "env-nccl-unknown", Verdict.WARN);
         assertSummary(
                 r,
                 "NCCL_PAT_ENABLE=1 is read only from NCCL 2.23.4; NCCL 2.21.5 ignores it",
@@ -137,28 +146,38 @@ class DoctorEnvironmentChecksTest {
 
     @Test
     void jcclVariables(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "env-jccl-unknown", Verdict.OK), "1 JCCL_* variable");
-        CheckResult typo = assertVerdict(Fixtures.examine(BROKEN), "env-jccl-unknown", Verdict.WARN);
-        assertSummary(typo, "JCCL_TIMOUT is not a Jccl variable (did you mean JCCL_TIMEOUT?): Jccl ignores it");
+        expect(HEALTHY, "env-jccl-unknown", Verdict.OK, "1 JCCL_* variable");
+        CheckResult typo = expect(
+                BROKEN,
+                "env-jccl-unknown",
+                Verdict.WARN,
+                "JCCL_TIMOUT is not a Jccl variable (did you mean JCCL_TIMEOUT?): Jccl ignores it");
         assertEvidence(typo, "Jccl reads NCCL_SOCKET_IFNAME", "socketIfname = ens9");
 
         Path bad = Fixtures.copy(PLAIN, tmp.resolve("bad"));
         Fixtures.env(bad, "JCCL_TIMEOUT", "soon");
-        CheckResult refused = assertVerdict(Fixtures.examine(bad), "env-jccl-unknown", Verdict.FAIL);
-        assertSummary(refused, "A Jccl rank would refuse to start: JCCL_TIMEOUT='soon' is not a duration");
+        CheckResult refused = expect(
+                bad,
+                "env-jccl-unknown",
+                Verdict.FAIL,
+                "A Jccl rank would refuse to start: JCCL_TIMEOUT='soon' is not a duration");
 
         Path secret = Fixtures.copy(PLAIN, tmp.resolve("secret"));
         Fixtures.env(secret, "JCCL_SECRET", "00112233445566778899aabbccddeeff", "JCCL_ROOT", "node-0:29600");
-        CheckResult quiet = assertVerdict(Fixtures.examine(secret), "env-jccl-unknown", Verdict.OK);
+        CheckResult quiet = expect(secret, "env-jccl-unknown", Verdict.OK);
         assertEquals("(set; value not shown)", quiet.evidence("env JCCL_SECRET"));
         assertFalse(Fixtures.describe(quiet).contains("00112233"), "the secret is never printed");
     }
 
     @Test
     void transportOverrides(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertVerdict(Fixtures.examine(HEALTHY), "env-transport-overrides", Verdict.OK);
-        CheckResult debug = assertVerdict(Fixtures.examine(BROKEN), "env-transport-overrides", Verdict.WARN);
-        assertSummary(debug, "NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=ALL", "NCCL_ALGO=Ring,Bogus forces the algorithm");
+        expect(HEALTHY, "env-transport-overrides", Verdict.OK);
+        CheckResult debug = expect(
+                BROKEN,
+                "env-transport-overrides",
+                Verdict.WARN,
+                "NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=ALL",
+                "NCCL_ALGO=Ring,Bogus forces the algorithm");
 
         Path p2p = Fixtures.copy(HEALTHY, tmp.resolve("p2p"));
         Fixtures.env(p2p, "NCCL_P2P_DISABLE", "1", "NCCL_SHM_DISABLE", "1");
@@ -174,14 +193,16 @@ class DoctorEnvironmentChecksTest {
         // Without the hardware a disabled fast path costs nothing: listed, not a warning.
         Path noHardware = Fixtures.copy(PLAIN, tmp.resolve("nohw"));
         Fixtures.env(noHardware, "NCCL_IB_DISABLE", "1", "NCCL_P2P_DISABLE", "1");
-        assertSummary(
-                assertVerdict(Fixtures.examine(noHardware), "env-transport-overrides", Verdict.OK),
+        expect(
+                noHardware,
+                "env-transport-overrides",
+                Verdict.OK,
                 "Set, but without effect here: NCCL_IB_DISABLE=1, NCCL_P2P_DISABLE=1");
     }
 
     @Test
     void hugepagesAreInformationOnly() {
-        CheckResult info = assertVerdict(Fixtures.examine(HEALTHY), "hugepages-info", Verdict.SKIP);
+        CheckResult info = expect(HEALTHY, "hugepages-info", Verdict.SKIP);
         assertSummary(
                 info,
                 "HugePages_Total 0 (2048 kB pages), transparent hugepages madvise",

@@ -7,6 +7,7 @@ import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
 import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
+import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
@@ -25,18 +26,11 @@ class DoctorGdrChecksTest {
     @Test
     void healthyNodeHasPeermemAndDmabuf() {
         Map<String, CheckResult> r = Fixtures.examine(HEALTHY);
-        assertSummary(
-                assertVerdict(r, "gdr-peermem-module", Verdict.OK),
-                "nvidia_peermem 560.35.03 is loaded",
-                "same version");
+        expect(r, "gdr-peermem-module", Verdict.OK, "nvidia_peermem 560.35.03 is loaded", "same version");
         CheckResult probe = assertVerdict(r, "gdr-peermem-nccl-probe", Verdict.OK);
         assertEvidence(probe, GdrChecks.PEERMEM_MODULE_VERSION, "exists");
         assertEvidence(probe, GdrChecks.NV_MEM, "absent");
-        assertSummary(
-                assertVerdict(r, "gdr-dmabuf-support", Verdict.OK),
-                "kernel 6.8.0-45-generic",
-                "open driver 560.35.03",
-                "rdma-core 50");
+        expect(r, "gdr-dmabuf-support", Verdict.OK, "kernel 6.8.0-45-generic", "open driver 560.35.03", "rdma-core 50");
     }
 
     @Test
@@ -52,7 +46,7 @@ class DoctorGdrChecksTest {
         // The fixture's kallsyms lacks the MOFED peer-memory symbol: the fix says modprobe would fail.
         assertEvidence(b1, "/proc/kallsyms ib_register_peer_memory_client", "not exported");
         assertFix(b1, "exports no ib_register_peer_memory_client");
-        assertSummary(assertVerdict(r, "gdr-peermem-nccl-probe", Verdict.SKIP), "no peermem module is loaded");
+        expect(r, "gdr-peermem-nccl-probe", Verdict.SKIP, "no peermem module is loaded");
         CheckResult b3 = assertVerdict(r, "gdr-dmabuf-support", Verdict.FAIL);
         assertSummary(
                 b3, "DMA-BUF GPU Direct RDMA unavailable: the NVIDIA driver 535.183.01 is the proprietary flavor");
@@ -71,7 +65,7 @@ class DoctorGdrChecksTest {
         Fixtures.delete(root, "/usr/lib/x86_64-linux-gnu/libnccl.so.2");
         Map<String, CheckResult> r = Fixtures.examine(root);
         assertVerdict(r, "gdr-peermem-module", Verdict.OK);
-        assertSummary(assertVerdict(r, "gdr-dmabuf-support", Verdict.WARN), "still works through nvidia_peermem");
+        expect(r, "gdr-dmabuf-support", Verdict.WARN, "still works through nvidia_peermem");
         CheckResult b2 = assertVerdict(r, "gdr-peermem-nccl-probe", Verdict.FAIL);
         assertSummary(
                 b2,
@@ -81,15 +75,12 @@ class DoctorGdrChecksTest {
                         + "ys/kernel/mm/memory_peers/nvidia-peermem/version",
                 "GPU Direct RDMA Disabled");
         assertFix(b2, "upgrade NCCL to ≥ 2.23.4");
-        assertSummary(
-                assertVerdict(r, "nccl-version-gaps", Verdict.FAIL),
-                "NCCL 2.19.4 found",
-                "will not detect nvidia_peermem");
+        expect(r, "nccl-version-gaps", Verdict.FAIL, "NCCL 2.19.4 found", "will not detect nvidia_peermem");
 
         // A kernel that still has the MOFED memory_peers directory: the old NCCL finds nv_mem.
         Fixtures.write(root, GdrChecks.NV_MEM, "1.1\n");
         r = Fixtures.examine(root);
-        assertSummary(assertVerdict(r, "gdr-peermem-nccl-probe", Verdict.OK), GdrChecks.NV_MEM);
+        expect(r, "gdr-peermem-nccl-probe", Verdict.OK, GdrChecks.NV_MEM);
     }
 
     @Test
@@ -100,26 +91,34 @@ class DoctorGdrChecksTest {
         Fixtures.delete(root, "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.7");
         Fixtures.delete(root, "/usr/lib/x86_64-linux-gnu/libnccl.so.2");
         Fixtures.write(root, "/usr/lib/x86_64-linux-gnu/libnccl.so.2", ""); // a copy without the version in its name
-        CheckResult b2 = assertVerdict(Fixtures.examine(root), "gdr-peermem-nccl-probe", Verdict.WARN);
-        assertSummary(b2, "version is unknown", "older than 2.23.4 will not see nvidia_peermem");
+        CheckResult b2 = expect(
+                root,
+                "gdr-peermem-nccl-probe",
+                Verdict.WARN,
+                "version is unknown",
+                "older than 2.23.4 will not see nvidia_peermem");
     }
 
     @Test
     void bothPeerMemoryModulesOrAStaleOneAreWarnings(@TempDir(factory = RamTempDir.class) Path tmp) {
         Path both = Fixtures.copy(HEALTHY, tmp.resolve("both"));
         Fixtures.write(both, "/sys/module/nv_peer_mem/version", "1.3\n");
-        CheckResult b1 = assertVerdict(Fixtures.examine(both), "gdr-peermem-module", Verdict.WARN);
-        assertSummary(b1, "Both nv_peer_mem and nvidia_peermem are loaded");
+        CheckResult b1 =
+                expect(both, "gdr-peermem-module", Verdict.WARN, "Both nv_peer_mem and nvidia_peermem are loaded");
         assertFix(b1, "rmmod nv_peer_mem");
 
         Path stale = Fixtures.copy(HEALTHY, tmp.resolve("stale"));
         Fixtures.write(stale, "/sys/module/nvidia_peermem/version", "550.54.14\n");
         Map<String, CheckResult> r = Fixtures.examine(stale);
-        assertSummary(
-                assertVerdict(r, "gdr-peermem-module", Verdict.WARN),
+        expect(
+                r,
+                "gdr-peermem-module",
+                Verdict.WARN,
                 "nvidia_peermem 550.54.14 does not match the nvidia module 560.35.03");
-        assertSummary(
-                assertVerdict(r, "driver-kernel-user-match", Verdict.WARN),
+        expect(
+                r,
+                "driver-kernel-user-match",
+                Verdict.WARN,
                 "nvidia_peermem 550.54.14 is not from the loaded driver 560.35.03");
     }
 
@@ -128,7 +127,7 @@ class DoctorGdrChecksTest {
         Path dmabufOk = Fixtures.copy(HEALTHY, tmp.resolve("ok"));
         Fixtures.delete(dmabufOk, "/sys/module/nvidia_peermem");
         Map<String, CheckResult> r = Fixtures.examine(dmabufOk);
-        assertSummary(assertVerdict(r, "gdr-peermem-module", Verdict.OK), "not needed: the DMA-BUF path is available");
+        expect(r, "gdr-peermem-module", Verdict.OK, "not needed: the DMA-BUF path is available");
         assertVerdict(r, "gdr-peermem-nccl-probe", Verdict.SKIP);
 
         // An rdma-core file name that tells no version (MOFED): DMA-BUF cannot be confirmed, so neither can GDR.
@@ -138,13 +137,8 @@ class DoctorGdrChecksTest {
         Fixtures.link(unknown, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "libibverbs.so.1.0.0");
         Fixtures.write(unknown, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.0.0", "");
         r = Fixtures.examine(unknown);
-        assertSummary(
-                assertVerdict(r, "gdr-dmabuf-support", Verdict.WARN),
-                "cannot be confirmed",
-                "rdma-core version unknown");
-        assertSummary(
-                assertVerdict(r, "gdr-peermem-module", Verdict.WARN),
-                "No nvidia_peermem module, and DMA-BUF cannot be confirmed");
+        expect(r, "gdr-dmabuf-support", Verdict.WARN, "cannot be confirmed", "rdma-core version unknown");
+        expect(r, "gdr-peermem-module", Verdict.WARN, "No nvidia_peermem module, and DMA-BUF cannot be confirmed");
     }
 
     @Test
@@ -152,29 +146,21 @@ class DoctorGdrChecksTest {
         Path off = Fixtures.copy(HEALTHY, tmp.resolve("off"));
         Fixtures.delete(off, "/sys/module/nvidia_peermem");
         Fixtures.env(off, "NCCL_DMABUF_ENABLE", "0");
-        assertSummary(
-                assertVerdict(Fixtures.examine(off), "gdr-dmabuf-support", Verdict.FAIL),
-                "NCCL_DMABUF_ENABLE=0 turns it off");
+        expect(off, "gdr-dmabuf-support", Verdict.FAIL, "NCCL_DMABUF_ENABLE=0 turns it off");
 
         Path oldKernel = Fixtures.copy(HEALTHY, tmp.resolve("kernel"));
         Fixtures.delete(oldKernel, "/sys/module/nvidia_peermem");
         Fixtures.write(oldKernel, "/proc/sys/kernel/osrelease", "5.10.0-28-amd64\n");
         Map<String, CheckResult> r = Fixtures.examine(oldKernel);
-        assertSummary(
-                assertVerdict(r, "gdr-dmabuf-support", Verdict.FAIL), "kernel 5.10.0-28-amd64 is older than 5.12");
-        assertSummary(
-                assertVerdict(r, "gdr-peermem-module", Verdict.FAIL),
-                "No GPU Direct RDMA kernel path",
-                "older than 5.12");
+        expect(r, "gdr-dmabuf-support", Verdict.FAIL, "kernel 5.10.0-28-amd64 is older than 5.12");
+        expect(r, "gdr-peermem-module", Verdict.FAIL, "No GPU Direct RDMA kernel path", "older than 5.12");
 
         Path oldVerbs = Fixtures.copy(HEALTHY, tmp.resolve("verbs"));
         Fixtures.delete(oldVerbs, "/sys/module/nvidia_peermem");
         Fixtures.delete(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
         Fixtures.link(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "libibverbs.so.1.11.32.0");
         Fixtures.write(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.11.32.0", "");
-        assertSummary(
-                assertVerdict(Fixtures.examine(oldVerbs), "gdr-dmabuf-support", Verdict.FAIL),
-                "rdma-core 32 is older than 34");
+        expect(oldVerbs, "gdr-dmabuf-support", Verdict.FAIL, "rdma-core 32 is older than 34");
     }
 
     @Test

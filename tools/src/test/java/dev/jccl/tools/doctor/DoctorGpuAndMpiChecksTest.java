@@ -9,6 +9,7 @@ import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
 import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
+import static dev.jccl.tools.doctor.Fixtures.expect;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -21,42 +22,42 @@ class DoctorGpuAndMpiChecksTest {
 
     @Test
     void hcollInKubernetes(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "k8s-mpi-hcoll", Verdict.OK), "HCOLL turned off");
-        CheckResult hcoll = assertVerdict(Fixtures.examine(BROKEN), "k8s-mpi-hcoll", Verdict.WARN);
+        expect(HEALTHY, "k8s-mpi-hcoll", Verdict.OK, "HCOLL turned off");
+        CheckResult hcoll = expect(BROKEN, "k8s-mpi-hcoll", Verdict.WARN);
         assertSummary(
                 hcoll,
                 "Kubernetes MPIJob worker with HPC-X HCOLL enabled (mca_coll_hcoll.so present, "
                         + "OMPI_MCA_coll_hcoll_enable unset)");
         assertEvidence(hcoll, "Open MPI HCOLL component", "/opt/hpcx/ompi/lib/openmpi/mca_coll_hcoll.so");
         assertFix(hcoll, "OMPI_MCA_coll_hcoll_enable=0");
-        assertSummary(
-                assertVerdict(Fixtures.examine(PLAIN), "k8s-mpi-hcoll", Verdict.SKIP), "not launched by Open MPI");
+        expect(PLAIN, "k8s-mpi-hcoll", Verdict.SKIP, "not launched by Open MPI");
 
         Path excluded = Fixtures.copy(BROKEN, tmp.resolve("excluded"));
         Fixtures.env(excluded, "OMPI_MCA_coll", "^hcoll,ucc");
-        assertVerdict(Fixtures.examine(excluded), "k8s-mpi-hcoll", Verdict.OK);
+        expect(excluded, "k8s-mpi-hcoll", Verdict.OK);
 
         Path both = Fixtures.copy(HEALTHY, tmp.resolve("both"));
         Fixtures.env(both, "OMPI_MCA_btl_tcp_if_include", "eth0", "OMPI_MCA_btl_tcp_if_exclude", "lo");
-        assertSummary(
-                assertVerdict(Fixtures.examine(both), "k8s-mpi-hcoll", Verdict.WARN),
-                "both OMPI_MCA_btl_tcp_if_include and OMPI_MCA_btl_tcp_if_exclude");
+        expect(both, "k8s-mpi-hcoll", Verdict.WARN, "both OMPI_MCA_btl_tcp_if_include and OMPI_MCA_btl_tcp_if_exclude");
     }
 
     @Test
     void cudaVisibleDevices(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult map = assertVerdict(Fixtures.examine(HEALTHY), "gpu-visibility-mapping", Verdict.OK);
+        CheckResult map = expect(HEALTHY, "gpu-visibility-mapping", Verdict.OK);
         assertSummary(
                 map,
                 "CUDA device 0 = host GPU 0000:3b:00.0 (/dev/nvidia0, GPU-aaaaaaaa-…)",
                 "CUDA device 1 = host GPU 0000:bb:00.0",
                 "Host index numbers do not apply inside containers");
         assertEvidence(map, "CUDA device 1", "/dev/nvidia1");
-        CheckResult none = assertVerdict(Fixtures.examine(BROKEN), "gpu-visibility-mapping", Verdict.FAIL);
-        assertSummary(none, "CUDA_VISIBLE_DEVICES=1 selects no usable device", "this process sees 1: index 0");
+        CheckResult none = expect(
+                BROKEN,
+                "gpu-visibility-mapping",
+                Verdict.FAIL,
+                "CUDA_VISIBLE_DEVICES=1 selects no usable device",
+                "this process sees 1: index 0");
         assertFix(none, "leave CUDA_VISIBLE_DEVICES unset or 0");
-        assertSummary(
-                assertVerdict(Fixtures.examine(PLAIN), "gpu-visibility-mapping", Verdict.SKIP), "no NVIDIA driver");
+        expect(PLAIN, "gpu-visibility-mapping", Verdict.SKIP, "no NVIDIA driver");
 
         String[][] cases = {
             {"0,7,1", "WARN", "entry '7' is not a GPU here", "CUDA ignores 7,1 (every entry from it on)"},
@@ -79,27 +80,29 @@ class DoctorGpuAndMpiChecksTest {
                 "/proc/driver/nvidia/gpus/0000:bb:00.0/information",
                 "Model: \t\t NVIDIA L40S\nGPU UUID: \t GPU-bbbbbbbb-1111-2222-3333-444444444444\nBus "
                         + "Location: \t 0000:bb:00.0\nDevice Minor: \t 1\n");
-        CheckResult order = assertVerdict(Fixtures.examine(mixed), "gpu-visibility-mapping", Verdict.WARN);
-        assertSummary(order, "GPUs of different models", "no CUDA_DEVICE_ORDER=PCI_BUS_ID");
+        CheckResult order = expect(
+                mixed,
+                "gpu-visibility-mapping",
+                Verdict.WARN,
+                "GPUs of different models",
+                "no CUDA_DEVICE_ORDER=PCI_BUS_ID");
         assertFix(order, "CUDA_DEVICE_ORDER=PCI_BUS_ID");
         Fixtures.env(mixed, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
-        assertVerdict(Fixtures.examine(mixed), "gpu-visibility-mapping", Verdict.OK);
+        expect(mixed, "gpu-visibility-mapping", Verdict.OK);
     }
 
     @Test
     void siblingContainersTakenForLocalPeers(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult imex = assertVerdict(Fixtures.examine(BROKEN), "cross-container-gpu-ipc", Verdict.WARN);
+        CheckResult imex = expect(BROKEN, "cross-container-gpu-ipc", Verdict.WARN);
         assertSummary(
                 imex,
                 "This container sees 1 of 2 host GPUs and has IMEX channel /dev/nvidia-caps-imex-channels/channel0",
                 "cuMemImportFromShareableHandle … invalid device ordinal");
         assertEvidence(imex, "/proc/sys/kernel/hostname", "gpu-node-9");
         assertFix(imex, "NCCL_HOSTID");
-        assertSummary(
-                assertVerdict(Fixtures.examine(HEALTHY), "cross-container-gpu-ipc", Verdict.SKIP), "sees all 2 GPUs");
-        assertSummary(
-                assertVerdict(Fixtures.examine(VM), "cross-container-gpu-ipc", Verdict.SKIP), "not in a container");
-        assertVerdict(Fixtures.examine(ROCE), "cross-container-gpu-ipc", Verdict.SKIP);
+        expect(HEALTHY, "cross-container-gpu-ipc", Verdict.SKIP, "sees all 2 GPUs");
+        expect(VM, "cross-container-gpu-ipc", Verdict.SKIP, "not in a container");
+        expect(ROCE, "cross-container-gpu-ipc", Verdict.SKIP);
 
         // Without IMEX the host network namespace (a physical NIC is visible) is the trigger.
         Path hostNet = Fixtures.copy(BROKEN, tmp.resolve("hostnet"));
@@ -109,13 +112,11 @@ class DoctorGpuAndMpiChecksTest {
                 hostNet,
                 "/proc/driver/nvidia/version",
                 "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build\n");
-        CheckResult net = assertVerdict(Fixtures.examine(hostNet), "cross-container-gpu-ipc", Verdict.WARN);
+        CheckResult net = expect(hostNet, "cross-container-gpu-ipc", Verdict.WARN);
         assertSummary(
                 net, "shares the host's network namespace (eth0)", "Driver 570.86.15 matches the reported import bug");
 
         Fixtures.env(hostNet, "NCCL_HOSTID", "container-a");
-        assertSummary(
-                assertVerdict(Fixtures.examine(hostNet), "cross-container-gpu-ipc", Verdict.OK),
-                "mitigated by NCCL_HOSTID");
+        expect(hostNet, "cross-container-gpu-ipc", Verdict.OK, "mitigated by NCCL_HOSTID");
     }
 }

@@ -7,7 +7,7 @@ import static dev.jccl.tools.doctor.Fixtures.ROCE;
 import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
 import static dev.jccl.tools.doctor.Fixtures.assertSummary;
-import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
+import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
@@ -39,34 +39,32 @@ class DoctorLimitChecksTest {
 
     @Test
     void memlock(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "memlock-limit", Verdict.OK), "CAP_IPC_LOCK is held");
-        CheckResult low = assertVerdict(Fixtures.examine(BROKEN), "memlock-limit", Verdict.FAIL);
+        expect(HEALTHY, "memlock-limit", Verdict.OK, "CAP_IPC_LOCK is held");
+        CheckResult low = expect(BROKEN, "memlock-limit", Verdict.FAIL);
         assertSummary(
                 low, "Locked-memory limit is 64 KiB (ulimit -l 64) and CAP_IPC_LOCK is not held", "ibv_reg_mr failed");
         assertEvidence(low, "/proc/self/limits", "Max locked memory 65536 65536 bytes");
         assertFix(low, "--ulimit memlock=-1");
-        assertSummary(assertVerdict(Fixtures.examine(PLAIN), "memlock-limit", Verdict.SKIP), "no RDMA device");
+        expect(PLAIN, "memlock-limit", Verdict.SKIP, "no RDMA device");
 
         Path unlimited = Fixtures.copy(HEALTHY, tmp.resolve("unlimited"));
         limits(unlimited, "unlimited", DOCKER_CAPS);
-        assertSummary(assertVerdict(Fixtures.examine(unlimited), "memlock-limit", Verdict.OK), "unlimited");
+        expect(unlimited, "memlock-limit", Verdict.OK, "unlimited");
 
         Path finite = Fixtures.copy(HEALTHY, tmp.resolve("finite"));
         limits(finite, "1073741824", DOCKER_CAPS);
-        assertSummary(
-                assertVerdict(Fixtures.examine(finite), "memlock-limit", Verdict.WARN),
-                "Locked-memory limit is 1 GiB (ulimit -l 1048576)");
+        expect(finite, "memlock-limit", Verdict.WARN, "Locked-memory limit is 1 GiB (ulimit -l 1048576)");
 
         Path eight = Fixtures.copy(HEALTHY, tmp.resolve("eight"));
         limits(eight, "8388608", DOCKER_CAPS);
-        assertVerdict(Fixtures.examine(eight), "memlock-limit", Verdict.FAIL);
+        expect(eight, "memlock-limit", Verdict.FAIL);
     }
 
     @Test
     void shmSizeAgainstLocalRanksAndJcclsNeed(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult ok = assertVerdict(Fixtures.examine(HEALTHY), "shm-size", Verdict.OK);
-        assertSummary(ok, "/dev/shm is 16 GiB", "2 local Jccl ranks need up to 10 MiB");
-        CheckResult docker = assertVerdict(Fixtures.examine(BROKEN), "shm-size", Verdict.FAIL);
+        CheckResult ok =
+                expect(HEALTHY, "shm-size", Verdict.OK, "/dev/shm is 16 GiB", "2 local Jccl ranks need up to 10 MiB");
+        CheckResult docker = expect(BROKEN, "shm-size", Verdict.FAIL);
         assertSummary(
                 docker,
                 "/dev/shm is 64 MiB (the Docker default) with 8 local ranks (env OMPI_COMM_WORLD_LOCAL_SIZE)",
@@ -75,27 +73,21 @@ class DoctorLimitChecksTest {
         assertEvidence(docker, "/proc/self/mountinfo", "size=65536k");
         assertFix(docker, "--shm-size=1g");
         assertFix(docker, "emptyDir");
-        assertSummary(assertVerdict(Fixtures.examine(PLAIN), "shm-size", Verdict.WARN), "64 MiB", "less than 1 GiB");
+        expect(PLAIN, "shm-size", Verdict.WARN, "64 MiB", "less than 1 GiB");
         // tmpfs without size= is half of the memory.
         assertEvidence(
-                assertVerdict(Fixtures.examine(ROCE), "shm-size", Verdict.OK),
-                "/proc/self/mountinfo",
-                "tmpfs without size=: half of MemTotal");
+                expect(ROCE, "shm-size", Verdict.OK), "/proc/self/mountinfo", "tmpfs without size=: half of MemTotal");
 
         // Above the Docker default but below what 8 Jccl ranks map.
         Path tight = Fixtures.copy(BROKEN, tmp.resolve("tight"));
         shm(tight, "204800k");
-        assertSummary(
-                assertVerdict(Fixtures.examine(tight), "shm-size", Verdict.FAIL),
-                "/dev/shm is 200 MiB but 8 local Jccl ranks need up to 232.1 MiB");
+        expect(tight, "shm-size", Verdict.FAIL, "/dev/shm is 200 MiB but 8 local Jccl ranks need up to 232.1 MiB");
         Fixtures.env(tight, "JCCL_SHM_DISABLE", "1");
-        assertSummary(assertVerdict(Fixtures.examine(tight), "shm-size", Verdict.WARN), "less than 1 GiB");
+        expect(tight, "shm-size", Verdict.WARN, "less than 1 GiB");
 
         Path single = Fixtures.copy(PLAIN, tmp.resolve("single"));
         Fixtures.env(single, "LOCAL_WORLD_SIZE", "1");
-        assertSummary(
-                assertVerdict(Fixtures.examine(single), "shm-size", Verdict.SKIP),
-                "one rank on this host (env LOCAL_WORLD_SIZE=1)");
+        expect(single, "shm-size", Verdict.SKIP, "one rank on this host (env LOCAL_WORLD_SIZE=1)");
     }
 
     @Test
@@ -111,26 +103,23 @@ class DoctorLimitChecksTest {
 
     @Test
     void containerCapabilitiesAndSys(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(
-                assertVerdict(Fixtures.examine(HEALTHY), "container-caps-sysfs", Verdict.OK),
-                "/sys paths resolve",
-                "CAP_SYS_NICE is held");
-        CheckResult nice = assertVerdict(Fixtures.examine(BROKEN), "container-caps-sysfs", Verdict.WARN);
-        assertSummary(nice, "No CAP_SYS_NICE in this container and NCCL 2.24.3 uses cuMem host allocations by default");
+        expect(HEALTHY, "container-caps-sysfs", Verdict.OK, "/sys paths resolve", "CAP_SYS_NICE is held");
+        CheckResult nice = expect(
+                BROKEN,
+                "container-caps-sysfs",
+                Verdict.WARN,
+                "No CAP_SYS_NICE in this container and NCCL 2.24.3 uses cuMem host allocations by default");
         assertFix(nice, "--cap-add SYS_NICE");
         assertFix(nice, "NCCL_CUMEM_HOST_ENABLE=0");
-        assertSummary(
-                assertVerdict(Fixtures.examine(ROCE), "container-caps-sysfs", Verdict.SKIP), "not in a container");
+        expect(ROCE, "container-caps-sysfs", Verdict.SKIP, "not in a container");
 
         Path mitigated = Fixtures.copy(BROKEN, tmp.resolve("mitigated"));
         Fixtures.env(mitigated, "NCCL_CUMEM_HOST_ENABLE", "0");
-        assertVerdict(Fixtures.examine(mitigated), "container-caps-sysfs", Verdict.OK);
+        expect(mitigated, "container-caps-sysfs", Verdict.OK);
 
         Path noSys = Fixtures.copy(HEALTHY, tmp.resolve("nosys"));
         Fixtures.delete(noSys, "/sys/bus/pci/devices/0000:3b:00.0");
         Map<String, CheckResult> r = Fixtures.examine(noSys);
-        assertSummary(
-                assertVerdict(r, "container-caps-sysfs", Verdict.WARN),
-                "GPU 0000:3b:00.0 has no /sys/bus/pci/devices entry");
+        expect(r, "container-caps-sysfs", Verdict.WARN, "GPU 0000:3b:00.0 has no /sys/bus/pci/devices entry");
     }
 }

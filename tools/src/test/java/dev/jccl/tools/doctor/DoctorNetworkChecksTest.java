@@ -6,7 +6,7 @@ import static dev.jccl.tools.doctor.Fixtures.PLAIN;
 import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
 import static dev.jccl.tools.doctor.Fixtures.assertSummary;
-import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
+import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -26,40 +26,42 @@ class DoctorNetworkChecksTest {
 
     @Test
     void ncclInterface(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult exact = assertVerdict(Fixtures.examine(HEALTHY), "net-socket-ifname", Verdict.OK);
-        assertSummary(exact, "NCCL will use eth0 10.20.0.7/16: as NCCL_SOCKET_IFNAME==eth0 asks");
+        CheckResult exact = expect(
+                HEALTHY,
+                "net-socket-ifname",
+                Verdict.OK,
+                "NCCL will use eth0 10.20.0.7/16: as NCCL_SOCKET_IFNAME==eth0 asks");
         assertEvidence(exact, "interface eth0", "eth0 UP,RUNNING 10.20.0.7/16 (device)");
-        CheckResult none = assertVerdict(Fixtures.examine(BROKEN), "net-socket-ifname", Verdict.FAIL);
+        CheckResult none = expect(BROKEN, "net-socket-ifname", Verdict.FAIL);
         assertSummary(
                 none,
                 "NCCL_SOCKET_IFNAME=ens9 matches no RUNNING interface with an address",
                 "Bootstrap : no socket interface found");
-        CheckResult bridge = assertVerdict(Fixtures.examine(PLAIN), "net-socket-ifname", Verdict.WARN);
+        CheckResult bridge = expect(PLAIN, "net-socket-ifname", Verdict.WARN);
         assertSummary(
                 bridge, "NCCL will use eth0 (172.17.0.2/16), Docker's default bridge network", "bootstrap will hang");
         assertFix(bridge, "--network=host");
 
         Path loopback = Fixtures.copy(HEALTHY, tmp.resolve("lo"));
         Fixtures.env(loopback, "NCCL_SOCKET_IFNAME", "lo");
-        assertSummary(
-                assertVerdict(Fixtures.examine(loopback), "net-socket-ifname", Verdict.WARN),
-                "NCCL will use lo (127.0.0.1/8): only ranks on this host");
+        expect(loopback, "net-socket-ifname", Verdict.WARN, "NCCL will use lo (127.0.0.1/8): only ranks on this host");
 
         // An IPoIB interface that is down: NCCL before 2.28.3 takes it anyway (ib* first), later ones skip it.
         Path ib = Fixtures.copy(PLAIN, tmp.resolve("ib"));
         interfaces(ib, "lo UP,RUNNING,LOOPBACK 127.0.0.1/8", "ib0 UP 10.1.0.2/16", "eth0 UP,RUNNING 10.20.0.9/16");
         Fixtures.env(ib, "NCCL_VERSION", "2.19.4-1");
-        CheckResult old = assertVerdict(Fixtures.examine(ib), "net-socket-ifname", Verdict.WARN);
-        assertSummary(old, "NCCL 2.19.4 may pick ib0 (10.1.0.2/16), which is not RUNNING");
+        CheckResult old = expect(
+                ib, "net-socket-ifname", Verdict.WARN, "NCCL 2.19.4 may pick ib0 (10.1.0.2/16), which is not RUNNING");
         Fixtures.env(ib, "NCCL_VERSION", "2.28.7-1");
-        assertSummary(
-                assertVerdict(Fixtures.examine(ib), "net-socket-ifname", Verdict.OK),
-                "NCCL will use eth0 10.20.0.9/16");
+        expect(ib, "net-socket-ifname", Verdict.OK, "NCCL will use eth0 10.20.0.9/16");
 
         Path gloo = Fixtures.copy(HEALTHY, tmp.resolve("gloo"));
         Fixtures.env(gloo, "GLOO_SOCKET_IFNAME", "lo", "OMPI_MCA_btl_tcp_if_include", "10.20.0.0/16");
-        CheckResult disagree = assertVerdict(Fixtures.examine(gloo), "net-socket-ifname", Verdict.WARN);
-        assertSummary(disagree, "NCCL_SOCKET_IFNAME==eth0 and GLOO_SOCKET_IFNAME=lo select different interfaces");
+        CheckResult disagree = expect(
+                gloo,
+                "net-socket-ifname",
+                Verdict.WARN,
+                "NCCL_SOCKET_IFNAME==eth0 and GLOO_SOCKET_IFNAME=lo select different interfaces");
     }
 
     @Test
@@ -114,40 +116,50 @@ class DoctorNetworkChecksTest {
 
     @Test
     void jcclInterface(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(
-                assertVerdict(Fixtures.examine(HEALTHY), "jccl-socket-ifname", Verdict.OK),
+        expect(
+                HEALTHY,
+                "jccl-socket-ifname",
+                Verdict.OK,
                 "Jccl ranks here would listen on eth0 10.20.0.7 (NCCL_SOCKET_IFNAME==eth0)");
-        CheckResult none = assertVerdict(Fixtures.examine(BROKEN), "jccl-socket-ifname", Verdict.FAIL);
-        assertSummary(none, "A Jccl rank here could not listen: SOCKET_IFNAME='ens9' matches no usable interface");
+        CheckResult none = expect(
+                BROKEN,
+                "jccl-socket-ifname",
+                Verdict.FAIL,
+                "A Jccl rank here could not listen: SOCKET_IFNAME='ens9' matches no usable interface");
         assertEvidence(none, "filter", "ens9 (NCCL_SOCKET_IFNAME)");
-        assertSummary(
-                assertVerdict(Fixtures.examine(PLAIN), "jccl-socket-ifname", Verdict.WARN),
-                "eth0 172.17.0.2, a Docker bridge address");
+        expect(PLAIN, "jccl-socket-ifname", Verdict.WARN, "eth0 172.17.0.2, a Docker bridge address");
 
         // JCCL_ wins over NCCL_, and asking for loopback is a single-host job's choice, not a problem.
         Path asked = Fixtures.copy(BROKEN, tmp.resolve("asked"));
         Fixtures.env(asked, "JCCL_SOCKET_IFNAME", "lo");
-        CheckResult lo = assertVerdict(Fixtures.examine(asked), "jccl-socket-ifname", Verdict.OK);
-        assertSummary(lo, "would listen on lo 127.0.0.1", "JCCL_SOCKET_IFNAME asks for it", "jobs on one host");
+        CheckResult lo = expect(
+                asked,
+                "jccl-socket-ifname",
+                Verdict.OK,
+                "would listen on lo 127.0.0.1",
+                "JCCL_SOCKET_IFNAME asks for it",
+                "jobs on one host");
 
         Path onlyLo = Fixtures.copy(PLAIN, tmp.resolve("onlylo"));
         interfaces(onlyLo, "lo UP,RUNNING,LOOPBACK 127.0.0.1/8", "eth0 UP 10.0.0.3/24");
-        assertSummary(
-                assertVerdict(Fixtures.examine(onlyLo), "jccl-socket-ifname", Verdict.WARN),
-                "lo 127.0.0.1: other hosts cannot reach it");
+        expect(onlyLo, "jccl-socket-ifname", Verdict.WARN, "lo 127.0.0.1: other hosts cannot reach it");
     }
 
     @Test
     void portRange(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult ports = assertVerdict(Fixtures.examine(HEALTHY), "net-ports-firewall", Verdict.OK);
-        assertSummary(ports, "TCP ports 32768–60999 (ip_local_port_range)", "Jccl's root on port 29600 (default)");
+        CheckResult ports = expect(
+                HEALTHY,
+                "net-ports-firewall",
+                Verdict.OK,
+                "TCP ports 32768–60999 (ip_local_port_range)",
+                "Jccl's root on port 29600 (default)");
         assertEvidence(ports, "connection probes", "none");
         assertFix(ports, "ip_local_port_range");
         Path custom = Fixtures.copy(HEALTHY, tmp.resolve("custom"));
         Fixtures.env(custom, "JCCL_PORT", "41000");
         assertSummary(Fixtures.examine(custom).get("net-ports-firewall"), "port 41000 (JCCL_PORT)");
         Fixtures.delete(custom, "/proc/sys/net/ipv4/ip_local_port_range");
-        assertSummary(assertVerdict(Fixtures.examine(custom), "net-ports-firewall", Verdict.SKIP), "cannot be read");
+        expect(custom, "net-ports-firewall", Verdict.SKIP, "cannot be read");
     }
 
     @Test

@@ -8,6 +8,7 @@ import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
 import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
+import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,16 +28,12 @@ class DoctorRdmaChecksTest {
 
     @Test
     void devicesPresentOrWhyNot(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(
-                assertVerdict(Fixtures.examine(HEALTHY), "rdma-devices-present", Verdict.OK),
-                "2 RDMA devices: mlx5_0, mlx5_1");
-        assertSummary(
-                assertVerdict(Fixtures.examine(PLAIN), "rdma-devices-present", Verdict.SKIP),
-                "no RDMA device and no RDMA-capable PCI function");
+        expect(HEALTHY, "rdma-devices-present", Verdict.OK, "2 RDMA devices: mlx5_0, mlx5_1");
+        expect(PLAIN, "rdma-devices-present", Verdict.SKIP, "no RDMA device and no RDMA-capable PCI function");
 
         Path noDriver = Fixtures.copy(BROKEN, tmp.resolve("nodriver"));
         Fixtures.delete(noDriver, "/sys/class/infiniband");
-        CheckResult c1 = assertVerdict(Fixtures.examine(noDriver), "rdma-devices-present", Verdict.WARN);
+        CheckResult c1 = expect(noDriver, "rdma-devices-present", Verdict.WARN);
         assertSummary(
                 c1,
                 "Found 2 Mellanox PCI functions but no RDMA devices (mlx5_ib not loaded). "
@@ -45,24 +42,23 @@ class DoctorRdmaChecksTest {
         assertFix(c1, "modprobe mlx5_ib ib_uverbs");
 
         Fixtures.env(noDriver, "NCCL_NET", "IB");
-        assertSummary(
-                assertVerdict(Fixtures.examine(noDriver), "rdma-devices-present", Verdict.FAIL),
-                "NCCL_NET=IB but there is no RDMA device");
+        expect(noDriver, "rdma-devices-present", Verdict.FAIL, "NCCL_NET=IB but there is no RDMA device");
 
         Path disabled = Fixtures.copy(HEALTHY, tmp.resolve("disabled"));
         Fixtures.env(disabled, "NCCL_IB_DISABLE", "1");
         Map<String, CheckResult> r = Fixtures.examine(disabled);
-        assertSummary(assertVerdict(r, "rdma-devices-present", Verdict.SKIP), "NCCL_IB_DISABLE=1");
-        assertSummary(
-                assertVerdict(r, "env-transport-overrides", Verdict.WARN),
+        expect(r, "rdma-devices-present", Verdict.SKIP, "NCCL_IB_DISABLE=1");
+        expect(
+                r,
+                "env-transport-overrides",
+                Verdict.WARN,
                 "NCCL_IB_DISABLE=1 is set although 2 ACTIVE RDMA ports exist");
     }
 
     @Test
     void deviceNodesMustBeOpenable(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(
-                assertVerdict(Fixtures.examine(HEALTHY), "rdma-devnodes-container", Verdict.OK), "mlx5_0, mlx5_1");
-        CheckResult none = assertVerdict(Fixtures.examine(BROKEN), "rdma-devnodes-container", Verdict.FAIL);
+        expect(HEALTHY, "rdma-devnodes-container", Verdict.OK, "mlx5_0, mlx5_1");
+        CheckResult none = expect(BROKEN, "rdma-devnodes-container", Verdict.FAIL);
         assertSummary(
                 none,
                 "mlx5_0 is visible in /sys but /dev/infiniband/uverbs0 is not present in this container",
@@ -72,86 +68,93 @@ class DoctorRdmaChecksTest {
 
         Path one = Fixtures.copy(BROKEN, tmp.resolve("one"));
         Fixtures.write(one, "/dev/infiniband/uverbs0", "");
-        CheckResult some = assertVerdict(Fixtures.examine(one), "rdma-devnodes-container", Verdict.WARN);
-        assertSummary(some, "/dev/infiniband/uverbs1 is not present", "1 of 2 usable");
+        CheckResult some = expect(
+                one,
+                "rdma-devnodes-container",
+                Verdict.WARN,
+                "/dev/infiniband/uverbs1 is not present",
+                "1 of 2 usable");
 
         // Present but refused (a device cgroup): the stand-in devperm says so.
         Fixtures.write(one, "/_doctor/devperm", "/dev/infiniband/uverbs0 none\n");
-        assertSummary(
-                assertVerdict(Fixtures.examine(one), "rdma-devnodes-container", Verdict.FAIL),
-                "uverbs0 cannot be opened read-write (none)");
+        expect(one, "rdma-devnodes-container", Verdict.FAIL, "uverbs0 cannot be opened read-write (none)");
     }
 
     @Test
     void userSpaceStackNeedsLibibverbsAndTheProvider(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(
-                assertVerdict(Fixtures.examine(HEALTHY), "rdma-userspace-stack", Verdict.OK),
-                "rdma-core 50",
-                "mlx5 provider");
-        CheckResult noProvider = assertVerdict(Fixtures.examine(BROKEN), "rdma-userspace-stack", Verdict.FAIL);
-        assertSummary(noProvider, "RDMA device mlx5_0 present but the image has no libmlx5 provider");
+        expect(HEALTHY, "rdma-userspace-stack", Verdict.OK, "rdma-core 50", "mlx5 provider");
+        CheckResult noProvider = expect(
+                BROKEN,
+                "rdma-userspace-stack",
+                Verdict.FAIL,
+                "RDMA device mlx5_0 present but the image has no libmlx5 provider");
         assertFix(noProvider, "ibverbs-providers");
 
         Path noVerbs = Fixtures.copy(HEALTHY, tmp.resolve("none"));
         Fixtures.delete(noVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
         Fixtures.delete(noVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.50.0");
-        assertSummary(
-                assertVerdict(Fixtures.examine(noVerbs), "rdma-userspace-stack", Verdict.FAIL), "no libibverbs.so.1");
+        expect(noVerbs, "rdma-userspace-stack", Verdict.FAIL, "no libibverbs.so.1");
 
         Path old = Fixtures.copy(HEALTHY, tmp.resolve("old"));
         for (String[] c : new String[][] {{"27", "older than 28"}, {"33", "older than 34"}}) {
             Fixtures.delete(old, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
             Fixtures.link(old, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "libibverbs.so.1.7." + c[0] + ".0");
             Fixtures.write(old, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.7." + c[0] + ".0", "");
-            assertSummary(
-                    assertVerdict(Fixtures.examine(old), "rdma-userspace-stack", Verdict.WARN),
-                    "rdma-core " + c[0] + " is " + c[1]);
+            expect(old, "rdma-userspace-stack", Verdict.WARN, "rdma-core " + c[0] + " is " + c[1]);
         }
     }
 
     @Test
     void portStates(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(
-                assertVerdict(Fixtures.examine(HEALTHY), "rdma-port-state", Verdict.OK),
-                "All 2 selected ports are ACTIVE");
-        CheckResult none = assertVerdict(Fixtures.examine(BROKEN), "rdma-port-state", Verdict.FAIL);
-        assertSummary(none, "No selected RDMA port is ACTIVE", "mlx5_0:1 \"2: INIT\"", "mlx5_1:1 \"1: DOWN\"");
+        expect(HEALTHY, "rdma-port-state", Verdict.OK, "All 2 selected ports are ACTIVE");
+        CheckResult none = expect(
+                BROKEN,
+                "rdma-port-state",
+                Verdict.FAIL,
+                "No selected RDMA port is ACTIVE",
+                "mlx5_0:1 \"2: INIT\"",
+                "mlx5_1:1 \"1: DOWN\"");
         assertEvidence(none, "/sys/class/infiniband/mlx5_0/ports/1", "state 2: INIT, phys_state 5: LinkUp");
 
         Path oneDown = Fixtures.copy(BROKEN, tmp.resolve("onedown"));
         Fixtures.write(oneDown, "/sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
-        assertSummary(
-                assertVerdict(Fixtures.examine(oneDown), "rdma-port-state", Verdict.WARN),
+        expect(
+                oneDown,
+                "rdma-port-state",
+                Verdict.WARN,
                 "mlx5_1 port 1 is \"1: DOWN\" — NCCL will skip it; 1 of 2 rails usable");
 
         Path slow = Fixtures.copy(HEALTHY, tmp.resolve("slow"));
         Fixtures.write(slow, "/sys/class/infiniband/mlx5_1/ports/1/rate", "100 Gb/sec (4X EDR)\n");
-        assertSummary(
-                assertVerdict(Fixtures.examine(slow), "rdma-port-state", Verdict.WARN),
+        expect(
+                slow,
+                "rdma-port-state",
+                Verdict.WARN,
                 "mlx5_1:1 runs at 100 Gb/sec (4X EDR), slower than other MT4123 ports (200 Gb/sec)");
 
         Path mixed = Fixtures.copy(HEALTHY, tmp.resolve("mixed"));
         Fixtures.write(mixed, "/sys/class/infiniband/mlx5_1/ports/1/link_layer", "Ethernet\n");
-        CheckResult mix = assertVerdict(Fixtures.examine(mixed), "rdma-port-state", Verdict.WARN);
-        assertSummary(mix, "mix link layers (InfiniBand and Ethernet)");
+        CheckResult mix = expect(mixed, "rdma-port-state", Verdict.WARN, "mix link layers (InfiniBand and Ethernet)");
         assertFix(mix, "NCCL_IB_HCA");
     }
 
     @Test
     void subnetManager() {
-        assertVerdict(Fixtures.examine(HEALTHY), "ib-subnet-manager", Verdict.OK);
-        CheckResult noSm = assertVerdict(Fixtures.examine(BROKEN), "ib-subnet-manager", Verdict.FAIL);
-        assertSummary(noSm, "mlx5_0:1 has link but no Subnet Manager (state INIT, lid 0x0, sm_lid 0x0)");
+        expect(HEALTHY, "ib-subnet-manager", Verdict.OK);
+        CheckResult noSm = expect(
+                BROKEN,
+                "ib-subnet-manager",
+                Verdict.FAIL,
+                "mlx5_0:1 has link but no Subnet Manager (state INIT, lid 0x0, sm_lid 0x0)");
         assertFalse(
                 noSm.summary().contains("mlx5_1"), "a port without link is not blamed on the SM: " + noSm.summary());
         assertFix(noSm, "opensm");
-        assertSummary(assertVerdict(Fixtures.examine(ROCE), "ib-subnet-manager", Verdict.SKIP), "RoCE");
+        expect(ROCE, "ib-subnet-manager", Verdict.SKIP, "RoCE");
     }
 
     @Test
     void roceGidAutomaticChoice() {
-        CheckResult gid = assertVerdict(Fixtures.examine(ROCE), "roce-gid-v2", Verdict.OK);
-        assertSummary(gid, "mlx5_0:1 → GID 3 (10.0.0.5 RoCE v2 on ens1f0np0)");
+        CheckResult gid = expect(ROCE, "roce-gid-v2", Verdict.OK, "mlx5_0:1 → GID 3 (10.0.0.5 RoCE v2 on ens1f0np0)");
         assertEvidence(gid, "mlx5_0:1 automatic choice (NCCL ≥ 2.21)", "index 3");
         assertEvidence(gid, ROCE_PORT + "/gids/2", "10.0.0.5 RoCE v1 on ens1f0np0");
         assertEvidence(gid, ROCE_PORT + "/gids/0", "(link-local)");
@@ -179,8 +182,7 @@ class DoctorRdmaChecksTest {
         }
         // The forced index that ibv_modify_qp fails with is named with the symptom.
         Fixtures.env(root, "NCCL_IB_GID_INDEX", "5");
-        assertSummary(
-                assertVerdict(Fixtures.examine(root), "roce-gid-v2", Verdict.FAIL), "ibv_modify_qp … Invalid argument");
+        expect(root, "roce-gid-v2", Verdict.FAIL, "ibv_modify_qp … Invalid argument");
     }
 
     @Test
@@ -188,35 +190,38 @@ class DoctorRdmaChecksTest {
         Path old = Fixtures.copy(ROCE, tmp.resolve("old"));
         Fixtures.env(old, "NCCL_VERSION", "2.19.4-1");
         Map<String, CheckResult> r = Fixtures.examine(old);
-        CheckResult gid = assertVerdict(r, "roce-gid-v2", Verdict.FAIL);
-        assertSummary(gid, "NCCL 2.19.4 uses GID index 0 when NCCL_IB_GID_INDEX is unset", "(link-local)");
+        CheckResult gid = expect(
+                r,
+                "roce-gid-v2",
+                Verdict.FAIL,
+                "NCCL 2.19.4 uses GID index 0 when NCCL_IB_GID_INDEX is unset",
+                "(link-local)");
         assertFix(gid, "NCCL_IB_GID_INDEX=3");
-        assertSummary(assertVerdict(r, "nccl-version-gaps", Verdict.FAIL), "NCCL 2.19.4 uses RoCE GID index 0");
+        expect(r, "nccl-version-gaps", Verdict.FAIL, "NCCL 2.19.4 uses RoCE GID index 0");
         // With the index set for this host, the old NCCL is fine.
         Fixtures.env(old, "NCCL_IB_GID_INDEX", "3");
-        assertVerdict(Fixtures.examine(old), "roce-gid-v2", Verdict.OK);
+        expect(old, "roce-gid-v2", Verdict.OK);
 
         Path noIp = Fixtures.copy(ROCE, tmp.resolve("noip"));
         Fixtures.delete(noIp, ROCE_PORT + "/gids/2");
         Fixtures.delete(noIp, ROCE_PORT + "/gids/3");
-        CheckResult none = assertVerdict(Fixtures.examine(noIp), "roce-gid-v2", Verdict.FAIL);
-        assertSummary(none, "no RoCE v2 GID with an IPv4 address on mlx5_0:1");
+        CheckResult none = expect(noIp, "roce-gid-v2", Verdict.FAIL, "no RoCE v2 GID with an IPv4 address on mlx5_0:1");
         assertFix(none, "IPv4 address");
     }
 
     @Test
     void roceMtu(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult ok = assertVerdict(Fixtures.examine(ROCE), "roce-mtu", Verdict.OK);
+        CheckResult ok = expect(ROCE, "roce-mtu", Verdict.OK);
         assertEvidence(ok, "/sys/class/net/ens1f0np0/mtu", "9000 ⇒ RoCE MTU 4096");
         Path small = Fixtures.copy(ROCE, tmp);
         Fixtures.write(small, "/sys/class/net/ens1f0np0/mtu", "1500\n");
-        CheckResult warn = assertVerdict(Fixtures.examine(small), "roce-mtu", Verdict.WARN);
+        CheckResult warn = expect(small, "roce-mtu", Verdict.WARN);
         assertSummary(
                 warn,
                 "ens1f0np0 has MTU 1500 ⇒ RoCE MTU 1024 for mlx5_0",
                 "Jumbo frames (9000 end-to-end) give RoCE MTU 4096");
         assertFix(warn, "mtu 9000");
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "roce-mtu", Verdict.SKIP), "no RoCE port");
+        expect(HEALTHY, "roce-mtu", Verdict.SKIP, "no RoCE port");
     }
 
     @Test
@@ -230,34 +235,31 @@ class DoctorRdmaChecksTest {
 
     @Test
     void hcaFilters(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(
-                assertVerdict(Fixtures.examine(HEALTHY), "rdma-hca-filter", Verdict.OK),
-                "NCCL_IB_HCA==mlx5_0,mlx5_1 selects mlx5_0:1, mlx5_1:1");
-        CheckResult nothing = assertVerdict(Fixtures.examine(BROKEN), "rdma-hca-filter", Verdict.FAIL);
-        assertSummary(nothing, "NCCL_IB_HCA=mlx5 matches no ACTIVE port");
-        assertSummary(assertVerdict(Fixtures.examine(ROCE), "rdma-hca-filter", Verdict.SKIP), "unset");
+        expect(HEALTHY, "rdma-hca-filter", Verdict.OK, "NCCL_IB_HCA==mlx5_0,mlx5_1 selects mlx5_0:1, mlx5_1:1");
+        CheckResult nothing =
+                expect(BROKEN, "rdma-hca-filter", Verdict.FAIL, "NCCL_IB_HCA=mlx5 matches no ACTIVE port");
+        expect(ROCE, "rdma-hca-filter", Verdict.SKIP, "unset");
 
         Path prefix = Fixtures.copy(HEALTHY, tmp.resolve("prefix"));
         Fixtures.env(prefix, "NCCL_IB_HCA", "mlx5");
-        CheckResult over = assertVerdict(Fixtures.examine(prefix), "rdma-hca-filter", Verdict.WARN);
-        assertSummary(over, "NCCL_IB_HCA=mlx5 is a prefix list: mlx5 selects mlx5_0, mlx5_1 (2 devices)");
+        CheckResult over = expect(
+                prefix,
+                "rdma-hca-filter",
+                Verdict.WARN,
+                "NCCL_IB_HCA=mlx5 is a prefix list: mlx5 selects mlx5_0, mlx5_1 (2 devices)");
         assertFix(over, "NCCL_IB_HCA==mlx5_0,mlx5_1");
 
         Path excluded = Fixtures.copy(HEALTHY, tmp.resolve("exclude"));
         Fixtures.env(excluded, "NCCL_IB_HCA", "^mlx5_1");
-        assertSummary(assertVerdict(Fixtures.examine(excluded), "rdma-hca-filter", Verdict.OK), "selects mlx5_0:1");
+        expect(excluded, "rdma-hca-filter", Verdict.OK, "selects mlx5_0:1");
 
         Path down = Fixtures.copy(HEALTHY, tmp.resolve("down"));
         Fixtures.write(down, "/sys/class/infiniband/mlx5_1/ports/1/state", "1: DOWN\n");
-        assertSummary(
-                assertVerdict(Fixtures.examine(down), "rdma-hca-filter", Verdict.WARN),
-                "selects mlx5_1:1, which is not ACTIVE");
+        expect(down, "rdma-hca-filter", Verdict.WARN, "selects mlx5_1:1, which is not ACTIVE");
 
         Path ucx = Fixtures.copy(HEALTHY, tmp.resolve("ucx"));
         Fixtures.env(ucx, "NCCL_IB_HCA", "=mlx5_0", "UCX_NET_DEVICES", "mlx5_1:1");
-        assertSummary(
-                assertVerdict(Fixtures.examine(ucx), "rdma-hca-filter", Verdict.WARN),
-                "NCCL_IB_HCA selects [mlx5_0] but UCX_NET_DEVICES names [mlx5_1]");
+        expect(ucx, "rdma-hca-filter", Verdict.WARN, "NCCL_IB_HCA selects [mlx5_0] but UCX_NET_DEVICES names [mlx5_1]");
     }
 
     @Test

@@ -7,7 +7,7 @@ import static dev.jccl.tools.doctor.Fixtures.VM;
 import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
 import static dev.jccl.tools.doctor.Fixtures.assertSummary;
-import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
+import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
@@ -25,12 +25,10 @@ class DoctorTopologyChecksTest {
 
     @Test
     void gpuNicDistance(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult pix = assertVerdict(Fixtures.examine(HEALTHY), "topo-gpu-nic-distance", Verdict.OK);
-        assertSummary(pix, "0000:3b:00.0 ↔ mlx5_0 PIX", "0000:bb:00.0 ↔ mlx5_1 PIX");
-        assertSummary(
-                assertVerdict(Fixtures.examine(BROKEN), "topo-gpu-nic-distance", Verdict.WARN),
-                "are on different CPU sockets (SYS)");
-        CheckResult phb = assertVerdict(Fixtures.examine(VM), "topo-gpu-nic-distance", Verdict.WARN);
+        CheckResult pix = expect(
+                HEALTHY, "topo-gpu-nic-distance", Verdict.OK, "0000:3b:00.0 ↔ mlx5_0 PIX", "0000:bb:00.0 ↔ mlx5_1 PIX");
+        expect(BROKEN, "topo-gpu-nic-distance", Verdict.WARN, "are on different CPU sockets (SYS)");
+        CheckResult phb = expect(VM, "topo-gpu-nic-distance", Verdict.WARN);
         assertSummary(
                 phb,
                 "GPU 0000:00:05.0 and NIC mlx5_0 (0000:00:06.0) only share the host bridge "
@@ -40,22 +38,18 @@ class DoctorTopologyChecksTest {
         Path topo = Fixtures.copy(VM, tmp.resolve("topo"));
         Fixtures.write(topo, "/opt/topology/vm.xml", "<system/>\n");
         Fixtures.env(topo, "NCCL_TOPO_FILE", "/opt/topology/vm.xml");
-        assertSummary(
-                assertVerdict(Fixtures.examine(topo), "topo-gpu-nic-distance", Verdict.OK),
-                "NCCL_TOPO_FILE=/opt/topology/vm.xml");
+        expect(topo, "topo-gpu-nic-distance", Verdict.OK, "NCCL_TOPO_FILE=/opt/topology/vm.xml");
 
         Path level = Fixtures.copy(VM, tmp.resolve("level"));
         Fixtures.env(level, "NCCL_NET_GDR_LEVEL", "PHB");
         assertEvidence(
-                assertVerdict(Fixtures.examine(level), "topo-gpu-nic-distance", Verdict.OK),
+                expect(level, "topo-gpu-nic-distance", Verdict.OK),
                 "GPU Direct RDMA cutoff",
                 "PHB (NCCL_NET_GDR_LEVEL=PHB)");
 
         Path missing = Fixtures.copy(VM, tmp.resolve("missing"));
         Fixtures.env(missing, "NCCL_TOPO_FILE", "/opt/nowhere.xml");
-        assertSummary(
-                assertVerdict(Fixtures.examine(missing), "topo-gpu-nic-distance", Verdict.WARN),
-                "NCCL_TOPO_FILE=/opt/nowhere.xml does not exist");
+        expect(missing, "topo-gpu-nic-distance", Verdict.WARN, "NCCL_TOPO_FILE=/opt/nowhere.xml does not exist");
     }
 
     @Test
@@ -87,32 +81,25 @@ class DoctorTopologyChecksTest {
 
     @Test
     void numaAffinity(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertVerdict(Fixtures.examine(HEALTHY), "topo-numa-affinity", Verdict.OK);
-        CheckResult far = assertVerdict(Fixtures.examine(BROKEN), "topo-numa-affinity", Verdict.WARN);
+        expect(HEALTHY, "topo-numa-affinity", Verdict.OK);
+        CheckResult far = expect(BROKEN, "topo-numa-affinity", Verdict.WARN);
         assertSummary(
                 far,
                 "Process may run on CPUs 0-15 but GPU 0000:3b:00.0 (NUMA 1, CPUs 32-63)",
                 "its nearest NIC mlx5_0 (NUMA 0) are on different NUMA nodes");
         assertFix(far, "numactl");
-        assertSummary(assertVerdict(Fixtures.examine(ROCE), "topo-numa-affinity", Verdict.SKIP), "single NUMA node");
+        expect(ROCE, "topo-numa-affinity", Verdict.SKIP, "single NUMA node");
 
         Path unknown = Fixtures.copy(HEALTHY, tmp);
         Fixtures.write(unknown, HEALTHY_GPU0 + "/numa_node", "-1\n");
-        assertSummary(
-                assertVerdict(Fixtures.examine(unknown), "topo-numa-affinity", Verdict.WARN),
-                "GPU 0000:3b:00.0 has NUMA node -1");
+        expect(unknown, "topo-numa-affinity", Verdict.WARN, "GPU 0000:3b:00.0 has NUMA node -1");
     }
 
     @Test
     void acsAndIommu(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(
-                assertVerdict(Fixtures.examine(HEALTHY), "pcie-acs-iommu", Verdict.OK),
-                "No IOMMU is registered",
-                "lspci -vvv | grep ACSCtl");
-        assertSummary(assertVerdict(Fixtures.examine(VM), "pcie-acs-iommu", Verdict.SKIP), "in a VM");
-        assertSummary(
-                assertVerdict(Fixtures.examine(BROKEN), "pcie-acs-iommu", Verdict.SKIP),
-                "no GPU shares a PCIe switch with a NIC");
+        expect(HEALTHY, "pcie-acs-iommu", Verdict.OK, "No IOMMU is registered", "lspci -vvv | grep ACSCtl");
+        expect(VM, "pcie-acs-iommu", Verdict.SKIP, "in a VM");
+        expect(BROKEN, "pcie-acs-iommu", Verdict.SKIP, "no GPU shares a PCIe switch with a NIC");
 
         Path iommu = Fixtures.copy(HEALTHY, tmp);
         Fixtures.write(iommu, "/sys/class/iommu/dmar0/uevent", "");
@@ -120,7 +107,7 @@ class DoctorTopologyChecksTest {
         Fixtures.link(iommu, HEALTHY_GPU0 + "/iommu_group", "../../../../../../kernel/iommu_groups/42");
         Fixtures.write(
                 iommu, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro intel_iommu=on secret_token=abc\n");
-        CheckResult acs = assertVerdict(Fixtures.examine(iommu), "pcie-acs-iommu", Verdict.WARN);
+        CheckResult acs = expect(iommu, "pcie-acs-iommu", Verdict.WARN);
         assertSummary(
                 acs,
                 "IOMMU is active (group 42 type DMA) and GPU 0000:3b:00.0 shares a PCIe switch with mlx5_0",
@@ -135,45 +122,42 @@ class DoctorTopologyChecksTest {
 
     @Test
     void pcieLinkWidthAndSpeed(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertVerdict(Fixtures.examine(HEALTHY), "pcie-link-degraded", Verdict.OK);
-        CheckResult narrow = assertVerdict(Fixtures.examine(BROKEN), "pcie-link-degraded", Verdict.WARN);
+        expect(HEALTHY, "pcie-link-degraded", Verdict.OK);
+        CheckResult narrow = expect(BROKEN, "pcie-link-degraded", Verdict.WARN);
         assertSummary(
                 narrow, "mlx5_0 (0000:bc:00.0) runs at x8 of x16 — at most half of its PCIe bandwidth is reachable");
-        assertSummary(
-                assertVerdict(Fixtures.examine(VM), "pcie-link-degraded", Verdict.SKIP), "no PCIe link attributes");
+        expect(VM, "pcie-link-degraded", Verdict.SKIP, "no PCIe link attributes");
 
         Path slowNic = Fixtures.copy(HEALTHY, tmp.resolve("nic"));
         Fixtures.write(slowNic, HEALTHY_NIC0 + "/current_link_speed", "16.0 GT/s PCIe\n");
-        assertSummary(
-                assertVerdict(Fixtures.examine(slowNic), "pcie-link-degraded", Verdict.WARN),
+        expect(
+                slowNic,
+                "pcie-link-degraded",
+                Verdict.WARN,
                 "mlx5_0 (0000:3c:00.0) links at 16.0 GT/s PCIe of 32.0 GT/s PCIe");
 
         // GPUs slow their link down when idle: reported, not a warning.
         Path idleGpu = Fixtures.copy(HEALTHY, tmp.resolve("gpu"));
         Fixtures.write(idleGpu, HEALTHY_GPU0 + "/current_link_speed", "2.5 GT/s PCIe\n");
         assertEvidence(
-                assertVerdict(Fixtures.examine(idleGpu), "pcie-link-degraded", Verdict.OK),
+                expect(idleGpu, "pcie-link-degraded", Verdict.OK),
                 "GPU 0000:3b:00.0 link speed",
                 "lower their link speed when idle");
     }
 
     @Test
     void relaxedOrderingInVms(@TempDir(factory = RamTempDir.class) Path tmp) {
-        assertSummary(
-                assertVerdict(Fixtures.examine(VM), "vm-sriov-relaxed-ordering", Verdict.OK),
-                "VM with SR-IOV VF mlx5_0 (15b3:101e)",
-                "[RO]");
-        assertSummary(assertVerdict(Fixtures.examine(HEALTHY), "vm-sriov-relaxed-ordering", Verdict.SKIP), "not a VM");
+        expect(VM, "vm-sriov-relaxed-ordering", Verdict.OK, "VM with SR-IOV VF mlx5_0 (15b3:101e)", "[RO]");
+        expect(HEALTHY, "vm-sriov-relaxed-ordering", Verdict.SKIP, "not a VM");
 
         Path off = Fixtures.copy(VM, tmp.resolve("off"));
         Fixtures.env(off, "NCCL_IB_PCI_RELAXED_ORDERING", "0");
-        CheckResult fail = assertVerdict(Fixtures.examine(off), "vm-sriov-relaxed-ordering", Verdict.FAIL);
-        assertSummary(fail, "NCCL_IB_PCI_RELAXED_ORDERING=0");
+        CheckResult fail = expect(off, "vm-sriov-relaxed-ordering", Verdict.FAIL, "NCCL_IB_PCI_RELAXED_ORDERING=0");
         assertFix(fail, "unset NCCL_IB_PCI_RELAXED_ORDERING");
 
         Path plugin = Fixtures.copy(VM, tmp.resolve("plugin"));
         Fixtures.write(plugin, "/usr/lib/x86_64-linux-gnu/libnccl-net-myplugin.so", "");
-        CheckResult warn = assertVerdict(Fixtures.examine(plugin), "vm-sriov-relaxed-ordering", Verdict.WARN);
+        CheckResult warn = expect(plugin, "vm-sriov-relaxed-ordering", Verdict.WARN);
         assertSummary(
                 warn,
                 "the net plugin \"libnccl-net-myplugin.so\" must register GPU buffers with "
@@ -189,17 +173,16 @@ class DoctorTopologyChecksTest {
         copyTree(pciSide, classSide);
         Fixtures.delete(deviceLink, "/sys/devices/pci0000:00/0000:00:06.0/infiniband");
         Fixtures.link(deviceLink, "/sys/class/infiniband/mlx5_0/device", "../../../devices/pci0000:00/0000:00:06.0");
-        assertSummary(
-                assertVerdict(Fixtures.examine(deviceLink), "vm-sriov-relaxed-ordering", Verdict.OK),
-                "VM with SR-IOV VF mlx5_0 (15b3:101e)",
-                "[RO]");
+        expect(deviceLink, "vm-sriov-relaxed-ordering", Verdict.OK, "VM with SR-IOV VF mlx5_0 (15b3:101e)", "[RO]");
 
         Path oldVerbs = Fixtures.copy(VM, tmp.resolve("verbs"));
         Fixtures.delete(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
         Fixtures.link(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "libibverbs.so.1.5.26.0");
         Fixtures.write(oldVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.5.26.0", "");
-        assertSummary(
-                assertVerdict(Fixtures.examine(oldVerbs), "vm-sriov-relaxed-ordering", Verdict.FAIL),
+        expect(
+                oldVerbs,
+                "vm-sriov-relaxed-ordering",
+                Verdict.FAIL,
                 "rdma-core 26: relaxed ordering needs rdma-core ≥ 28");
     }
 

@@ -162,6 +162,26 @@ final class Fixtures {
         return files.local(HostFiles.join(parent, HostFiles.nameOf(hostPath)));
     }
 
+    /**
+     * Examines the fixture tree {@code tree} and asserts that check {@code id} gives {@code verdict} with every one of
+     * {@code summary} in its summary; returns the result for further assertions.
+     */
+    static CheckResult expect(String tree, String id, Verdict verdict, String... summary) {
+        return expect(examine(tree), id, verdict, summary);
+    }
+
+    /** {@link #expect(String, String, Verdict, String...)} on an edited copy of a fixture tree. */
+    static CheckResult expect(Path tree, String id, Verdict verdict, String... summary) {
+        return expect(examine(tree), id, verdict, summary);
+    }
+
+    /** {@link #expect(String, String, Verdict, String...)} on results already at hand. */
+    static CheckResult expect(Map<String, CheckResult> results, String id, Verdict verdict, String... summary) {
+        CheckResult r = assertVerdict(results, id, verdict);
+        assertSummary(r, summary);
+        return r;
+    }
+
     /** Asserts a check's verdict, showing the whole result when it differs. */
     static CheckResult assertVerdict(Map<String, CheckResult> results, String id, Verdict expected) {
         CheckResult r = results.get(id);

@@ -10,16 +10,18 @@ import java.util.regex.Pattern;
  * 2 count, 3 type, 4 redop, 5 root, 6-9 out-of-place time, algbw, busbw, #wrong, 10-13 the same in-place), so our
  * output must match it unchanged.
  */
-final class NcclTestsOutput {
-    static final Pattern ROW = Pattern.compile(
+public final class NcclTestsOutput {
+    /** One row of the table. */
+    public static final Pattern ROW = Pattern.compile(
             "^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)"
                     + "\\s+(\\S+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)\\s*$");
+
     static final Pattern AVG_BUS_BW = Pattern.compile("^# Avg bus bandwidth\\s*:\\s*([\\d.e+-]+)", Pattern.MULTILINE);
 
     private NcclTestsOutput() {}
 
     /** Every row line; a line that is neither a row nor a {@code #} comment fails the caller's test. */
-    static List<Matcher> rows(String table) {
+    public static List<Matcher> rows(String table) {
         List<Matcher> rows = new ArrayList<>();
         for (String line : table.split("\n")) {
             if (line.startsWith("#") || line.isBlank()) continue;
