@@ -61,6 +61,13 @@ public final class HostGroups {
         return ranksOfHost.getFirst().length;
     }
 
+    /** The most ranks any host has. */
+    public int maxLocalSize() {
+        int most = 0;
+        for (int[] g : ranksOfHost) most = Math.max(most, g.length);
+        return most;
+    }
+
     public int hostOf(int rank) {
         return hostOf[rank];
     }

@@ -10,13 +10,23 @@ package dev.jccl.plan;
  *   <caption>Algorithms</caption>
  *   <tr><th>collective</th><th>algorithm</th><th>steps (chunks m, slices s, size P ≥ 2)</th></tr>
  *   <tr><td>AllReduce</td><td>{@link RingAllReduce ring}</td><td>2(P-1)·s</td></tr>
- *   <tr><td>AllReduce</td><td>{@link OneShotAllReduce one-shot} (when asked for)</td><td>m + 1</td></tr>
+ *   <tr><td>AllReduce</td><td>{@link OneShotAllReduce one-shot}</td><td>m + 1</td></tr>
  *   <tr><td>AllReduce</td><td>{@link HierarchicalAllReduce hierarchical} (L ranks on each of H hosts)</td>
  *       <td>(2(L-1) + 2(H-1))·s</td></tr>
+ *   <tr><td>AllReduce</td><td>{@link TreeAllReduce tree} (two binomial trees, half the data each)</td>
+ *       <td>2⌈log2 P⌉</td></tr>
+ *   <tr><td>AllReduce</td><td>{@link RecursiveDoublingAllReduce recursive doubling} (p2: largest power of two ≤ P;
+ *       +2 when P is not one, +1 where a last copy or AVG's division is left)</td><td>log2 p2</td></tr>
+ *   <tr><td>AllReduce</td><td>{@link RabenseifnerAllReduce Rabenseifner} (+2 when P is not a power of two)</td>
+ *       <td>2·log2 p2</td></tr>
  *   <tr><td>ReduceScatter</td><td>{@link RingReduceScatter ring}</td><td>(P-1)·m, +1 for AVG</td></tr>
  *   <tr><td>AllGather</td><td>{@link RingAllGather ring}</td><td>(P-1)·m</td></tr>
+ *   <tr><td>AllGather</td><td>{@link BruckAllGather Bruck} (recursive doubling for any P)</td>
+ *       <td>⌈log2 P⌉</td></tr>
  *   <tr><td>Broadcast</td><td>{@link ChainBroadcast chain}</td><td>m + P - 2</td></tr>
+ *   <tr><td>Broadcast</td><td>{@link TreeBroadcast tree} (binomial)</td><td>⌈log2 P⌉</td></tr>
  *   <tr><td>Reduce</td><td>{@link ChainReduce chain}</td><td>m + P - 2, +1 for AVG</td></tr>
+ *   <tr><td>Reduce</td><td>{@link TreeReduce tree} (binomial)</td><td>⌈log2 P⌉, +1 for AVG</td></tr>
  *   <tr><td>AllToAll</td><td>{@link PairwiseAllToAll pairwise}</td><td>(P-1)·m + 1, P·m + 1 for odd P</td></tr>
  *   <tr><td>Send, Recv</td><td>{@link PointToPoint p2p}</td><td>m</td></tr>
  *   <tr><td>SendRecv</td><td>{@link PointToPoint p2p}, per direction</td>
@@ -24,8 +34,9 @@ package dev.jccl.plan;
  *   <tr><td>any but Send/Recv/SendRecv, P = 1</td><td>{@link SingleRank local}</td><td>1</td></tr>
  * </table>
  *
- * A {@code count} of 0 gives a schedule without steps. Every schedule is {@link Schedule.Pacing#LOCKSTEP} except
- * SendRecv's, whose sends and receives advance apart.
+ * The request's algorithm picks the schedule; a collective that has no schedule for it gets its ring (chain, pairwise)
+ * schedule, and the {@link Tuner} never asks for one. A {@code count} of 0 gives a schedule without steps. Every
+ * schedule is {@link Schedule.Pacing#LOCKSTEP} except SendRecv's, whose sends and receives advance apart.
  */
 public final class Planner {
     private Planner() {}
@@ -63,18 +74,22 @@ public final class Planner {
     }
 
     private static Schedule planCollective(OpRequest r, HostGroups hosts) {
+        Tuner.Algorithm a = r.algorithm();
         return switch (r.collective()) {
             case ALL_REDUCE ->
-                switch (r.algorithm()) {
+                switch (a) {
                     case ONE_SHOT -> OneShotAllReduce.plan(r);
                     case HIERARCHICAL ->
                         Tuner.hierarchical(hosts) ? HierarchicalAllReduce.plan(r, hosts) : RingAllReduce.plan(r);
-                    case RING -> RingAllReduce.plan(r);
+                    case TREE -> TreeAllReduce.plan(r);
+                    case RECURSIVE_DOUBLING -> RecursiveDoublingAllReduce.plan(r);
+                    case RABENSEIFNER -> RabenseifnerAllReduce.plan(r);
+                    case RING, BRUCK -> RingAllReduce.plan(r);
                 };
             case REDUCE_SCATTER -> RingReduceScatter.plan(r);
-            case ALL_GATHER -> RingAllGather.plan(r);
-            case BROADCAST -> ChainBroadcast.plan(r);
-            case REDUCE -> ChainReduce.plan(r);
+            case ALL_GATHER -> a == Tuner.Algorithm.BRUCK ? BruckAllGather.plan(r) : RingAllGather.plan(r);
+            case BROADCAST -> a == Tuner.Algorithm.TREE ? TreeBroadcast.plan(r) : ChainBroadcast.plan(r);
+            case REDUCE -> a == Tuner.Algorithm.TREE ? TreeReduce.plan(r) : ChainReduce.plan(r);
             case ALL_TO_ALL -> PairwiseAllToAll.plan(r);
             case SEND, RECV, SEND_RECV -> throw new AssertionError(r.collective());
         };

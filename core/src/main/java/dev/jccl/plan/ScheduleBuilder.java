@@ -73,6 +73,27 @@ final class ScheduleBuilder {
         }
     }
 
+    /**
+     * Sends all of {@code from} to {@code peer} in one step, cut into {@link Pieces} of at most {@code chunkCount}
+     * elements; the peer's {@link #receiveAll} of the same count cuts alike, so the transfers pair up in order.
+     */
+    void sendAll(int step, int peer, Region from) {
+        Pieces pieces = Pieces.of(from.count(), request.chunkCount());
+        for (int i = 0; i < pieces.steps(); i++) {
+            send(step, peer, from.slice(pieces.offset(i), pieces.length(i)));
+        }
+    }
+
+    /** Receives all of {@code into} from {@code peer} in one step, piece by piece as {@link #sendAll} sends it. */
+    void receiveAll(int step, int peer, Region into, Region combineWith) {
+        Pieces pieces = Pieces.of(into.count(), request.chunkCount());
+        for (int i = 0; i < pieces.steps(); i++) {
+            long off = pieces.offset(i);
+            long len = pieces.length(i);
+            receive(step, peer, into.slice(off, len), combineWith == null ? null : combineWith.slice(off, len));
+        }
+    }
+
     Schedule build() {
         List<Step> steps = new ArrayList<>(locals.size());
         for (int i = 0; i < locals.size(); i++) {

@@ -9,18 +9,23 @@ import java.util.Set;
 
 /**
  * Chooses how each collective runs, as NCCL's tuning does: every algorithm × protocol that can carry the operation gets
- * an estimated time {@code latency + bytes × factor / bandwidth}, and the cheapest wins, among those that
- * {@code JCCL_ALGO} / {@code JCCL_PROTO} allow. The table is plain data, printed at start-up with
- * {@code JCCL_DEBUG_SUBSYS=TUNING} and tested.
+ * an estimated time, and the cheapest wins, among those that {@code JCCL_ALGO} / {@code JCCL_PROTO} allow. The estimate
+ * is α–β–γ per level: each step pays a latency (α) and its bytes over a bandwidth (β), inside a host at the
+ * shared-memory figures, between hosts at the network's, with a host's network link shared by its ranks that send
+ * across at once; bytes a rank reduces pay the kernels' rate (γ); where ranks share CPUs every step pays a hand-off.
+ * The table is plain data, printed at start-up with {@code JCCL_DEBUG_SUBSYS=TUNING}, by {@code jccl info --tuner}, and
+ * tested; {@code jccl sim} runs the real schedules on the same kind of model to check the choices.
  *
  * <p>Algorithms: {@link Algorithm#RING} (ring AllReduce/AllGather/ReduceScatter, pipelined chain Broadcast/Reduce,
- * pairwise AllToAll: what NCCL also calls Ring), and {@link Algorithm#ONE_SHOT} (every rank hands its input to every
- * rank that needs it, which computes its own result, in rank order, in one round: the least latency and the fewest
- * handoffs, the most traffic), and {@link Algorithm#HIERARCHICAL} (AllReduce across hosts with equal numbers of ranks:
- * reduce-scatter inside each host, AllReduce of each block across hosts, all-gather inside each host; see
- * {@code HierarchicalAllReduce}). Protocols: {@link Protocol#SIMPLE} (framed chunks through the transports' rings and
- * sockets) and {@link Protocol#LL} (low latency: each rank publishes flagged chunks in an outbox in shared memory that
- * every local rank reads in place; only when every rank shares memory).
+ * pairwise AllToAll: what NCCL also calls Ring), {@link Algorithm#ONE_SHOT} (every rank hands its input to every rank
+ * that needs it, which computes its own result, in rank order, in one round: the least latency and the fewest handoffs,
+ * the most traffic), {@link Algorithm#HIERARCHICAL} (AllReduce across hosts with equal numbers of ranks: reduce-scatter
+ * inside each host, AllReduce of each block across hosts, all-gather inside each host; see
+ * {@code HierarchicalAllReduce}), and the logarithmic ones for many ranks: {@link Algorithm#TREE},
+ * {@link Algorithm#RECURSIVE_DOUBLING}, {@link Algorithm#RABENSEIFNER}, {@link Algorithm#BRUCK}. Protocols:
+ * {@link Protocol#SIMPLE} (framed chunks through the transports' rings and sockets) and {@link Protocol#LL} (low
+ * latency: each rank publishes flagged chunks in an outbox in shared memory that every local rank reads in place; only
+ * when every rank shares memory).
  *
  * <p>The constants are measured on the project's reference machine (a Firecracker VM with 2 Zen 5 vCPUs, no PCID),
  * rounded; they decide crossovers, not promises.
@@ -30,7 +35,15 @@ public final class Tuner {
     public enum Algorithm {
         RING("Ring"),
         ONE_SHOT("OneShot"),
-        HIERARCHICAL("Hierarchical");
+        HIERARCHICAL("Hierarchical"),
+        /** Binomial trees: Broadcast, Reduce, and AllReduce over two trees with half the data each. */
+        TREE("Tree"),
+        /** Recursive doubling AllReduce (for AllGather, see {@link #BRUCK}, which generalises it to any rank count). */
+        RECURSIVE_DOUBLING("RecursiveDoubling"),
+        /** Rabenseifner's AllReduce: reduce-scatter by recursive halving, all-gather by recursive doubling. */
+        RABENSEIFNER("Rabenseifner"),
+        /** Bruck's AllGather: ⌈log2 P⌉ steps for any rank count. */
+        BRUCK("Bruck");
 
         private final String displayName;
 
@@ -97,6 +110,17 @@ public final class Tuner {
 
     static final double LL_GB_PER_SECOND = 20.0;
     /**
+     * What the reduce kernels combine per second (γ): the Vector API kernels reach 16-20 GB/s on the reference VM at 1
+     * MiB (FLOAT32, BFLOAT16 SUM). It matters where algorithms differ in how much each rank reduces: recursive doubling
+     * reduces the whole input every round, the ring and Rabenseifner's a share of it once.
+     */
+    static final double REDUCE_GB_PER_SECOND = 16.0;
+    /**
+     * The share of a step's latency that is each message's own cost to the rank that sends it (a frame's system call, a
+     * ring slot's flags), and so is paid again for every further message of a step: one-shot sends one to every peer.
+     */
+    public static final double MESSAGE_SHARE = 0.25;
+    /**
      * Where ranks share CPUs, what one hand-off between ranks adds: the rank that waits must yield its CPU to a peer
      * and be scheduled again. A yield that switches between two rank processes costs about 6 µs on the reference VM
      * (PTI, no PCID: each switch flushes the TLB), and a hand-off needs one or two. A ring step is one hand-off; the LL
@@ -117,7 +141,12 @@ public final class Tuner {
     private final HostGroups hosts;
     private final boolean allShareMemory;
     private final boolean oversubscribed;
-    private final Link link;
+    /** The link between ranks of one host: shared memory, or sockets where some rank talks over the network only. */
+    private final Link intra;
+    /** Hosts (1 when the host groups are unknown) and the most ranks on one of them. */
+    private final int hostCount;
+
+    private final int perHost;
     private final Set<Algorithm> algorithms;
     private final Set<Protocol> protocols;
     private final List<String> warnings = new ArrayList<>();
@@ -157,13 +186,46 @@ public final class Tuner {
         this.hosts = hosts;
         this.allShareMemory = allShareMemory;
         this.oversubscribed = oversubscribed;
-        this.link = anyNetwork ? NET : SHM;
+        this.hostCount = hosts == null ? 1 : hosts.hosts();
+        this.perHost = hosts == null ? nRanks : hosts.maxLocalSize();
+        // Between hosts the network; inside a host shared memory, unless the ranks talk over sockets only.
+        this.intra = anyNetwork && hostCount == 1 ? NET : SHM;
         this.algorithms = parse(
-                algo,
-                Algorithm.class,
-                "ALGO",
-                List.of("tree", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"));
+                algo, Algorithm.class, "ALGO", List.of("collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"));
         this.protocols = parse(proto, Protocol.class, "PROTO", List.of("ll128"));
+        if (algo != null && !algo.isBlank()) warnWhereNothingAllowedApplies();
+    }
+
+    /**
+     * A JCCL_ALGO that leaves a collective nothing it can run with (Bruck for an AllReduce, say) is not an error: that
+     * collective runs with the tuner's pick, and the user hears so once, at start-up.
+     */
+    private void warnWhereNothingAllowedApplies() {
+        if (nRanks < 2) return;
+        for (Collective c : TUNED) {
+            boolean runnable = false;
+            for (Algorithm a : algorithms) {
+                for (Protocol p : protocols) runnable |= !Double.isNaN(estimate(c, a, p, 1, 1));
+            }
+            if (!runnable) {
+                warnings.add("JCCL_ALGO/NCCL_ALGO allows " + names(algorithms) + " (protocols " + names(protocols)
+                        + "), which cannot run "
+                        + c.displayName() + " here (" + nRanks + " ranks); " + c.displayName()
+                        + " runs with the tuner's own pick");
+            }
+        }
+    }
+
+    /**
+     * Whether {@code a} over {@code p} can run {@code c} on this communicator (a schedule exists, the links allow it).
+     */
+    public boolean canRun(Collective c, Algorithm a, Protocol p) {
+        return !Double.isNaN(estimate(c, a, p, 1, 4));
+    }
+
+    /** The estimated µs of {@code a} over {@code p} for {@code count} elements of {@code type}; NaN where it cannot. */
+    public double estimateMicros(Collective c, Algorithm a, Protocol p, long count, DataType type) {
+        return estimate(c, a, p, count, type.byteSize());
     }
 
     /** Problems with JCCL_ALGO / JCCL_PROTO, each a line for a warning. */
@@ -226,38 +288,122 @@ public final class Tuner {
             // Shared-memory rings inside hosts, L network rings side by side sharing each host's link.
             int l = hosts.localSize();
             int h = hosts.hosts();
-            double handoff = oversubscribed ? HANDOFF_MICROS : 0;
-            return 2 * (l - 1) * (SHM.stepMicros() + handoff)
-                    + 2 * (h - 1) * (NET.stepMicros() + handoff)
-                    + total * 2.0 * (l - 1) / l / (SHM.gbPerSecond() * 1e3)
-                    + total * 2.0 * (h - 1) / h / (NET.gbPerSecond() * 1e3);
+            return 2 * (l - 1) * round(false, total / l, 1)
+                    + 2 * (h - 1) * round(true, total / l / h, l)
+                    + reduce(total * (l - 1) / l + total / l * (h - 1) / h);
         }
         if (a == Algorithm.ONE_SHOT) {
             if (c != Collective.ALL_REDUCE) return Double.NaN; // only AllReduce has a one-shot schedule
             // Sends its input to n-1 peers while receiving theirs, then reduces n inputs locally.
-            return link.stepMicros()
-                    + (oversubscribed ? 2 * HANDOFF_MICROS : 0)
-                    + (n - 1) * perRank / (link.gbPerSecond() * 1e3)
+            double across = hostCount > 1 ? round(true, perRank * (n - perHost), perHost) : 0;
+            double messages = (perHost - 1) * intra.stepMicros() * MESSAGE_SHARE
+                    + (n - perHost) * NET.stepMicros() * MESSAGE_SHARE;
+            // Where ranks share CPUs, each peer must be scheduled to take its message: a hand-off per peer of the host
+            // (measured, 8 ranks on 2 CPUs, 8 B: one-shot 76-991 µs, recursive doubling's 3 rounds 40-204 µs).
+            return Math.max(round(false, perRank * (perHost - 1), 1), across)
+                    + messages
+                    + (oversubscribed ? (perHost - 1) * HANDOFF_MICROS : 0)
                     + n * perRank / (LL_GB_PER_SECOND * 1e3);
         }
-        double steps;
-        double factor;
-        switch (c) {
-            case ALL_REDUCE -> {
-                steps = 2 * (n - 1);
-                factor = 2.0 * (n - 1) / n;
+        if (a == Algorithm.RING) return ring(c, perRank, total);
+        return logarithmic(c, a, n, perRank, total);
+    }
+
+    /**
+     * One step in which every rank sends {@code bytes}: between ranks of a host, the intra-host link's latency and
+     * bandwidth; across hosts ({@code crosses}), the network's latency, and its bandwidth shared by the
+     * {@code sendersPerHost} ranks of a host that send across at once (a host's link is one NIC). Where ranks share
+     * CPUs, a hand-off too.
+     */
+    private double round(boolean crosses, double bytes, double sendersPerHost) {
+        double handoff = oversubscribed ? HANDOFF_MICROS : 0;
+        if (!crosses) return intra.stepMicros() + handoff + bytes / (intra.gbPerSecond() * 1e3);
+        return NET.stepMicros() + handoff + sendersPerHost * bytes / (NET.gbPerSecond() * 1e3);
+    }
+
+    /** A step of a ring over all ranks: most hops inside hosts, one per host across; the slowest hop sets the pace. */
+    private double ringStep(double bytes) {
+        double inside = perHost > 1 ? round(false, bytes, 1) : 0;
+        return hostCount > 1 ? Math.max(inside, round(true, bytes, 1)) : inside;
+    }
+
+    /**
+     * Whether a step whose partners are {@code distance} ranks apart crosses hosts for some rank, with ranks placed
+     * host by host: always once the distance reaches a host's ranks, and where hosts do not split into aligned groups.
+     */
+    private boolean crosses(long distance) {
+        return hostCount > 1 && (distance >= perHost || perHost % (2 * distance) != 0);
+    }
+
+    /** γ: the time to reduce {@code bytes}. */
+    private static double reduce(double bytes) {
+        return bytes / (REDUCE_GB_PER_SECOND * 1e3);
+    }
+
+    /** Rings, chains and pairwise exchange: many steps of one block or chunk each. */
+    private double ring(Collective c, double perRank, double total) {
+        int n = nRanks;
+        double block = total / n;
+        return switch (c) {
+            case ALL_REDUCE -> 2 * (n - 1) * ringStep(block) + reduce(total * (n - 1) / n);
+            case ALL_GATHER -> (n - 1) * ringStep(block);
+            case REDUCE_SCATTER -> (n - 1) * ringStep(block) + reduce(total * (n - 1) / n);
+            // A pipelined chain: n - 1 steps to fill it, then the message a chunk per step.
+            case BROADCAST -> (n - 1) * ringStep(0) + ringStep(total) - ringStep(0);
+            case REDUCE -> (n - 1) * ringStep(0) + ringStep(total) - ringStep(0) + reduce(total);
+            // Pairwise: n - 1 steps of a block; across hosts, a host's ranks share its link.
+            case ALL_TO_ALL -> {
+                double inside = perHost > 1 ? (perHost - 1) * round(false, block, 1) : 0;
+                double across = hostCount > 1 ? (n - perHost) * round(true, block, perHost) : 0;
+                yield inside + across;
             }
-            case BROADCAST, REDUCE -> {
-                steps = n - 1;
-                factor = 1;
-            }
-            default -> {
-                steps = n - 1;
-                factor = (n - 1.0) / n;
-            }
+            default -> Double.NaN;
+        };
+    }
+
+    /**
+     * The tree and recursive algorithms: a few steps of the whole message, or of halves of it, each; a step whose
+     * partners are on different hosts pays the network, shared by the ranks of a host that send across. NaN where
+     * {@code a} has no schedule for {@code c}. Every count is the busiest rank's.
+     */
+    private double logarithmic(Collective c, Algorithm a, int n, double perRank, double total) {
+        int powerOfTwo = Integer.highestOneBit(n);
+        int log2 = Integer.numberOfTrailingZeros(powerOfTwo);
+        int ceilLog2 = 32 - Integer.numberOfLeadingZeros(n - 1);
+        // The pairs beyond a power of two hand over their input and take back the result: two steps to a neighbour.
+        double fold = powerOfTwo == n ? 0 : 2 * round(crosses(1), perRank, 1);
+        double t = 0;
+        if (c == Collective.ALL_REDUCE && a == Algorithm.RECURSIVE_DOUBLING) {
+            for (int j = 0; j < log2; j++) t += round(crosses(1L << j), perRank, perHost);
+            return t + fold + reduce((log2 + (fold > 0 ? 1 : 0)) * perRank);
         }
-        return steps * (link.stepMicros() + (oversubscribed ? HANDOFF_MICROS : 0))
-                + total * factor / (link.gbPerSecond() * 1e3);
+        if (c == Collective.ALL_REDUCE && a == Algorithm.RABENSEIFNER) {
+            for (int j = 0; j < log2; j++) {
+                long distance = powerOfTwo >> (j + 1); // halving: half the data, then a quarter, …
+                double part = perRank * distance / powerOfTwo;
+                t += 2 * round(crosses(distance), part, perHost); // and the doubling round of the same distance
+            }
+            return t + fold + reduce(perRank * (powerOfTwo - 1) / powerOfTwo + (fold > 0 ? perRank : 0));
+        }
+        if (c == Collective.ALL_REDUCE && a == Algorithm.TREE) {
+            // Up then down both trees: a step moves a half in each; across hosts one rank of a host sends per tree.
+            for (int j = 0; j < ceilLog2; j++) t += 2 * round(crosses(1L << j), perRank, 1);
+            return t + reduce(ceilLog2 * perRank);
+        }
+        if ((c == Collective.BROADCAST || c == Collective.REDUCE) && a == Algorithm.TREE) {
+            for (int j = 0; j < ceilLog2; j++) t += round(crosses(1L << j), perRank, 1);
+            return t + (c == Collective.REDUCE ? reduce(ceilLog2 * perRank) : 0);
+        }
+        if (c == Collective.ALL_GATHER && a == Algorithm.BRUCK) {
+            double block = total / n;
+            for (long d = 1; d < n; d <<= 1) {
+                double bytes = Math.min(d, n - d) * block;
+                double inside = d < perHost ? round(false, bytes, 1) : 0;
+                t += Math.max(inside, hostCount > 1 ? round(true, bytes, Math.min(d, perHost)) : 0);
+            }
+            return t;
+        }
+        return Double.NaN;
     }
 
     /**
@@ -302,11 +448,64 @@ public final class Tuner {
                 hosts == null || hosts.hosts() < 2 ? "" : " on " + hosts.hosts() + " hosts (" + hosts + ")",
                 allShareMemory
                         ? "all in shared memory"
-                        : link == NET ? "over the network" : "shared memory and network",
+                        : hostCount == 1 && intra == NET ? "over the network" : "shared memory and network",
                 oversubscribed ? ", ranks share CPUs" : "",
                 names(algorithms),
                 names(protocols)));
         return sb.toString();
+    }
+
+    /**
+     * The tuner's choices, for {@code jccl info --tuner}: for each collective, a row per size from {@code minBytes} to
+     * {@code maxBytes} (×{@code factor}, nccl-tests' sizes, FLOAT32) with the estimated µs of every algorithm/protocol
+     * that can run it, the pick marked {@code *}. Estimates ignore JCCL_ALGO/JCCL_PROTO; the pick honours them.
+     */
+    public String choiceTable(long minBytes, long maxBytes, long factor) {
+        StringBuilder sb = new StringBuilder();
+        for (Collective c : TUNED) {
+            List<Choice> runnable = new ArrayList<>();
+            for (Algorithm a : ALGORITHMS) {
+                for (Protocol p : PROTOCOLS) {
+                    if (!Double.isNaN(estimate(c, a, p, nRanks, 4))) runnable.add(CHOICES[a.ordinal()][p.ordinal()]);
+                }
+            }
+            sb.append(String.format(Locale.ROOT, "%-14s %10s", c.displayName(), "size"));
+            for (Choice ch : runnable) sb.append(String.format(Locale.ROOT, " %24s", ch.describe()));
+            sb.append('\n');
+            for (long bytes = minBytes; bytes <= maxBytes; bytes = Math.multiplyExact(bytes, Math.max(2, factor))) {
+                boolean blocked =
+                        c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER || c == Collective.ALL_TO_ALL;
+                long count = Math.max(1, (blocked ? bytes / nRanks : bytes) / 4);
+                Choice pick = choose(c, count, DataType.FLOAT32);
+                sb.append(String.format(Locale.ROOT, "%-14s %10s", "", sizeText(bytes)));
+                for (Choice ch : runnable) {
+                    double us = estimate(c, ch.algorithm(), ch.protocol(), count, 4);
+                    sb.append(String.format(Locale.ROOT, " %23.1f%s", us, ch == pick ? "*" : " "));
+                }
+                sb.append('\n');
+                if (bytes > Long.MAX_VALUE / Math.max(2, factor)) break;
+            }
+        }
+        sb.append(String.format(
+                Locale.ROOT,
+                "(estimated µs per operation, FLOAT32; * the pick; %d ranks%s, %s%s; allowed: algorithms %s,"
+                        + " protocols %s)",
+                nRanks,
+                hosts == null || hosts.hosts() < 2 ? "" : " on " + hosts.hosts() + " hosts (" + hosts + ")",
+                allShareMemory
+                        ? "all in shared memory"
+                        : hostCount == 1 && intra == NET ? "over the network" : "shared memory and network",
+                oversubscribed ? ", ranks share CPUs" : "",
+                names(algorithms),
+                names(protocols)));
+        return sb.toString();
+    }
+
+    private static String sizeText(long bytes) {
+        if (bytes >= 1L << 30 && bytes % (1L << 30) == 0) return (bytes >> 30) + " GiB";
+        if (bytes >= 1L << 20 && bytes % (1L << 20) == 0) return (bytes >> 20) + " MiB";
+        if (bytes >= 1L << 10 && bytes % (1L << 10) == 0) return (bytes >> 10) + " KiB";
+        return bytes + " B";
     }
 
     /** Hosts that the hierarchical schedule fits: two or more, each with the same two or more ranks. */
@@ -343,12 +542,13 @@ public final class Tuner {
                 warnings.add("JCCL_" + variable + "/NCCL_" + variable + " names " + part.trim()
                         + ", which NCCL has and Jccl does not; ignored");
             } else {
-                warnings.add(
-                        "JCCL_" + variable + "/NCCL_" + variable + " names " + part.trim() + ", which is not a Jccl "
-                                + (type == Algorithm.class
-                                        ? "algorithm (Ring, OneShot, Hierarchical)"
-                                        : "protocol (LL, Simple)")
-                                + "; ignored");
+                warnings.add("JCCL_" + variable + "/NCCL_" + variable + " names " + part.trim()
+                        + ", which is not a Jccl "
+                        + (type == Algorithm.class
+                                ? "algorithm ("
+                                        + names(EnumSet.allOf(Algorithm.class)).replace(",", ", ") + ")"
+                                : "protocol (LL, Simple)")
+                        + "; ignored");
             }
         }
         if (exclude) {

@@ -88,6 +88,14 @@ class ThreadRanksConformanceTest {
             out.add(Arguments.of(size, Link.SHM, "Ring", "Simple"));
             out.add(Arguments.of(size, Link.TCP, "OneShot", null));
         }
+        // The tree and recursive schedules on a rank count that folds (5) and one that does not (8). Tree covers
+        // AllReduce, Broadcast and Reduce; RecursiveDoubling AllReduce, Bruck AllGather; Rabenseifner AllReduce;
+        // the other collectives take the tuner's pick.
+        for (int size : new int[] {5, 8}) {
+            for (String algo : new String[] {"Tree", "RecursiveDoubling,Bruck", "Rabenseifner"}) {
+                out.add(Arguments.of(size, Link.SHM, algo, "Simple"));
+            }
+        }
         return out.stream();
     }
 

@@ -7,10 +7,32 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * One collective, planned for every rank and simulated over fresh memories, then checked against {@link Reference}:
- * RECV holds the result, SEND is untouched out of place, and a Reduce leaves non-root ranks' buffers alone.
+ * One collective, planned for every rank with one algorithm and simulated over fresh memories, then checked against
+ * {@link Reference}: RECV holds the result, SEND is untouched out of place, and a Reduce leaves non-root ranks' buffers
+ * alone.
  */
-record OperationRun(Collective collective, int size, int count, long chunk, ReduceOp op, int root, boolean inPlace) {
+record OperationRun(
+        Collective collective,
+        int size,
+        int count,
+        long chunk,
+        ReduceOp op,
+        int root,
+        boolean inPlace,
+        Tuner.Algorithm algorithm) {
+
+    /** The default algorithm: the ring (chain, pairwise) schedule. */
+    OperationRun(Collective collective, int size, int count, long chunk, ReduceOp op, int root, boolean inPlace) {
+        this(collective, size, count, chunk, op, root, inPlace, Tuner.Algorithm.RING);
+    }
+
+    /**
+     * What the runtime tells the planner: SEND and RECV are the same memory. In place, an AllGather's SEND is only a
+     * block of RECV and a ReduceScatter's RECV a block of SEND, which the runtime does not call the same memory.
+     */
+    boolean sameMemory() {
+        return inPlace && collective != Collective.ALL_GATHER && collective != Collective.REDUCE_SCATTER;
+    }
 
     /** Length of SEND and of RECV, in elements, per the API's buffer rules. */
     int sendLength() {
@@ -24,7 +46,8 @@ record OperationRun(Collective collective, int size, int count, long chunk, Redu
     List<Schedule> plan() {
         List<Schedule> schedules = new ArrayList<>();
         for (int rank = 0; rank < size; rank++) {
-            schedules.add(Planner.plan(new OpRequest(collective, rank, size, count, op, root, chunk)));
+            schedules.add(Planner.plan(
+                    new OpRequest(collective, rank, size, count, op, root, -1, sameMemory(), chunk, algorithm)));
         }
         return schedules;
     }

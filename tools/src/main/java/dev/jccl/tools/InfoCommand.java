@@ -1,5 +1,8 @@
 package dev.jccl.tools;
 
+import dev.jccl.Config;
+import dev.jccl.plan.HostGroups;
+import dev.jccl.plan.Tuner;
 import dev.jccl.topology.InterfaceSelector.Candidate;
 import java.io.PrintWriter;
 import java.util.List;
@@ -26,11 +29,65 @@ final class InfoCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the same report as one JSON object.")
     private boolean json;
 
+    @Option(
+            names = "--tuner",
+            description = "Print the tuner's estimates and picks per collective and size (8 B to 256 MiB) instead: "
+                    + "what a communicator of --ranks ranks on --hosts hosts would run, with this environment's "
+                    + "JCCL_ALGO, JCCL_PROTO, JCCL_SHM_DISABLE and JCCL_OVERSUBSCRIBED.")
+    private boolean tuner;
+
+    @Option(
+            names = "--ranks",
+            paramLabel = "N",
+            description = "With --tuner: ranks in the communicator (default: ${DEFAULT-VALUE}).",
+            defaultValue = "8")
+    private int ranks;
+
+    @Option(
+            names = "--hosts",
+            paramLabel = "H",
+            description = "With --tuner: hosts the ranks are spread over, evenly (default: ${DEFAULT-VALUE}).",
+            defaultValue = "1")
+    private int hosts;
+
     @Override
     public Integer call() {
+        if (tuner) return printTuner();
         HostReport report = HostReport.gather(parent.environment());
         PrintWriter out = spec.commandLine().getOut();
         out.print(json ? json(report) : text(report));
+        out.flush();
+        return 0;
+    }
+
+    private int printTuner() {
+        if (ranks < 1 || hosts < 1 || ranks % hosts != 0) {
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--ranks " + ranks + " on --hosts " + hosts
+                            + ": both must be positive and the ranks must spread evenly over the hosts");
+        }
+        Config config = Config.fromEnvironment(parent.environment());
+        int perHost = ranks / hosts;
+        List<Integer> hostOfRank = new java.util.ArrayList<>();
+        for (int r = 0; r < ranks; r++) hostOfRank.add(r / perHost);
+        boolean shm = !config.shmDisable() && perHost > 1;
+        boolean oversubscribed = switch (config.oversubscription()) {
+            case YES -> true;
+            case NO -> false;
+            case AUTO -> perHost > Runtime.getRuntime().availableProcessors();
+        };
+        Tuner t = new Tuner(
+                ranks,
+                HostGroups.of(hostOfRank),
+                shm && hosts == 1,
+                hosts > 1 || !shm,
+                oversubscribed,
+                config.algo(),
+                config.proto());
+        PrintWriter out = spec.commandLine().getOut();
+        for (String w : t.warnings()) out.println("warning: " + w);
+        out.println(t.choiceTable(8, 256L << 20, 8));
         out.flush();
         return 0;
     }

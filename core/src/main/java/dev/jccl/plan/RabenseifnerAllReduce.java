@@ -1,0 +1,81 @@
+package dev.jccl.plan;
+
+import dev.jccl.ReduceOp;
+
+/**
+ * AllReduce as Rabenseifner's reduce-scatter by recursive halving, then all-gather by recursive doubling: the ring's
+ * bytes (each rank sends about 2·n·(p2−1)/p2 elements) in 2·log2(p2) steps instead of 2·(P−1). The mid-size AllReduce
+ * of MPICH and Open MPI, and on many ranks the large one too. Rank counts that are not a power of two {@link Fold fold}
+ * first (two more steps, the whole input each).
+ *
+ * <p>The input is cut into p2 blocks. Halving round j pairs virtual ranks that differ in bit {@code log2(p2)−1−j}: of
+ * the blocks a rank is still reducing, it keeps the half its bit selects and sends the other half, and combines the
+ * half it receives into RECV. Kept and sent halves are disjoint, so RECV can take the result while the other half
+ * leaves; the first round reads SEND (RECV for a rank that folded a pair's input into it). After log2(p2) rounds
+ * virtual rank v holds block v reduced (AVG divides it there); doubling round j then swaps the aligned group of 2^j
+ * blocks each partner holds, until every rank has them all.
+ */
+final class RabenseifnerAllReduce {
+    static final String NAME = "rabenseifner";
+
+    private RabenseifnerAllReduce() {}
+
+    static Schedule plan(OpRequest r) {
+        long n = r.count();
+        ScheduleBuilder b = new ScheduleBuilder(r, NAME);
+        if (n == 0) return b.build();
+        Fold fold = Fold.of(r);
+        int rounds = fold.rounds();
+        int halving = fold.firstRound();
+        int doubling = halving + rounds;
+        int last = doubling + rounds;
+        Region all = Region.recv(0, n);
+        if (fold.sitsOut()) {
+            b.sendAll(0, r.rank() + 1, all.in(BufferRole.SEND));
+            b.receiveAll(last, r.rank() + 1, all, null);
+            return b.build();
+        }
+        BufferRole held = BufferRole.SEND;
+        if (fold.combines()) {
+            b.receiveAll(0, r.rank() - 1, all, all.in(BufferRole.SEND));
+            held = BufferRole.RECV;
+        }
+        Pieces blocks = new Pieces(n, fold.powerOfTwo());
+        int v = fold.virtualRank();
+        int lo = 0;
+        int hi = fold.powerOfTwo();
+        for (int j = 0; j < rounds; j++) {
+            int mask = fold.powerOfTwo() >> (j + 1);
+            int partner = fold.realRank(v ^ mask);
+            int mid = lo + mask;
+            boolean keepLow = (v & mask) == 0;
+            Region kept = keepLow ? blocks(blocks, lo, mid) : blocks(blocks, mid, hi);
+            Region given = keepLow ? blocks(blocks, mid, hi) : blocks(blocks, lo, mid);
+            b.sendAll(halving + j, partner, given.in(held));
+            b.receiveAll(halving + j, partner, kept, kept.in(held));
+            if (keepLow) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+            held = BufferRole.RECV;
+        }
+        if (r.op() == ReduceOp.AVG) b.divide(doubling, blocks(blocks, v, v + 1));
+        for (int j = 0; j < rounds; j++) {
+            int mask = 1 << j;
+            int partner = v ^ mask;
+            int mine = v & -mask;
+            int theirs = partner & -mask;
+            b.sendAll(doubling + j, fold.realRank(partner), blocks(blocks, mine, mine + mask));
+            b.receiveAll(doubling + j, fold.realRank(partner), blocks(blocks, theirs, theirs + mask), null);
+        }
+        if (fold.combines()) b.sendAll(last, r.rank() - 1, all);
+        return b.build();
+    }
+
+    /** Blocks {@code from} (inclusive) to {@code to} (exclusive) of RECV. */
+    private static Region blocks(Pieces blocks, int from, int to) {
+        long start = blocks.offset(from);
+        return Region.recv(start, blocks.offset(to) - start);
+    }
+}

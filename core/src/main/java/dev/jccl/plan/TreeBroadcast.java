@@ -1,0 +1,24 @@
+package dev.jccl.plan;
+
+/**
+ * Broadcast down a {@link BinomialTree binomial tree}: ⌈log2 size⌉ steps of the whole message, against the chain's
+ * {@code chunks + size − 2} steps of one chunk each. The root copies SEND into RECV (skipped in place) and sends from
+ * SEND.
+ */
+final class TreeBroadcast {
+    static final String NAME = "tree";
+
+    private TreeBroadcast() {}
+
+    static Schedule plan(OpRequest r) {
+        long n = r.count();
+        ScheduleBuilder b = new ScheduleBuilder(r, NAME);
+        if (n == 0) return b.build();
+        BinomialTree tree = new BinomialTree(r.size(), r.root(), false);
+        b.steps(tree.rounds());
+        Region all = Region.recv(0, n);
+        if (r.rank() == r.root()) b.copy(0, all.in(BufferRole.SEND), all);
+        tree.broadcast(b, 0, r.rank(), all, BufferRole.SEND);
+        return b.build();
+    }
+}

@@ -1,0 +1,29 @@
+package dev.jccl.plan;
+
+import dev.jccl.ReduceOp;
+
+/**
+ * Reduce up a {@link BinomialTree binomial tree} towards the root: ⌈log2 size⌉ steps of the whole message (one more for
+ * AVG's division at the root). Inner ranks keep their partial in SCRATCH, since only the root may write RECV; the root
+ * combines straight into RECV.
+ */
+final class TreeReduce {
+    static final String NAME = "tree";
+
+    private TreeReduce() {}
+
+    static Schedule plan(OpRequest r) {
+        long n = r.count();
+        ScheduleBuilder b = new ScheduleBuilder(r, NAME);
+        if (n == 0) return b.build();
+        BinomialTree tree = new BinomialTree(r.size(), r.root(), false);
+        boolean root = r.rank() == r.root();
+        boolean avg = r.op() == ReduceOp.AVG;
+        b.steps(tree.rounds() + (avg ? 1 : 0));
+        Region all = Region.recv(0, n);
+        BufferRole held = tree.reduce(b, 0, r.rank(), all, root ? BufferRole.RECV : BufferRole.SCRATCH);
+        if (held == BufferRole.SCRATCH) b.scratch(n);
+        if (root && avg) b.divide(tree.rounds(), all);
+        return b.build();
+    }
+}

@@ -1,0 +1,105 @@
+package dev.jccl.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.jccl.ReduceOp;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The tree and recursive algorithms, simulated like the ring's in {@link PlanConformanceTest}, on 2 to 9 ranks and on
+ * 16 and 32: powers of two and not (the fold), odd counts, counts below the rank count (empty blocks), chunks of one
+ * element, every op, roots at both ends and in the middle, in place and out of place.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class AlgorithmConformanceTest {
+    static final int[] SIZES = {2, 3, 4, 5, 6, 7, 8, 9, 16, 32};
+    static final int[] COUNTS = {0, 1, 2, 3, 5, 7, 13, 31, 64, 97, 1000};
+    static final long[] CHUNKS = {1, 3, 64, 1 << 20};
+    static final ReduceOp[] OPS = {ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.AVG};
+
+    /** Each collective with the algorithms that have a schedule for it besides its ring, chain or pairwise one. */
+    static final List<Arguments> PAIRS = List.of(
+            Arguments.of(Collective.ALL_REDUCE, Tuner.Algorithm.TREE),
+            Arguments.of(Collective.ALL_REDUCE, Tuner.Algorithm.RECURSIVE_DOUBLING),
+            Arguments.of(Collective.ALL_REDUCE, Tuner.Algorithm.RABENSEIFNER),
+            Arguments.of(Collective.BROADCAST, Tuner.Algorithm.TREE),
+            Arguments.of(Collective.REDUCE, Tuner.Algorithm.TREE),
+            Arguments.of(Collective.ALL_GATHER, Tuner.Algorithm.BRUCK));
+
+    static Stream<Arguments> cases() {
+        List<Arguments> cases = new ArrayList<>();
+        for (Arguments pair : PAIRS) {
+            for (int size : SIZES) cases.add(Arguments.of(pair.get()[0], pair.get()[1], size));
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} on {2} ranks")
+    @MethodSource("cases")
+    void matchesReference(Collective c, Tuner.Algorithm algorithm, int size) {
+        boolean reduces = c == Collective.ALL_REDUCE || c == Collective.REDUCE;
+        boolean rooted = c == Collective.BROADCAST || c == Collective.REDUCE;
+        ReduceOp[] ops = reduces ? OPS : new ReduceOp[] {null};
+        int[] roots = !rooted ? new int[] {-1} : size <= 9 ? range(size) : new int[] {0, 1, size / 2 + 1, size - 1};
+        for (int count : COUNTS) {
+            for (long chunk : CHUNKS) {
+                if (chunk == 1 && count > 97) continue; // a thousand one-element transfers per round add nothing
+                for (ReduceOp op : ops) {
+                    for (int root : roots) {
+                        for (boolean inPlace : new boolean[] {false, true}) {
+                            OperationRun run = new OperationRun(c, size, count, chunk, op, root, inPlace, algorithm);
+                            List<Schedule> schedules = run.plan();
+                            String expected = switch (algorithm) {
+                                case TREE -> "tree";
+                                case RECURSIVE_DOUBLING -> RecursiveDoublingAllReduce.NAME;
+                                case RABENSEIFNER -> RabenseifnerAllReduce.NAME;
+                                case BRUCK -> BruckAllGather.NAME;
+                                default -> throw new AssertionError(algorithm);
+                            };
+                            assertEquals(expected, schedules.getFirst().algorithm(), run::toString);
+                            run.check(schedules);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** The step counts the planner's table promises: the point of these algorithms is fewer steps than the ring. */
+    @Test
+    void stepsAreLogarithmic() {
+        assertEquals(5, steps(Collective.ALL_REDUCE, Tuner.Algorithm.RECURSIVE_DOUBLING, 32));
+        assertEquals(3 + 2, steps(Collective.ALL_REDUCE, Tuner.Algorithm.RECURSIVE_DOUBLING, 9)); // fold: +2
+        assertEquals(2 * 5, steps(Collective.ALL_REDUCE, Tuner.Algorithm.RABENSEIFNER, 32));
+        assertEquals(2 * 5, steps(Collective.ALL_REDUCE, Tuner.Algorithm.TREE, 32));
+        assertEquals(2 * 4, steps(Collective.ALL_REDUCE, Tuner.Algorithm.TREE, 9));
+        assertEquals(4, steps(Collective.BROADCAST, Tuner.Algorithm.TREE, 9));
+        assertEquals(5, steps(Collective.ALL_GATHER, Tuner.Algorithm.BRUCK, 17));
+        assertEquals(2 * 31, steps(Collective.ALL_REDUCE, Tuner.Algorithm.RING, 32));
+    }
+
+    /** The most steps any rank's schedule has, for 8 elements in one chunk. */
+    private static int steps(Collective c, Tuner.Algorithm algorithm, int size) {
+        int root = c == Collective.BROADCAST || c == Collective.REDUCE ? 0 : -1;
+        ReduceOp op = c == Collective.ALL_REDUCE || c == Collective.REDUCE ? ReduceOp.SUM : null;
+        int most = 0;
+        for (Schedule s : new OperationRun(c, size, 8, 1 << 20, op, root, false, algorithm).plan()) {
+            most = Math.max(most, s.steps().size());
+        }
+        return most;
+    }
+
+    private static int[] range(int n) {
+        int[] r = new int[n];
+        for (int i = 0; i < n; i++) r[i] = i;
+        return r;
+    }
+}
