@@ -23,7 +23,14 @@ import picocli.CommandLine.IVersionProvider;
         name = "jccl",
         mixinStandardHelpOptions = true,
         versionProvider = JcclCommand.Version.class,
-        subcommands = {IdCommand.class, InfoCommand.class, RunCommand.class, PerfCommand.class, TraceCommand.class},
+        subcommands = {
+            IdCommand.class,
+            InfoCommand.class,
+            RunCommand.class,
+            PerfCommand.class,
+            TraceCommand.class,
+            SimCommand.class
+        },
         description = "Tools for Jccl, collective communication for the JVM.")
 public final class JcclCommand {
     private final Map<String, String> environment;

@@ -1,0 +1,107 @@
+package dev.jccl.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jccl.DataType;
+import dev.jccl.ReduceOp;
+import dev.jccl.plan.TimingSimulator.Level;
+import dev.jccl.plan.TimingSimulator.Machine;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The timing simulator against figures worked out by hand, and the tuner against the simulator at the cluster sizes
+ * issue 20 names.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class TimingSimulatorTest {
+    /** 1 µs and 1 GB/s (1000 bytes per µs) everywhere, no per-message overhead; reductions free. */
+    private static final Level UNIT = new Level(1, 1, 0);
+
+    private static double micros(Machine m, Collective c, Tuner.Algorithm a, long count) {
+        ReduceOp op = c == Collective.ALL_REDUCE || c == Collective.REDUCE ? ReduceOp.SUM : null;
+        int root = c == Collective.BROADCAST || c == Collective.REDUCE ? 0 : -1;
+        return TimingSimulator.simulate(m, c, a, count, DataType.FLOAT32, op, root, 1 << 30)
+                .micros();
+    }
+
+    @Test
+    void figuresWorkedOutByHand() {
+        Machine two = new Machine(1, 2, UNIT, UNIT, 1e9);
+        // Ring AllReduce of 4000 bytes on 2 ranks: two steps of 2000 bytes, 1 + 2 µs each.
+        assertEquals(6.0, micros(two, Collective.ALL_REDUCE, Tuner.Algorithm.RING, 1000), 1e-6);
+        // Recursive doubling: one step of all 4000 bytes.
+        assertEquals(5.0, micros(two, Collective.ALL_REDUCE, Tuner.Algorithm.RECURSIVE_DOUBLING, 1000), 1e-6);
+        // A binomial broadcast on 8 ranks: the root copies its 4000 bytes into RECV (4 µs at 1 GB/s), then 3 rounds
+        // of the whole message.
+        Machine eight = new Machine(1, 8, UNIT, UNIT, 1e9);
+        assertEquals(4 + 3 * 5.0, micros(eight, Collective.BROADCAST, Tuner.Algorithm.TREE, 1000), 1e-6);
+        // A per-message overhead: recursive doubling's one message now holds each port 0.5 µs longer.
+        Machine overhead = new Machine(1, 2, new Level(1, 1, 0.5), UNIT, 1e9);
+        assertEquals(5.5, micros(overhead, Collective.ALL_REDUCE, Tuner.Algorithm.RECURSIVE_DOUBLING, 1000), 1e-6);
+        // Reducing costs γ per byte combined: 4000 bytes at 1 GB/s add 4 µs to the recursive-doubling step.
+        Machine slowReduce = new Machine(1, 2, UNIT, UNIT, 1);
+        assertEquals(9.0, micros(slowReduce, Collective.ALL_REDUCE, Tuner.Algorithm.RECURSIVE_DOUBLING, 1000), 1e-6);
+    }
+
+    @Test
+    void aHostsNetworkLinkIsSharedByItsRanks() {
+        // Two hosts of two ranks, a one-shot AllReduce of 4000 bytes: each rank sends its input to the two ranks of the
+        // other host in one step, so each host's link carries four 4000-byte transfers, 4 µs each at 1 GB/s, one
+        // after the other: 16 µs and one latency. Were the link each rank's own, two transfers: 9 µs.
+        Machine twoHosts = new Machine(2, 2, new Level(0.01, 1000, 0), UNIT, 1e9);
+        double us = micros(twoHosts, Collective.ALL_REDUCE, Tuner.Algorithm.ONE_SHOT, 1000);
+        assertEquals(17.0, us, 0.2);
+    }
+
+    @Test
+    void atAThousandRanksTheTunersSmallAllReduceIsFarFasterThanTheRingAndItsLargeOneNearTheBest() {
+        Level nvlinkish = Level.ofStep(1.5, 6);
+        Level network = Level.ofStep(12, 2.5);
+        for (Machine m :
+                new Machine[] {new Machine(8, 128, nvlinkish, network, 16), new Machine(128, 8, nvlinkish, network, 16)
+                }) {
+            Tuner t = new Tuner(m.ranks(), m.hostGroups(), false, true, false, null, "Simple");
+            Tuner.Algorithm small =
+                    t.choose(Collective.ALL_REDUCE, 2, DataType.FLOAT32).algorithm();
+            double ring = micros(m, Collective.ALL_REDUCE, Tuner.Algorithm.RING, 2);
+            double pick = micros(m, Collective.ALL_REDUCE, small, 2);
+            assertTrue(ring / pick >= 20, m + ": 8 B, ring " + ring + " µs, " + small + " " + pick + " µs");
+
+            long big = (256L << 20) / 4;
+            Tuner.Algorithm large =
+                    t.choose(Collective.ALL_REDUCE, big, DataType.FLOAT32).algorithm();
+            double best = Double.POSITIVE_INFINITY;
+            StringBuilder all = new StringBuilder();
+            for (Tuner.Algorithm a : Tuner.Algorithm.values()) {
+                if (!t.canRun(Collective.ALL_REDUCE, a, Tuner.Protocol.SIMPLE)) continue;
+                double us = micros(m, Collective.ALL_REDUCE, a, big);
+                all.append(a).append(' ').append(Math.round(us)).append(" µs; ");
+                best = Math.min(best, us);
+            }
+            double picked = micros(m, Collective.ALL_REDUCE, large, big);
+            assertTrue(picked <= best * 1.05, m + ": 256 MiB, pick " + large + " " + picked + " µs; " + all);
+        }
+    }
+
+    @Test
+    void fourThousandRanksAreSimulatedAtAll() {
+        Machine m = new Machine(32, 128, Level.ofStep(1.5, 6), Level.ofStep(12, 2.5), 16);
+        TimingSimulator.Result ring = TimingSimulator.simulate(
+                m, Collective.ALL_REDUCE, Tuner.Algorithm.RING, 2, DataType.FLOAT32, ReduceOp.SUM, -1, 1 << 20);
+        assertEquals(2 * 4095, ring.steps());
+        assertTrue(ring.micros() > 2 * 4095 * 1.5, ring.toString());
+    }
+
+    @Test
+    void machinesThatCannotBeAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new Machine(0, 8, UNIT, UNIT, 1));
+        assertThrows(IllegalArgumentException.class, () -> new Level(-1, 1, 0));
+        assertThrows(IllegalArgumentException.class, () -> new Level(1, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new Level(1, 1, -1));
+        assertThrows(IllegalArgumentException.class, () -> new Machine(1, 2, UNIT, UNIT, 0));
+    }
+}

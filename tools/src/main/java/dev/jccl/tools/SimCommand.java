@@ -1,0 +1,196 @@
+package dev.jccl.tools;
+
+import dev.jccl.Config;
+import dev.jccl.DataType;
+import dev.jccl.ReduceOp;
+import dev.jccl.plan.Collective;
+import dev.jccl.plan.TimingSimulator;
+import dev.jccl.plan.TimingSimulator.Level;
+import dev.jccl.plan.TimingSimulator.Machine;
+import dev.jccl.plan.Tuner;
+import dev.jccl.tools.perf.PerfCollective;
+import dev.jccl.tools.perf.SizeSweep;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code jccl sim}: every algorithm's real schedules on a model cluster ({@link TimingSimulator}), with the tuner's
+ * pick beside them, for a sweep of sizes like {@code perf}'s.
+ */
+@Command(
+        name = "sim",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Predict each algorithm's time and bus bandwidth on a model cluster by running every rank's real "
+                    + "schedule (the plans the runtime executes) on a discrete-event model, and show the tuner's "
+                    + "pick. Nothing is sent: any number of hosts and ranks, up to 4096 ranks in seconds.",
+            "Example: jccl sim all_reduce --hosts 8 --ranks-per-host 128 -b 8 -e 256M"
+        })
+final class SimCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(
+            index = "0",
+            defaultValue = "all_reduce",
+            paramLabel = "BENCHMARK",
+            description =
+                    "all_reduce, all_gather, broadcast, reduce, reduce_scatter or alltoall (default: all_reduce).")
+    private String benchmark;
+
+    @Option(names = "--hosts", paramLabel = "H", defaultValue = "1", description = "Hosts (default: 1).")
+    private int hosts;
+
+    @Option(
+            names = "--ranks-per-host",
+            paramLabel = "L",
+            defaultValue = "8",
+            description = "Ranks on each host (default: 8).")
+    private int ranksPerHost;
+
+    @Option(names = "-b", paramLabel = "SIZE", defaultValue = "8", description = "Smallest size (default: 8).")
+    private String minBytes;
+
+    @Option(names = "-e", paramLabel = "SIZE", defaultValue = "256M", description = "Largest size (default: 256M).")
+    private String maxBytes;
+
+    @Option(names = "-f", paramLabel = "FACTOR", defaultValue = "8", description = "Size factor (default: 8).")
+    private long factor;
+
+    @Option(
+            names = "--intra",
+            paramLabel = "US,GBPS",
+            defaultValue = "1.5,6",
+            description = "A step's latency (µs) and the bandwidth (GB/s) between ranks of a host (default: 1.5,6:"
+                    + " the tuner's shared-memory figures); a quarter of the latency is paid per message.")
+    private String intra;
+
+    @Option(
+            names = "--inter",
+            paramLabel = "US,GBPS",
+            defaultValue = "12,2.5",
+            description = "A step's latency (µs) and the bandwidth (GB/s) of a host's network link, shared by its ranks"
+                    + " (default: 12,2.5: the tuner's socket figures; 5,25 is a 200 Gb/s RDMA NIC).")
+    private String inter;
+
+    @Option(
+            names = "--gamma",
+            paramLabel = "GBPS",
+            defaultValue = "16",
+            description = "What a rank reduces per second, GB/s (default: 16).")
+    private double gamma;
+
+    @Override
+    public Integer call() {
+        PerfCollective bench = parseBenchmark();
+        if (bench == PerfCollective.SENDRECV) throw usage("sim covers collectives; sendrecv has one algorithm");
+        if (factor < 2) throw usage("-f must be at least 2, got " + factor);
+        Machine machine;
+        try {
+            machine = new Machine(hosts, ranksPerHost, level("--intra", intra), level("--inter", inter), gamma);
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
+        int n = machine.ranks();
+        Collective c = bench.collective();
+        Tuner tuner = new Tuner(n, machine.hostGroups(), hosts == 1, hosts > 1, false, null, "Simple");
+        List<Tuner.Algorithm> algorithms = new ArrayList<>();
+        for (Tuner.Algorithm a : Tuner.Algorithm.values()) {
+            if (tuner.canRun(c, a, Tuner.Protocol.SIMPLE)) algorithms.add(a);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf(
+                Locale.ROOT,
+                "# jccl sim %s: %d host(s) × %d ranks = %d ranks; intra-host %s, inter-host %s, reduce %.1f GB/s;"
+                        + " float32, sum, chunks of %d bytes%n",
+                bench.cliName(),
+                hosts,
+                ranksPerHost,
+                n,
+                describe(machine.intraHost()),
+                describe(machine.interHost()),
+                gamma,
+                Config.builder().build().chunkBytes());
+        out.print(String.format(Locale.ROOT, "# %10s", "size"));
+        for (Tuner.Algorithm a : algorithms) out.printf(Locale.ROOT, " %28s", a.displayName() + " µs  busbw");
+        out.printf(Locale.ROOT, "  %-18s %s%n", "tuner's pick", "pick / best");
+        long min = SizeSweep.parseSize("-b", minBytes);
+        long max = SizeSweep.parseSize("-e", maxBytes);
+        for (long bytes = Math.max(min, 1); bytes <= max; bytes = Math.multiplyExact(bytes, factor)) {
+            boolean blocked =
+                    c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER || c == Collective.ALL_TO_ALL;
+            long count = Math.max(1, (blocked ? bytes / n : bytes) / 4);
+            long rowBytes = (blocked ? count * n : count) * 4;
+            out.printf(Locale.ROOT, "  %10s", bytesText(rowBytes));
+            Tuner.Algorithm pick = tuner.choose(c, count, DataType.FLOAT32).algorithm();
+            double best = Double.POSITIVE_INFINITY;
+            double picked = Double.NaN;
+            for (Tuner.Algorithm a : algorithms) {
+                TimingSimulator.Result r = TimingSimulator.simulate(
+                        machine,
+                        c,
+                        a,
+                        count,
+                        DataType.FLOAT32,
+                        bench.reduces() ? ReduceOp.SUM : null,
+                        bench.rooted() ? 0 : -1,
+                        Config.builder().build().chunkBytes());
+                double busbw = rowBytes / r.micros() / 1e3 * bench.busFactor(n);
+                out.printf(Locale.ROOT, " %16.1f%s %9.3f", r.micros(), a == pick ? "*" : " ", busbw);
+                best = Math.min(best, r.micros());
+                if (a == pick) picked = r.micros();
+            }
+            out.printf(Locale.ROOT, "  %-18s %.2f%n", pick.displayName(), picked / best);
+            if (bytes > Long.MAX_VALUE / factor) break;
+        }
+        out.println("# µs: predicted time of the slowest rank; busbw in GB/s as perf computes it; * the tuner's pick");
+        out.flush();
+        return 0;
+    }
+
+    private PerfCollective parseBenchmark() {
+        try {
+            return PerfCollective.parse(benchmark);
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
+    }
+
+    private Level level(String option, String text) {
+        String[] parts = text.split(",");
+        try {
+            if (parts.length == 2) return Level.ofStep(Double.parseDouble(parts[0]), Double.parseDouble(parts[1]));
+        } catch (NumberFormatException e) {
+            // the message below says what is wanted
+        }
+        throw usage(option + " takes latency µs and bandwidth GB/s as two numbers, e.g. 1.5,6; got '" + text + "'");
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+
+    private static String describe(Level l) {
+        return String.format(
+                Locale.ROOT,
+                "%.2f µs %.1f GB/s (%.2f µs of it per message)",
+                l.latencyMicros() + l.overheadMicros(),
+                l.gbPerSecond(),
+                l.overheadMicros());
+    }
+
+    private static String bytesText(long bytes) {
+        if (bytes >= 1L << 20 && bytes % (1L << 20) == 0) return (bytes >> 20) + " MiB";
+        if (bytes >= 1L << 10 && bytes % (1L << 10) == 0) return (bytes >> 10) + " KiB";
+        return bytes + " B";
+    }
+}

@@ -1,0 +1,75 @@
+package dev.jccl.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** {@code jccl sim} and {@code jccl info --tuner}: tables that say every algorithm's figure and mark one pick. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SimCommandTest {
+
+    @Test
+    void simPrintsEveryAlgorithmPerSizeAndMarksThePick() {
+        Cli.Result r = Cli.inProcess(
+                Map.of(), "sim", "all_reduce", "--hosts", "2", "--ranks-per-host", "4", "-b", "8", "-e", "1M");
+        assertEquals(0, r.code(), r::toString);
+        assertTrue(r.out().contains("2 host(s) × 4 ranks = 8 ranks"), r::toString);
+        for (String a : List.of("Ring", "Hierarchical", "Tree", "RecursiveDoubling", "Rabenseifner")) {
+            assertTrue(r.out().contains(a + " µs"), () -> a + " column missing:\n" + r);
+        }
+        List<String> rows = r.out().lines().filter(l -> !l.startsWith("#")).toList();
+        assertEquals(List.of("8 B", "64 B", "512 B", "4 KiB", "32 KiB", "256 KiB"), sizes(rows), r::toString);
+        for (String row : rows) {
+            assertEquals(1, row.chars().filter(ch -> ch == '*').count(), () -> "one pick per row: " + row);
+            double ratio = Double.parseDouble(row.substring(row.lastIndexOf(' ') + 1));
+            assertTrue(ratio >= 1.0, row);
+        }
+    }
+
+    @Test
+    void simRefusesWhatItCannotModel() {
+        Cli.Result level = Cli.inProcess(Map.of(), "sim", "--inter", "5");
+        assertEquals(2, level.code(), level::toString);
+        assertTrue(level.err().contains("--inter takes latency µs and bandwidth GB/s"), level::toString);
+        Cli.Result p2p = Cli.inProcess(Map.of(), "sim", "sendrecv");
+        assertEquals(2, p2p.code(), p2p::toString);
+        assertTrue(p2p.err().contains("sendrecv has one algorithm"), p2p::toString);
+        Cli.Result none = Cli.inProcess(Map.of(), "sim", "--hosts", "0");
+        assertEquals(2, none.code(), none::toString);
+        assertTrue(none.err().contains("0 hosts"), none::toString);
+    }
+
+    @Test
+    void infoTunerShowsEstimatesPicksAndTheUsersFilter() {
+        Cli.Result r = Cli.inProcess(Map.of(), "info", "--tuner", "--ranks", "16");
+        assertEquals(0, r.code(), r::toString);
+        for (String c : List.of("AllReduce", "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllToAll")) {
+            assertTrue(r.out().contains("\n" + c + " ") || r.out().startsWith(c + " "), () -> c + " missing:\n" + r);
+        }
+        assertTrue(r.out().contains("16 ranks, all in shared memory"), r::toString);
+        assertTrue(r.out().contains("Tree/Simple") && r.out().contains("RecursiveDoubling/Simple"), r::toString);
+
+        Cli.Result forced = Cli.inProcess(Map.of("JCCL_ALGO", "Bruck"), "info", "--tuner", "--ranks", "4");
+        assertEquals(0, forced.code(), forced::toString);
+        assertTrue(
+                forced.out().contains("warning: JCCL_ALGO/NCCL_ALGO allows Bruck")
+                        && forced.out().contains("cannot run AllReduce"),
+                forced::toString);
+
+        Cli.Result uneven = Cli.inProcess(Map.of(), "info", "--tuner", "--ranks", "6", "--hosts", "4");
+        assertEquals(2, uneven.code(), uneven::toString);
+        assertTrue(uneven.err().contains("spread evenly"), uneven::toString);
+    }
+
+    private static List<String> sizes(List<String> rows) {
+        return rows.stream()
+                .map(l -> l.trim().split("\\s+"))
+                .map(w -> w[0] + " " + w[1])
+                .toList();
+    }
+}
