@@ -19,7 +19,6 @@ final class BruckAllGather {
         int size = r.size();
         int me = r.rank();
         ScheduleBuilder b = new ScheduleBuilder(r, NAME);
-        if (n == 0) return b.build();
         b.copy(0, Region.send(0, n), Region.recv(me * n, n));
         int step = 0;
         for (int d = 1; d < size; d <<= 1, step++) {

@@ -49,4 +49,28 @@ record Fold(int size, int powerOfTwo, int rank) {
     int firstRound() {
         return pairs() > 0 ? 1 : 0;
     }
+
+    /**
+     * The hand-over before the recursion, in step 0, for an AllReduce of {@code all} (RECV): a rank that sits out sends
+     * its input and takes the result back at step {@code last}, which completes its schedule; a rank that combines
+     * receives its pair's input into RECV, combined with its own. Returns where this rank's input now is: SEND, RECV
+     * for a rank that combined, or null for one that sat out (its schedule is done).
+     */
+    BufferRole handOver(ScheduleBuilder b, Region all, int last) {
+        if (sitsOut()) {
+            b.sendAll(0, rank + 1, all.in(BufferRole.SEND));
+            b.receiveAll(last, rank + 1, all, null);
+            return null;
+        }
+        if (combines()) {
+            b.receiveAll(0, rank - 1, all, all.in(BufferRole.SEND));
+            return BufferRole.RECV;
+        }
+        return BufferRole.SEND;
+    }
+
+    /** The hand-back at step {@code last}: a rank that combined sends its pair the result in RECV. */
+    void handBack(ScheduleBuilder b, Region all, int last) {
+        if (combines()) b.sendAll(last, rank - 1, all);
+    }
 }

@@ -64,7 +64,12 @@ public final class Planner {
         }
         return switch (r.collective()) {
             case SEND, RECV, SEND_RECV -> PointToPoint.plan(r);
-            default -> r.size() == 1 ? SingleRank.plan(r) : planCollective(r, hosts);
+            default -> {
+                if (r.count() == 0) { // nothing to move, whatever the algorithm
+                    yield new ScheduleBuilder(r, "empty").build();
+                }
+                yield r.size() == 1 ? SingleRank.plan(r) : planCollective(r, hosts);
+            }
         };
     }
 

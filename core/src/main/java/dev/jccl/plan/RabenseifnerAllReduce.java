@@ -23,23 +23,14 @@ final class RabenseifnerAllReduce {
     static Schedule plan(OpRequest r) {
         long n = r.count();
         ScheduleBuilder b = new ScheduleBuilder(r, NAME);
-        if (n == 0) return b.build();
         Fold fold = Fold.of(r);
         int rounds = fold.rounds();
         int halving = fold.firstRound();
         int doubling = halving + rounds;
         int last = doubling + rounds;
         Region all = Region.recv(0, n);
-        if (fold.sitsOut()) {
-            b.sendAll(0, r.rank() + 1, all.in(BufferRole.SEND));
-            b.receiveAll(last, r.rank() + 1, all, null);
-            return b.build();
-        }
-        BufferRole held = BufferRole.SEND;
-        if (fold.combines()) {
-            b.receiveAll(0, r.rank() - 1, all, all.in(BufferRole.SEND));
-            held = BufferRole.RECV;
-        }
+        BufferRole held = fold.handOver(b, all, last);
+        if (held == null) return b.build();
         Pieces blocks = new Pieces(n, fold.powerOfTwo());
         int v = fold.virtualRank();
         int lo = 0;
@@ -69,7 +60,7 @@ final class RabenseifnerAllReduce {
             b.sendAll(doubling + j, fold.realRank(partner), blocks(blocks, mine, mine + mask));
             b.receiveAll(doubling + j, fold.realRank(partner), blocks(blocks, theirs, theirs + mask), null);
         }
-        if (fold.combines()) b.sendAll(last, r.rank() - 1, all);
+        fold.handBack(b, all, last);
         return b.build();
     }
 

@@ -23,20 +23,11 @@ final class RecursiveDoublingAllReduce {
     static Schedule plan(OpRequest r) {
         long n = r.count();
         ScheduleBuilder b = new ScheduleBuilder(r, NAME);
-        if (n == 0) return b.build();
         Fold fold = Fold.of(r);
         int last = fold.firstRound() + fold.rounds();
         Region all = Region.recv(0, n);
-        if (fold.sitsOut()) {
-            b.sendAll(0, r.rank() + 1, all.in(BufferRole.SEND));
-            b.receiveAll(last, r.rank() + 1, all, null);
-            return b.build();
-        }
-        BufferRole held = BufferRole.SEND;
-        if (fold.combines()) {
-            b.receiveAll(0, r.rank() - 1, all, all.in(BufferRole.SEND));
-            held = BufferRole.RECV;
-        }
+        BufferRole held = fold.handOver(b, all, last);
+        if (held == null) return b.build();
         // RECV and SCRATCH take turns; a round never writes what it sends. Out of place, a rank that starts from SEND
         // picks the first so that the last round lands in RECV, which saves the copy.
         BufferRole into = held == BufferRole.SEND && !r.inPlace() && fold.rounds() % 2 == 1
@@ -54,7 +45,7 @@ final class RecursiveDoublingAllReduce {
         }
         if (held != BufferRole.RECV) b.copy(last, all.in(held), all);
         if (r.op() == ReduceOp.AVG) b.divide(last, all);
-        if (fold.combines()) b.sendAll(last, r.rank() - 1, all);
+        fold.handBack(b, all, last);
         return b.build();
     }
 }

@@ -21,7 +21,6 @@ final class TreeAllReduce {
     static Schedule plan(OpRequest r) {
         long n = r.count();
         ScheduleBuilder b = new ScheduleBuilder(r, NAME);
-        if (n == 0) return b.build();
         int size = r.size();
         long half = Math.ceilDiv(n, 2);
         Region first = Region.recv(0, half);

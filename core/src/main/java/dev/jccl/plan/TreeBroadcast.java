@@ -13,7 +13,6 @@ final class TreeBroadcast {
     static Schedule plan(OpRequest r) {
         long n = r.count();
         ScheduleBuilder b = new ScheduleBuilder(r, NAME);
-        if (n == 0) return b.build();
         BinomialTree tree = new BinomialTree(r.size(), r.root(), false);
         b.steps(tree.rounds());
         Region all = Region.recv(0, n);

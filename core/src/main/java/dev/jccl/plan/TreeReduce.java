@@ -15,7 +15,6 @@ final class TreeReduce {
     static Schedule plan(OpRequest r) {
         long n = r.count();
         ScheduleBuilder b = new ScheduleBuilder(r, NAME);
-        if (n == 0) return b.build();
         BinomialTree tree = new BinomialTree(r.size(), r.root(), false);
         boolean root = r.rank() == r.root();
         boolean avg = r.op() == ReduceOp.AVG;

@@ -64,7 +64,9 @@ class AlgorithmConformanceTest {
                                 case BRUCK -> BruckAllGather.NAME;
                                 default -> throw new AssertionError(algorithm);
                             };
-                            assertEquals(expected, schedules.getFirst().algorithm(), run::toString);
+                            if (count > 0) {
+                                assertEquals(expected, schedules.getFirst().algorithm(), run::toString);
+                            }
                             run.check(schedules);
                         }
                     }
