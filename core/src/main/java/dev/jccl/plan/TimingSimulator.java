@@ -4,6 +4,8 @@ import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
 
 /**
  * Predicts how long an operation takes by running every rank's real schedule, the plans the runtime executes, on a
@@ -93,9 +95,20 @@ public final class TimingSimulator {
      * @param micros time until the last rank finished
      * @param algorithm the schedules' name ({@code ring}, {@code tree}, …)
      * @param steps the most steps any rank's schedule has
-     * @param transfers sends over all ranks
+     * @param transfers sends over all ranks (estimated from rank 0's when skipped)
      */
-    public record Result(double micros, String algorithm, int steps, long transfers) {}
+    public record Result(double micros, String algorithm, int steps, long transfers) {
+        /** Whether the schedules were too many transfers to simulate ({@link #MAX_TRANSFERS}); micros is NaN then. */
+        public boolean skipped() {
+            return Double.isNaN(micros);
+        }
+    }
+
+    /**
+     * Transfers over all ranks beyond which a simulation is not run (about 1.2 GB of arrays): a one-shot AllReduce of
+     * 256 MiB on 4096 ranks is four billion. Such a {@link Result} has NaN for its time.
+     */
+    public static final long MAX_TRANSFERS = 100_000_000L;
 
     /**
      * Plans {@code collective} for every rank of {@code machine} with {@code algorithm} (as the runtime would, chunks
@@ -113,14 +126,19 @@ public final class TimingSimulator {
         int size = machine.ranks();
         HostGroups hosts = machine.hostGroups();
         long chunk = Math.max(1, chunkBytes / type.byteSize());
-        Compiled[] ranks = new Compiled[size];
-        String name = null;
-        for (int r = 0; r < size; r++) {
-            OpRequest request = new OpRequest(collective, r, size, count, op, root, -1, false, chunk, algorithm);
-            Schedule s = Planner.plan(request, hosts);
-            name = s.algorithm();
-            ranks[r] = Compiled.of(s, type.byteSize(), machine);
-        }
+        IntFunction<Schedule> plan = r ->
+                Planner.plan(new OpRequest(collective, r, size, count, op, root, -1, false, chunk, algorithm), hosts);
+        IntFunction<Compiled> compile = r -> Compiled.of(plan.apply(r), type.byteSize(), machine);
+        Schedule rankZero = plan.apply(0);
+        String name = rankZero.algorithm();
+        Compiled first = Compiled.of(rankZero, type.byteSize(), machine);
+        long transfers = (long) first.peer().length * size;
+        if (transfers > MAX_TRANSFERS) return new Result(Double.NaN, name, first.steps(), transfers);
+        // Planning is pure, and most of the work: every core plans ranks of its own.
+        Compiled[] ranks = IntStream.range(0, size)
+                .parallel()
+                .mapToObj(r -> r == 0 ? first : compile.apply(r))
+                .toArray(Compiled[]::new);
         return run(machine, ranks, name);
     }
 

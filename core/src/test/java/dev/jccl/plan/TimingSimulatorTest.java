@@ -97,6 +97,23 @@ class TimingSimulatorTest {
     }
 
     @Test
+    void schedulesTooBigToSimulateAreSkippedNotRunOutOfMemory() {
+        Machine m = new Machine(32, 128, Level.ofStep(1.5, 6), Level.ofStep(12, 2.5), 16);
+        // One-shot at 4096 ranks, 256 MiB in 1 MiB chunks: 4095 × 256 sends per rank, four billion in all.
+        TimingSimulator.Result r = TimingSimulator.simulate(
+                m,
+                Collective.ALL_REDUCE,
+                Tuner.Algorithm.ONE_SHOT,
+                64L << 20,
+                DataType.FLOAT32,
+                ReduceOp.SUM,
+                -1,
+                1 << 20);
+        assertTrue(r.skipped(), r.toString());
+        assertEquals(4095L * 256 * 4096, r.transfers());
+    }
+
+    @Test
     void machinesThatCannotBeAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> new Machine(0, 8, UNIT, UNIT, 1));
         assertThrows(IllegalArgumentException.class, () -> new Level(-1, 1, 0));

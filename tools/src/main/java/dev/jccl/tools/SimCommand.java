@@ -123,6 +123,7 @@ final class SimCommand implements Callable<Integer> {
         out.print(String.format(Locale.ROOT, "# %10s", "size"));
         for (Tuner.Algorithm a : algorithms) out.printf(Locale.ROOT, " %28s", a.displayName() + " µs  busbw");
         out.printf(Locale.ROOT, "  %-18s %s%n", "tuner's pick", "pick / best");
+        boolean skipped = false;
         long min = SizeSweep.parseSize("-b", minBytes);
         long max = SizeSweep.parseSize("-e", maxBytes);
         for (long bytes = Math.max(min, 1); bytes <= max; bytes = Math.multiplyExact(bytes, factor)) {
@@ -144,15 +145,30 @@ final class SimCommand implements Callable<Integer> {
                         bench.reduces() ? ReduceOp.SUM : null,
                         bench.rooted() ? 0 : -1,
                         Config.builder().build().chunkBytes());
+                if (r.skipped()) {
+                    out.printf(Locale.ROOT, " %16s%s %9s", "-", a == pick ? "*" : " ", "-");
+                    skipped = true;
+                    continue;
+                }
                 double busbw = rowBytes / r.micros() / 1e3 * bench.busFactor(n);
                 out.printf(Locale.ROOT, " %16.1f%s %9.3f", r.micros(), a == pick ? "*" : " ", busbw);
                 best = Math.min(best, r.micros());
                 if (a == pick) picked = r.micros();
             }
-            out.printf(Locale.ROOT, "  %-18s %.2f%n", pick.displayName(), picked / best);
+            out.printf(
+                    Locale.ROOT,
+                    "  %-18s %s%n",
+                    pick.displayName(),
+                    Double.isNaN(picked) ? "-" : String.format(Locale.ROOT, "%.2f", picked / best));
             if (bytes > Long.MAX_VALUE / factor) break;
         }
         out.println("# µs: predicted time of the slowest rank; busbw in GB/s as perf computes it; * the tuner's pick");
+        if (skipped) {
+            out.printf(
+                    Locale.ROOT,
+                    "# -: more than %,d transfers over all ranks, not simulated%n",
+                    TimingSimulator.MAX_TRANSFERS);
+        }
         out.flush();
         return 0;
     }
