@@ -30,6 +30,13 @@ public final class HostGroups {
         }
     }
 
+    /** {@code hosts} hosts of {@code perHost} ranks each, placed host by host (rank r on host r / perHost). */
+    public static HostGroups evenly(int hosts, int perHost) {
+        int[] hostOf = new int[hosts * perHost];
+        for (int r = 0; r < hostOf.length; r++) hostOf[r] = r / perHost;
+        return new HostGroups(hostOf);
+    }
+
     /** Groups ranks by {@code hostKeyOfRank} (any equal keys share a host), index = rank. */
     public static HostGroups of(List<?> hostKeyOfRank) {
         Map<Object, Integer> numbers = new LinkedHashMap<>();

@@ -2,8 +2,6 @@ package dev.jccl.plan;
 
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 
@@ -83,9 +81,7 @@ public final class TimingSimulator {
 
         /** Which ranks share a host, as the planner and tuner take it. */
         public HostGroups hostGroups() {
-            List<Integer> hostOfRank = new ArrayList<>();
-            for (int r = 0; r < ranks(); r++) hostOfRank.add(hostOf(r));
-            return HostGroups.of(hostOfRank);
+            return HostGroups.evenly(hosts, ranksPerHost);
         }
     }
 

@@ -456,17 +456,7 @@ public final class Tuner {
             }
             sb.append('\n');
         }
-        sb.append(String.format(
-                Locale.ROOT,
-                "(latency µs / bandwidth GB/s, %d ranks%s, %s%s; allowed: algorithms %s, protocols %s)",
-                nRanks,
-                hosts == null || hosts.hosts() < 2 ? "" : " on " + hosts.hosts() + " hosts (" + hosts + ")",
-                allShareMemory
-                        ? "all in shared memory"
-                        : hostCount == 1 && intra == NET ? "over the network" : "shared memory and network",
-                oversubscribed ? ", ranks share CPUs" : "",
-                names(algorithms),
-                names(protocols)));
+        sb.append("(latency µs / bandwidth GB/s, ").append(setting()).append(')');
         return sb.toString();
     }
 
@@ -501,10 +491,20 @@ public final class Tuner {
                 if (bytes > Long.MAX_VALUE / Math.max(2, factor)) break;
             }
         }
-        sb.append(String.format(
+        sb.append("(estimated µs per operation, FLOAT32; * the pick; ")
+                .append(setting())
+                .append(')');
+        return sb.toString();
+    }
+
+    /**
+     * What the tables are for: ranks and hosts, the links, shared CPUs, and what JCCL_ALGO / JCCL_PROTO allow; one
+     * sentence for {@link #table()} and {@link #choiceTable}.
+     */
+    private String setting() {
+        return String.format(
                 Locale.ROOT,
-                "(estimated µs per operation, FLOAT32; * the pick; %d ranks%s, %s%s; allowed: algorithms %s,"
-                        + " protocols %s)",
+                "%d ranks%s, %s%s; allowed: algorithms %s, protocols %s",
                 nRanks,
                 hosts == null || hosts.hosts() < 2 ? "" : " on " + hosts.hosts() + " hosts (" + hosts + ")",
                 allShareMemory
@@ -512,11 +512,11 @@ public final class Tuner {
                         : hostCount == 1 && intra == NET ? "over the network" : "shared memory and network",
                 oversubscribed ? ", ranks share CPUs" : "",
                 names(algorithms),
-                names(protocols)));
-        return sb.toString();
+                names(protocols));
     }
 
-    private static String sizeText(long bytes) {
+    /** A size as the tables print it: {@code 8 B}, {@code 64 KiB}, {@code 256 MiB}, {@code 1 GiB}. */
+    public static String sizeText(long bytes) {
         if (bytes >= 1L << 30 && bytes % (1L << 30) == 0) return (bytes >> 30) + " GiB";
         if (bytes >= 1L << 20 && bytes % (1L << 20) == 0) return (bytes >> 20) + " MiB";
         if (bytes >= 1L << 10 && bytes % (1L << 10) == 0) return (bytes >> 10) + " KiB";

@@ -69,8 +69,6 @@ final class InfoCommand implements Callable<Integer> {
         }
         Config config = Config.fromEnvironment(parent.environment());
         int perHost = ranks / hosts;
-        List<Integer> hostOfRank = new java.util.ArrayList<>();
-        for (int r = 0; r < ranks; r++) hostOfRank.add(r / perHost);
         boolean shm = !config.shmDisable() && perHost > 1;
         boolean oversubscribed = switch (config.oversubscription()) {
             case YES -> true;
@@ -79,7 +77,7 @@ final class InfoCommand implements Callable<Integer> {
         };
         Tuner t = new Tuner(
                 ranks,
-                HostGroups.of(hostOfRank),
+                HostGroups.evenly(hosts, perHost),
                 shm && hosts == 1,
                 hosts > 1 || !shm,
                 oversubscribed,

@@ -131,7 +131,7 @@ final class SimCommand implements Callable<Integer> {
                     c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER || c == Collective.ALL_TO_ALL;
             long count = Math.max(1, (blocked ? bytes / n : bytes) / 4);
             long rowBytes = (blocked ? count * n : count) * 4;
-            out.printf(Locale.ROOT, "  %10s", bytesText(rowBytes));
+            out.printf(Locale.ROOT, "  %10s", Tuner.sizeText(rowBytes));
             Tuner.Algorithm pick = tuner.choose(c, count, DataType.FLOAT32).algorithm();
             double best = Double.POSITIVE_INFINITY;
             double picked = Double.NaN;
@@ -202,11 +202,5 @@ final class SimCommand implements Callable<Integer> {
                 l.latencyMicros() + l.overheadMicros(),
                 l.gbPerSecond(),
                 l.overheadMicros());
-    }
-
-    private static String bytesText(long bytes) {
-        if (bytes >= 1L << 20 && bytes % (1L << 20) == 0) return (bytes >> 20) + " MiB";
-        if (bytes >= 1L << 10 && bytes % (1L << 10) == 0) return (bytes >> 10) + " KiB";
-        return bytes + " B";
     }
 }
