@@ -56,6 +56,11 @@ public final class Config {
     public static final String TRACE_BUFFER = "JCCL_TRACE_BUFFER";
     /** Where a rank writes its flight recorder when an operation fails (default: the JVM's temporary directory). */
     public static final String TRACE_DIR = "JCCL_TRACE_DIR";
+    /**
+     * The tuner's calibration file, written by {@code jccl perf --calibrate}, or {@code none} (default:
+     * {@code ~/.config/jccl/calibration.properties} if it exists).
+     */
+    public static final String CALIBRATION = "JCCL_CALIBRATION";
     /** Where debug lines go: {@code auto} (default), {@code stdout} or {@code logger} ({@link System.Logger}). */
     public static final String DEBUG_SINK = "JCCL_DEBUG_SINK";
 
@@ -82,6 +87,7 @@ public final class Config {
             OVERSUBSCRIBED,
             TRACE_BUFFER,
             TRACE_DIR,
+            CALIBRATION,
             DEBUG_SINK,
             "JCCL_ID",
             "JCCL_ROOT",
@@ -168,6 +174,7 @@ public final class Config {
     private final Oversubscription oversubscription;
     private final int traceBuffer;
     private final String traceDir;
+    private final String calibration;
     private final Map<String, String> sources;
 
     private Config(Builder b) {
@@ -188,6 +195,7 @@ public final class Config {
         this.oversubscription = b.oversubscription;
         this.traceBuffer = b.traceBuffer;
         this.traceDir = b.traceDir;
+        this.calibration = b.calibration;
         this.sources = Map.copyOf(b.sources);
     }
 
@@ -216,6 +224,7 @@ public final class Config {
         b.oversubscription = oversubscription;
         b.traceBuffer = traceBuffer;
         b.traceDir = traceDir;
+        b.calibration = calibration;
         b.sources.putAll(sources);
         return b;
     }
@@ -251,6 +260,11 @@ public final class Config {
         if (td != null && !td.isBlank()) {
             b.traceDir(td.trim());
             fromVariables.put("traceDir", TRACE_DIR);
+        }
+        String cal = env.get(CALIBRATION);
+        if (cal != null && !cal.isBlank()) {
+            b.calibration(cal.trim());
+            fromVariables.put("calibration", CALIBRATION);
         }
         String ds = env.get(DEBUG_SINK);
         if (ds != null && !ds.isBlank()) {
@@ -417,6 +431,14 @@ public final class Config {
     }
 
     /**
+     * The tuner's calibration file ({@code JCCL_CALIBRATION}): a path, {@code none}, or null for the default file (see
+     * {@code plan.CalibrationFile}).
+     */
+    public String calibration() {
+        return calibration;
+    }
+
+    /**
      * Where a setting's value came from: the variable that set it ({@code JCCL_TIMEOUT}, {@code NCCL_SOCKET_IFNAME}…),
      * {@code "builder"}, or {@code "default"}. Settings are named as in {@link #describe()}'s first column, e.g.
      * {@code timeout}, {@code socketIfname}; integrations use it to fill in only what the user left unset.
@@ -534,6 +556,9 @@ public final class Config {
                         : oversubscription == Oversubscription.YES ? "1" : "0");
         values.put("traceBuffer", traceBuffer == 0 ? "0 (off)" : traceBuffer + " operations");
         values.put("traceDir", traceDir == null ? "(" + System.getProperty("java.io.tmpdir") + ")" : traceDir);
+        values.put(
+                "calibration",
+                calibration == null ? "(~/.config/jccl/calibration.properties if present)" : calibration);
         List<String[]> rows = new ArrayList<>();
         for (var e : values.entrySet()) {
             rows.add(new String[] {e.getKey(), String.valueOf(e.getValue()), sources.getOrDefault(e.getKey(), "default")
@@ -569,6 +594,7 @@ public final class Config {
         private Oversubscription oversubscription = Oversubscription.AUTO;
         private int traceBuffer = DEFAULT_TRACE_BUFFER;
         private String traceDir;
+        private String calibration;
         private final Map<String, String> sources = new LinkedHashMap<>();
         /** Which variable set each knob, while {@link #fromEnvironment} runs; wins over "builder". */
         private final Map<String, String> variableSources = new LinkedHashMap<>();
@@ -705,6 +731,13 @@ public final class Config {
         public Builder traceDir(String dir) {
             this.traceDir = dir == null || dir.isBlank() ? null : dir;
             sources.putIfAbsent("traceDir", "builder");
+            return this;
+        }
+
+        /** The tuner's calibration file, {@code none}, or null for the default one. */
+        public Builder calibration(String file) {
+            this.calibration = file == null || file.isBlank() ? null : file;
+            sources.putIfAbsent("calibration", "builder");
             return this;
         }
 

@@ -25,6 +25,8 @@ import java.io.UncheckedIOException;
  *     whether a host's ranks share CPUs (see {@code topology.CpuSharing})
  * @param controlPort port of this rank's control listener on {@code dataHost}, which answers the other ranks after a
  *     failure (see {@code runtime.FailureAgreement}); 0 without one
+ * @param calibration the tuner's figures as this rank read them ({@code plan.Calibration#encode}), empty for the
+ *     built-in ones: every rank plans with rank 0's, so that all choose alike
  */
 public record PeerInfo(
         int rank,
@@ -38,7 +40,8 @@ public record PeerInfo(
         String netAddress,
         int cpus,
         Config.Oversubscription oversubscription,
-        int controlPort) {
+        int controlPort,
+        String calibration) {
     /** The most CPUs a rank may say it has; more is taken for a corrupt record. */
     static final int MAX_CPUS = 1 << 20;
 
@@ -46,6 +49,7 @@ public record PeerInfo(
         if (shmPrefix == null) shmPrefix = "";
         if (settings == null) settings = "";
         if (netAddress == null) netAddress = "";
+        if (calibration == null) calibration = "";
         if (oversubscription == null) oversubscription = Config.Oversubscription.AUTO;
         if (cpus < 1) cpus = 1;
     }
@@ -75,7 +79,8 @@ public record PeerInfo(
                 netAddress,
                 Runtime.getRuntime().availableProcessors(),
                 Config.Oversubscription.AUTO,
-                0);
+                0,
+                "");
     }
 
     /** Without a network plugin's address. */
@@ -113,7 +118,8 @@ public record PeerInfo(
                 newNetAddress,
                 cpus,
                 oversubscription,
-                newControlPort);
+                newControlPort,
+                calibration);
     }
 
     /** True if this rank and {@code other} share a host and both use shared memory. */
@@ -136,6 +142,7 @@ public record PeerInfo(
             out.writeInt(cpus);
             out.writeByte(oversubscription.ordinal());
             out.writeShort(controlPort);
+            out.writeUTF(calibration);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -165,6 +172,7 @@ public record PeerInfo(
         Config.Oversubscription[] known = Config.Oversubscription.values();
         if (setting >= known.length) throw new IOException("bad oversubscription setting " + setting);
         int controlPort = in.readUnsignedShort();
+        String calibration = in.readUTF();
         return new PeerInfo(
                 rank,
                 hostId,
@@ -177,7 +185,8 @@ public record PeerInfo(
                 netAddress,
                 cpus,
                 known[setting],
-                controlPort);
+                controlPort,
+                calibration);
     }
 
     public static PeerInfo decode(byte[] bytes) throws IOException {

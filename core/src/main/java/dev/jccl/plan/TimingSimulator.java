@@ -59,9 +59,30 @@ public final class TimingSimulator {
      * @param intraHost a transfer between two ranks of one host
      * @param interHost a transfer between hosts; a host's transfers out (and in) share its bandwidth
      * @param reduceGbPerSecond what a rank reduces per second (γ)
+     * @param cpusPerHost CPUs each host's ranks share: with fewer than its ranks, every rank's own work (copies,
+     *     reductions, each message's overhead) takes {@code ranksPerHost / cpusPerHost} times as long, as the CPUs are
+     *     time-sliced, and every transfer waits for a hand-off
+     * @param handoffMicros where ranks share CPUs, what each message waits for its receiver to be scheduled (µs); a
+     *     rank's messages wait one after another
      */
-    public record Machine(int hosts, int ranksPerHost, Level intraHost, Level interHost, double reduceGbPerSecond) {
+    public record Machine(
+            int hosts,
+            int ranksPerHost,
+            Level intraHost,
+            Level interHost,
+            double reduceGbPerSecond,
+            int cpusPerHost,
+            double handoffMicros) {
+        /** A machine with a CPU for every rank. */
+        public Machine(int hosts, int ranksPerHost, Level intraHost, Level interHost, double reduceGbPerSecond) {
+            this(hosts, ranksPerHost, intraHost, interHost, reduceGbPerSecond, ranksPerHost, 0);
+        }
+
         public Machine {
+            if (cpusPerHost < 1 || !(handoffMicros >= 0)) {
+                throw new IllegalArgumentException("a host needs at least 1 CPU and a hand-off >= 0 µs, got "
+                        + cpusPerHost + " CPUs, " + handoffMicros + " µs");
+            }
             if (hosts < 1 || ranksPerHost < 1 || (long) hosts * ranksPerHost > 1 << 20) {
                 throw new IllegalArgumentException(hosts + " hosts × " + ranksPerHost
                         + " ranks: each must be at least 1, the product at most 2^20");
@@ -77,6 +98,16 @@ public final class TimingSimulator {
 
         int hostOf(int rank) {
             return rank / ranksPerHost;
+        }
+
+        /** Whether a host's ranks outnumber its CPUs. */
+        public boolean oversubscribed() {
+            return ranksPerHost > cpusPerHost;
+        }
+
+        /** How much longer a rank's own work takes because its host's ranks share the CPUs (1 where they do not). */
+        double cpuShare() {
+            return Math.max(1.0, (double) ranksPerHost / cpusPerHost);
         }
 
         /** Which ranks share a host, as the planner and tuner take it. */
@@ -172,11 +203,13 @@ public final class TimingSimulator {
                         case Action.LocalCopy c ->
                             local[k] += c.to().count()
                                     * elementBytes
+                                    * m.cpuShare()
                                     / (m.intraHost().gbPerSecond() * 1e3);
                         case Action.LocalReduce x ->
-                            local[k] += x.into().count() * elementBytes / (m.reduceGbPerSecond() * 1e3);
+                            local[k] += x.into().count() * elementBytes * m.cpuShare() / (m.reduceGbPerSecond() * 1e3);
                         case Action.DivideBySize d ->
-                            local[k] += d.region().count() * elementBytes / (m.reduceGbPerSecond() * 1e3);
+                            local[k] +=
+                                    d.region().count() * elementBytes * m.cpuShare() / (m.reduceGbPerSecond() * 1e3);
                     }
                 }
             }
@@ -215,9 +248,14 @@ public final class TimingSimulator {
                     Level level = network ? m.interHost() : m.intraHost();
                     // Each port the transfer passes serves its bytes after what it already has queued; the transfer is
                     // done when the last of them is, plus the link's latency.
-                    double busy = level.busyMicros(c.bytes()[i]);
+                    // Ranks that share CPUs do their part of a transfer (a message's overhead; inside a host, the
+                    // copies) in time slices.
+                    double busy = network
+                            ? level.overheadMicros() * m.cpuShare() + c.bytes()[i] / (level.gbPerSecond() * 1e3)
+                            : level.busyMicros(c.bytes()[i]) * m.cpuShare();
                     sendFree[r] = Math.max(sendFree[r], ready) + busy;
-                    recvFree[q] = Math.max(recvFree[q], ready) + busy;
+                    // Where ranks share CPUs the receiver must be scheduled for each message, one after another.
+                    recvFree[q] = Math.max(recvFree[q], ready) + busy + (m.oversubscribed() ? m.handoffMicros() : 0);
                     double last = Math.max(sendFree[r], recvFree[q]);
                     if (network) {
                         // A host's link carries only bytes: the per-message overhead is the sending rank's.
@@ -234,7 +272,7 @@ public final class TimingSimulator {
             }
             for (int r = 0; r < size; r++) {
                 if (k >= ranks[r].steps()) continue;
-                clock[r] = end[r] + ranks[r].combinedBytes()[k] / (m.reduceGbPerSecond() * 1e3);
+                clock[r] = end[r] + ranks[r].combinedBytes()[k] * m.cpuShare() / (m.reduceGbPerSecond() * 1e3);
             }
         }
         double last = 0;

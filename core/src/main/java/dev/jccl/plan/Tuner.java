@@ -27,8 +27,8 @@ import java.util.Set;
  * latency: each rank publishes flagged chunks in an outbox in shared memory that every local rank reads in place; only
  * when every rank shares memory).
  *
- * <p>The constants are measured on the project's reference machine (a Firecracker VM with 2 Zen 5 vCPUs, no PCID),
- * rounded; they decide crossovers, not promises.
+ * <p>The figures are a {@link Calibration}: measured on the machine by {@code jccl perf --calibrate} and read from its
+ * file, or the built-in ones, measured on the project's reference machine; they decide crossovers, not promises.
  */
 public final class Tuner {
 
@@ -91,43 +91,10 @@ public final class Tuner {
     record Link(double stepMicros, double gbPerSecond) {}
 
     /**
-     * Ring steps between ranks that share memory: one pass of the runtime's step loop plus a cache-line handoff. The
-     * bandwidth is what a ring AllReduce reaches per byte of its factor on the reference VM (2 Zen 5 vCPUs), between
-     * the cache-resident figure (8-10 GB/s at 1 MiB) and the out-of-cache one (3.8 GB/s at 64 MiB): every byte is
-     * copied into the pair's ring and out.
-     */
-    static final Link SHM = new Link(1.5, 6.0);
-    /** Ring steps over sockets: a loopback or LAN round of small frames. */
-    static final Link NET = new Link(12.0, 2.5);
-    /**
-     * The outbox exchange: one flag per chunk, data copied once and read in place by every reader. Bandwidth per byte
-     * of traffic (see {@link #estimate}), measured with the Vector API kernels: 2 ranks, 1 MiB, 118 µs for 3 MiB (26
-     * GB/s), 64 MiB 10.3 ms for 192 MiB (19.5 GB/s), where the ring took 17.5 ms; 4 ranks on 2 CPUs, 1 MiB, 390-500 µs
-     * where the ring took 1.2-4.5 ms. So on one host the outbox wins up to 4 ranks at any size; from 5 ranks, where
-     * each reader's traffic grows with the ranks and the ring's does not, the ring wins big reductions.
-     */
-    static final double LL_MICROS = 0.6;
-
-    static final double LL_GB_PER_SECOND = 20.0;
-    /**
-     * What the reduce kernels combine per second (γ): the Vector API kernels reach 16-20 GB/s on the reference VM at 1
-     * MiB (FLOAT32, BFLOAT16 SUM). It matters where algorithms differ in how much each rank reduces: recursive doubling
-     * reduces the whole input every round, the ring and Rabenseifner's a share of it once.
-     */
-    static final double REDUCE_GB_PER_SECOND = 16.0;
-    /**
      * The share of a step's latency that is each message's own cost to the rank that sends it (a frame's system call, a
      * ring slot's flags), and so is paid again for every further message of a step: one-shot sends one to every peer.
      */
     public static final double MESSAGE_SHARE = 0.25;
-    /**
-     * Where ranks share CPUs, what one hand-off between ranks adds: the rank that waits must yield its CPU to a peer
-     * and be scheduled again. A yield that switches between two rank processes costs about 6 µs on the reference VM
-     * (PTI, no PCID: each switch flushes the TLB), and a hand-off needs one or two. A ring step is one hand-off; the LL
-     * round needs every rank of a CPU to run once, about two. The ranks' copying and reducing also share the CPUs,
-     * which slows every algorithm alike and so is left out of the comparison.
-     */
-    static final double HANDOFF_MICROS = 10.0;
 
     private static final List<Collective> TUNED = List.of(
             Collective.ALL_REDUCE,
@@ -147,6 +114,11 @@ public final class Tuner {
     private final int hostCount;
 
     private final int perHost;
+    private final Calibration calibration;
+    /** Steps between ranks that share memory, and over sockets, at the calibration's figures. */
+    private final Link shm;
+
+    private final Link net;
     private final Set<Algorithm> algorithms;
     private final Set<Protocol> protocols;
     private final List<String> warnings = new ArrayList<>();
@@ -172,7 +144,7 @@ public final class Tuner {
 
     /**
      * As above; {@code oversubscribed} says that ranks of a host share CPUs, so that every hand-off between two ranks
-     * may wait for a context switch (see {@link #HANDOFF_MICROS}).
+     * may wait for a context switch (see {@link Calibration#handoffMicros()}).
      */
     public Tuner(
             int nRanks,
@@ -182,14 +154,33 @@ public final class Tuner {
             boolean oversubscribed,
             String algo,
             String proto) {
+        this(nRanks, hosts, allShareMemory, anyNetwork, oversubscribed, algo, proto, Calibration.DEFAULTS);
+    }
+
+    /**
+     * As above, with the machine's figures ({@link Calibration}: measured by {@code jccl perf --calibrate}, or the
+     * built-in ones).
+     */
+    public Tuner(
+            int nRanks,
+            HostGroups hosts,
+            boolean allShareMemory,
+            boolean anyNetwork,
+            boolean oversubscribed,
+            String algo,
+            String proto,
+            Calibration calibration) {
         this.nRanks = nRanks;
+        this.calibration = calibration;
+        this.shm = new Link(calibration.shmStepMicros(), calibration.shmGbPerSecond());
+        this.net = new Link(calibration.netStepMicros(), calibration.netGbPerSecond());
         this.hosts = hosts;
         this.allShareMemory = allShareMemory;
         this.oversubscribed = oversubscribed;
         this.hostCount = hosts == null ? 1 : hosts.hosts();
         this.perHost = hosts == null ? nRanks : hosts.maxLocalSize();
         // Between hosts the network; inside a host shared memory, unless the ranks talk over sockets only.
-        this.intra = anyNetwork && hostCount == 1 ? NET : SHM;
+        this.intra = anyNetwork && hostCount == 1 ? net : shm;
         this.algorithms = parse(
                 algo, Algorithm.class, "ALGO", List.of("collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"));
         this.protocols = parse(proto, Protocol.class, "PROTO", List.of("ll128"));
@@ -281,7 +272,9 @@ public final class Tuner {
                 case BROADCAST -> perRank;
                 default -> Double.NaN;
             };
-            return LL_MICROS + (oversubscribed ? 2 * HANDOFF_MICROS : 0) + traffic / (LL_GB_PER_SECOND * 1e3);
+            return calibration.llMicros()
+                    + (oversubscribed ? 2 * calibration.handoffMicros() : 0)
+                    + traffic / (calibration.llGbPerSecond() * 1e3);
         }
         if (a == Algorithm.HIERARCHICAL) {
             if (c != Collective.ALL_REDUCE || !hierarchical(hosts)) return Double.NaN;
@@ -297,13 +290,13 @@ public final class Tuner {
             // Sends its input to n-1 peers while receiving theirs, then reduces n inputs locally.
             double across = hostCount > 1 ? round(true, perRank * (n - perHost), perHost) : 0;
             double messages = (perHost - 1) * intra.stepMicros() * MESSAGE_SHARE
-                    + (n - perHost) * NET.stepMicros() * MESSAGE_SHARE;
+                    + (n - perHost) * net.stepMicros() * MESSAGE_SHARE;
             // Where ranks share CPUs, each peer must be scheduled to take its message: a hand-off per peer of the host
             // (measured, 8 ranks on 2 CPUs, 8 B: one-shot 76-991 µs, recursive doubling's 3 rounds 40-204 µs).
             return Math.max(round(false, perRank * (perHost - 1), 1), across)
                     + messages
-                    + (oversubscribed ? (perHost - 1) * HANDOFF_MICROS : 0)
-                    + n * perRank / (LL_GB_PER_SECOND * 1e3);
+                    + (oversubscribed ? (perHost - 1) * calibration.handoffMicros() : 0)
+                    + n * perRank / (calibration.llGbPerSecond() * 1e3);
         }
         if (a == Algorithm.RING) return ring(c, perRank, total);
         return logarithmic(c, a, n, perRank, total);
@@ -316,9 +309,9 @@ public final class Tuner {
      * CPUs, a hand-off too.
      */
     private double round(boolean crosses, double bytes, double sendersPerHost) {
-        double handoff = oversubscribed ? HANDOFF_MICROS : 0;
+        double handoff = oversubscribed ? calibration.handoffMicros() : 0;
         if (!crosses) return intra.stepMicros() + handoff + bytes / (intra.gbPerSecond() * 1e3);
-        return NET.stepMicros() + handoff + sendersPerHost * bytes / (NET.gbPerSecond() * 1e3);
+        return net.stepMicros() + handoff + sendersPerHost * bytes / (net.gbPerSecond() * 1e3);
     }
 
     /** A step of a ring over all ranks: most hops inside hosts, one per host across; the slowest hop sets the pace. */
@@ -349,8 +342,8 @@ public final class Tuner {
     }
 
     /** γ: the time to reduce {@code bytes}. */
-    private static double reduce(double bytes) {
-        return bytes / (REDUCE_GB_PER_SECOND * 1e3);
+    private double reduce(double bytes) {
+        return bytes / (calibration.reduceGbPerSecond() * 1e3);
     }
 
     /** Rings, chains and pairwise exchange: many steps of one block or chunk each. */
@@ -504,15 +497,21 @@ public final class Tuner {
     private String setting() {
         return String.format(
                 Locale.ROOT,
-                "%d ranks%s, %s%s; allowed: algorithms %s, protocols %s",
+                "%d ranks%s, %s%s; allowed: algorithms %s, protocols %s; figures: %s",
                 nRanks,
                 hosts == null || hosts.hosts() < 2 ? "" : " on " + hosts.hosts() + " hosts (" + hosts + ")",
                 allShareMemory
                         ? "all in shared memory"
-                        : hostCount == 1 && intra == NET ? "over the network" : "shared memory and network",
+                        : hostCount == 1 && intra == net ? "over the network" : "shared memory and network",
                 oversubscribed ? ", ranks share CPUs" : "",
                 names(algorithms),
-                names(protocols));
+                names(protocols),
+                calibration.source());
+    }
+
+    /** The machine's figures this tuner estimates with. */
+    public Calibration calibration() {
+        return calibration;
     }
 
     /** A size as the tables print it: {@code 8 B}, {@code 64 KiB}, {@code 256 MiB}, {@code 1 GiB}. */

@@ -9,6 +9,9 @@ import dev.jccl.bootstrap.Bootstrap;
 import dev.jccl.bootstrap.PeerInfo;
 import dev.jccl.debug.HostIdentity;
 import dev.jccl.debug.Log;
+import dev.jccl.plan.Calibration;
+import dev.jccl.plan.CalibrationFile;
+import dev.jccl.plan.CalibrationFile.Fingerprint;
 import dev.jccl.plan.HostGroups;
 import dev.jccl.plan.Tuner;
 import dev.jccl.topology.CpuSharing;
@@ -21,6 +24,7 @@ import dev.jccl.transport.table.Wiring;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -76,6 +80,10 @@ final class CommunicatorInit {
                 log.info(Log.Subsys.INIT, "shared memory unavailable: " + noShm + "; ranks of this host use TCP");
             }
             byte[] netAddress = endpoints.netAddress();
+            // Every rank reads its own host's file; all plan with rank 0's (see finishInit), so only it speaks.
+            CalibrationFile.Loaded calibration = CalibrationFile.load(
+                    config.calibration(), System.getenv(), Fingerprint.here(Jccl.version()), Instant.now());
+            if (rank == 0) calibration.warnings().forEach(w -> log.warn(Log.Subsys.TUNING, w));
             PeerInfo self = new PeerInfo(
                     rank,
                     HostIdentity.hostId(config.hostId()),
@@ -88,7 +96,8 @@ final class CommunicatorInit {
                     netAddress.length == 0 ? "" : Base64.getEncoder().encodeToString(netAddress),
                     Runtime.getRuntime().availableProcessors(),
                     config.oversubscription(),
-                    control.port());
+                    control.port(),
+                    calibration.calibration().encode());
             log.info(Log.Subsys.INIT, String.format("comm 0x%016x rank %d nRanks %d - Init START", commId, rank, size));
             List<PeerInfo> peers = Bootstrap.exchange(rank, size, id, self, config.timeout(), log);
             return finishInit(rank, size, config, log, commId, id.secret(), endpoints, control, plugin, peers, start);
@@ -143,7 +152,8 @@ final class CommunicatorInit {
                     anyNetwork(peers),
                     CpuSharing.anyHost(peers),
                     config.algo(),
-                    config.proto());
+                    config.proto(),
+                    calibrationOf(peers.get(0), log));
             Setup setup =
                     new Setup(rank, size, config, log, commId, secret, wiring, plugin, peers, tuner, waiting, control);
             RuntimeCommunicator c = new RuntimeCommunicator(setup);
@@ -160,6 +170,23 @@ final class CommunicatorInit {
             endpoints.close();
             control.close();
             throw e;
+        }
+    }
+
+    /**
+     * The figures every rank tunes with: rank 0's, as its start-up record carries them, so that hosts with different
+     * calibration files still choose alike. A record this Jccl cannot read (another version's) gives the built-in
+     * figures, on every rank alike.
+     */
+    private static Calibration calibrationOf(PeerInfo rankZero, Log log) {
+        try {
+            return Calibration.decode(rankZero.calibration());
+        } catch (IllegalArgumentException e) {
+            log.warn(
+                    Log.Subsys.TUNING,
+                    "rank 0's calibration cannot be read here (" + e.getMessage()
+                            + "); the tuner uses its built-in figures");
+            return Calibration.DEFAULTS;
         }
     }
 

@@ -48,6 +48,22 @@ class TimingSimulatorTest {
     }
 
     @Test
+    void ranksThatShareCpusWorkInTimeSlicesAndWaitForEachHandOff() {
+        // Two ranks on one CPU, 10 µs a hand-off: recursive doubling's one step of 4000 bytes holds each port twice as
+        // long (4 µs becomes 8: the copies are time-sliced), the receiver waits 10 µs to run, then the link's 1 µs.
+        Machine shared = new Machine(1, 2, UNIT, UNIT, 1e9, 1, 10);
+        assertTrue(shared.oversubscribed());
+        assertEquals(
+                8 + 10 + 1.0, micros(shared, Collective.ALL_REDUCE, Tuner.Algorithm.RECURSIVE_DOUBLING, 1000), 1e-6);
+        // A one-shot on four ranks sharing two CPUs: each rank takes three messages, one hand-off after another.
+        Machine four = new Machine(1, 4, new Level(1, 1e9, 0), UNIT, 1e9, 2, 10);
+        assertEquals(3 * 10 + 1.0, micros(four, Collective.ALL_REDUCE, Tuner.Algorithm.ONE_SHOT, 1), 1e-3);
+        // With a CPU per rank nothing of it applies.
+        Machine own = new Machine(1, 2, UNIT, UNIT, 1e9, 2, 10);
+        assertEquals(5.0, micros(own, Collective.ALL_REDUCE, Tuner.Algorithm.RECURSIVE_DOUBLING, 1000), 1e-6);
+    }
+
+    @Test
     void aHostsNetworkLinkIsSharedByItsRanks() {
         // Two hosts of two ranks, a one-shot AllReduce of 4000 bytes: each rank sends its input to the two ranks of the
         // other host in one step, so each host's link carries four 4000-byte transfers, 4 µs each at 1 GB/s, one
@@ -117,6 +133,7 @@ class TimingSimulatorTest {
     void machinesThatCannotBeAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> new Machine(0, 8, UNIT, UNIT, 1));
         assertThrows(IllegalArgumentException.class, () -> new Level(-1, 1, 0));
+        assertThrows(IllegalArgumentException.class, () -> new Machine(1, 8, UNIT, UNIT, 1, 0, 10));
         assertThrows(IllegalArgumentException.class, () -> new Level(1, 0, 0));
         assertThrows(IllegalArgumentException.class, () -> new Level(1, 1, -1));
         assertThrows(IllegalArgumentException.class, () -> new Machine(1, 2, UNIT, UNIT, 0));

@@ -1,6 +1,7 @@
 package dev.jccl.tools;
 
 import dev.jccl.Config;
+import dev.jccl.plan.CalibrationFile;
 import dev.jccl.plan.HostGroups;
 import dev.jccl.plan.Tuner;
 import dev.jccl.topology.InterfaceSelector.Candidate;
@@ -33,7 +34,7 @@ final class InfoCommand implements Callable<Integer> {
             names = "--tuner",
             description = "Print the tuner's estimates and picks per collective and size (8 B to 256 MiB) instead: "
                     + "what a communicator of --ranks ranks on --hosts hosts would run, with this environment's "
-                    + "JCCL_ALGO, JCCL_PROTO, JCCL_SHM_DISABLE and JCCL_OVERSUBSCRIBED.")
+                    + "JCCL_ALGO, JCCL_PROTO, JCCL_SHM_DISABLE, JCCL_OVERSUBSCRIBED and calibration file.")
     private boolean tuner;
 
     @Option(
@@ -75,6 +76,7 @@ final class InfoCommand implements Callable<Integer> {
             case NO -> false;
             case AUTO -> perHost > Runtime.getRuntime().availableProcessors();
         };
+        CalibrationFile.Loaded calibration = Calibrations.load(config, parent.environment());
         Tuner t = new Tuner(
                 ranks,
                 HostGroups.evenly(hosts, perHost),
@@ -82,8 +84,10 @@ final class InfoCommand implements Callable<Integer> {
                 hosts > 1 || !shm,
                 oversubscribed,
                 config.algo(),
-                config.proto());
+                config.proto(),
+                calibration.calibration());
         PrintWriter out = spec.commandLine().getOut();
+        for (String w : calibration.warnings()) out.println("warning: " + w);
         for (String w : t.warnings()) out.println("warning: " + w);
         out.println(t.choiceTable(8, 256L << 20, 8));
         out.flush();

@@ -7,6 +7,7 @@ import dev.jccl.Jccl;
 import dev.jccl.ReduceOp;
 import dev.jccl.UniqueId;
 import dev.jccl.bootstrap.LaunchEnvironment;
+import dev.jccl.plan.CalibrationFile;
 import dev.jccl.tools.perf.PerfBenchmark;
 import dev.jccl.tools.perf.PerfCollective;
 import dev.jccl.tools.perf.PerfDevice;
@@ -54,7 +55,8 @@ import picocli.CommandLine.Spec;
             "  jccl perf all_gather -np 2 -d all -c 1 --json ag.json    # every type, write the rows as JSON",
             "  jccl perf all_reduce -np 2 --device cuda -e 1G -f 2      # GPU buffers (NCCL, or staged)",
             "  mpirun -np 8 -x JCCL_ROOT=host0 jccl perf all_reduce -b 1M -e 1G -f 2",
-            "  jccl perf plot ag.json ar.json -o busbw.png             # draw busbw against size"
+            "  jccl perf plot ag.json ar.json -o busbw.png             # draw busbw against size",
+            "  jccl perf --calibrate                                    # measure the tuner's figures here"
         })
 final class PerfCommand implements Callable<Integer> {
     /**
@@ -275,12 +277,31 @@ final class PerfCommand implements Callable<Integer> {
                     + " memory; the header says which and why (JCCL_CUDA_PATH=staged|nccl chooses).")
     private String device;
 
+    @Option(
+            names = "--calibrate",
+            description = "Instead of a benchmark: measure the tuner's figures on this machine (shared memory,"
+                    + " sockets, the LL outbox, a hand-off, the reduce kernels; 2 local ranks, about a minute) and"
+                    + " write them to the calibration file that every communicator reads.")
+    private boolean calibrate;
+
+    @Option(
+            names = "--calibration-file",
+            paramLabel = "FILE",
+            description = "With --calibrate: where to write (default: JCCL_CALIBRATION, else"
+                    + " ~/.config/jccl/calibration.properties).")
+    private Path calibrationFile;
+
+    /** A calibration of a few small sizes, once: proves the pipeline in tests, measures nothing worth keeping. */
+    @Option(names = "--calibrate-quick", hidden = true)
+    private boolean calibrateQuick;
+
     /** Damages one received element before the check, to prove that a wrong result is reported (tests use it). */
     @Option(names = "--debug-corrupt", hidden = true)
     private boolean corrupt;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
+        if (calibrate) return calibrate();
         PerfOptions options = options();
         Map<String, String> env = parent.environment();
         PerfDevice where = PerfDevice.parse(spec.commandLine(), device);
@@ -312,6 +333,28 @@ final class PerfCommand implements Callable<Integer> {
         }
     }
 
+    private int calibrate() throws IOException, InterruptedException {
+        if (benchmark != null || localRanks != null) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--calibrate runs its own benchmarks on 2 local ranks; leave out "
+                            + (benchmark != null ? "BENCHMARK (" + benchmark + ")" : "-np"));
+        }
+        Map<String, String> env = parent.environment();
+        Path file = calibrationFile;
+        if (file == null) {
+            String named = Config.fromEnvironment(env).calibration();
+            file = named == null || named.equalsIgnoreCase("none") ? CalibrationFile.defaultPath(env) : Path.of(named);
+        }
+        Calibrator.Effort effort = calibrateQuick ? Calibrator.Effort.QUICK : Calibrator.Effort.FULL;
+        try {
+            return new Calibrator(env, parent.out(), parent.err(), effort).run(file);
+        } catch (IllegalStateException e) {
+            parent.err().println("jccl perf --calibrate: " + e.getMessage() + "; nothing was written");
+            return 1;
+        }
+    }
+
     private static Communicator join(Map<String, String> env, Config config) {
         LaunchEnvironment.Launch launch = LaunchEnvironment.detect(env);
         return Jccl.init(launch.rank(), launch.size(), launch.id(), config);
@@ -340,6 +383,13 @@ final class PerfCommand implements Callable<Integer> {
      * stderr is ours, so the property reaches every rank harmlessly.
      */
     private List<String> rankCommand(boolean progress) {
+        List<String> cmd = perfInThisJvm(progress);
+        cmd.addAll(argumentsWithoutLocalRanks());
+        return cmd;
+    }
+
+    /** {@code jccl perf} in a fresh JVM of the running kind, to which a rank's arguments are added. */
+    static List<String> perfInThisJvm(boolean progress) {
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED",
@@ -350,7 +400,6 @@ final class PerfCommand implements Callable<Integer> {
             cmd.addAll(List.of("--add-modules", "jdk.incubator.vector"));
         }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), JcclCommand.class.getName(), "perf"));
-        cmd.addAll(argumentsWithoutLocalRanks());
         return cmd;
     }
 

@@ -3,6 +3,8 @@ package dev.jccl.tools;
 import dev.jccl.Config;
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
+import dev.jccl.plan.Calibration;
+import dev.jccl.plan.CalibrationFile;
 import dev.jccl.plan.Collective;
 import dev.jccl.plan.TimingSimulator;
 import dev.jccl.plan.TimingSimulator.Level;
@@ -14,12 +16,14 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -69,57 +73,119 @@ final class SimCommand implements Callable<Integer> {
     @Option(
             names = "--intra",
             paramLabel = "US,GBPS",
-            defaultValue = "1.5,6",
-            description = "A step's latency (µs) and the bandwidth (GB/s) between ranks of a host (default: 1.5,6:"
-                    + " the tuner's shared-memory figures); a quarter of the latency is paid per message.")
+            description = "A step's latency (µs) and the bandwidth (GB/s) between ranks of a host (default: the"
+                    + " tuner's shared-memory figures, from the calibration file or built in: 1.5,6); a quarter of"
+                    + " the latency is paid per message.")
     private String intra;
 
     @Option(
             names = "--inter",
             paramLabel = "US,GBPS",
-            defaultValue = "12,2.5",
             description = "A step's latency (µs) and the bandwidth (GB/s) of a host's network link, shared by its ranks"
-                    + " (default: 12,2.5: the tuner's socket figures; 5,25 is a 200 Gb/s RDMA NIC).")
+                    + " (default: the tuner's socket figures, from the calibration file or built in: 12,2.5;"
+                    + " 5,25 is a 200 Gb/s RDMA NIC).")
     private String inter;
 
     @Option(
             names = "--gamma",
             paramLabel = "GBPS",
-            defaultValue = "16",
-            description = "What a rank reduces per second, GB/s (default: 16).")
-    private double gamma;
+            description = "What a rank reduces per second, GB/s (default: the calibration's, built in 16).")
+    private Double gamma;
+
+    @Option(
+            names = "--cpus-per-host",
+            paramLabel = "C",
+            description = "CPUs each host's ranks share (default: one per rank). Fewer than the ranks time-slices their"
+                    + " work and makes every transfer wait for a hand-off (--handoff).")
+    private Integer cpusPerHost;
+
+    @Option(
+            names = "--handoff",
+            paramLabel = "US",
+            description = "Where ranks share CPUs, what a transfer waits for its receiver to run, µs (default: the"
+                    + " calibration's, built in 10).")
+    private Double handoff;
+
+    @Option(
+            names = "--calibration",
+            paramLabel = "FILE",
+            description = "Figures for the defaults above: a file `jccl perf --calibrate` wrote, or none for the"
+                    + " built-in ones (default: JCCL_CALIBRATION, else ~/.config/jccl/calibration.properties if"
+                    + " present).")
+    private String calibrationFile;
+
+    @ParentCommand
+    private JcclCommand parent;
 
     @Override
     public Integer call() {
         PerfCollective bench = parseBenchmark();
         if (bench == PerfCollective.SENDRECV) throw usage("sim covers collectives; sendrecv has one algorithm");
         if (factor < 2) throw usage("-f must be at least 2, got " + factor);
+        Config config = Config.fromEnvironment(parent.environment());
+        if (calibrationFile != null) {
+            config = config.toBuilder().calibration(calibrationFile).build();
+        }
+        CalibrationFile.Loaded loaded = Calibrations.load(config, parent.environment());
+        PrintWriter out = spec.commandLine().getOut();
+        loaded.warnings().forEach(w -> out.println("# warning: " + w));
+        Calibration figures = loaded.calibration();
         Machine machine;
+        Calibration tuned;
         try {
-            machine = new Machine(hosts, ranksPerHost, level("--intra", intra), level("--inter", inter), gamma);
+            double[] in = figures("--intra", intra, figures.shmStepMicros(), figures.shmGbPerSecond());
+            double[] across = figures("--inter", inter, figures.netStepMicros(), figures.netGbPerSecond());
+            double reduce = gamma != null ? gamma : figures.reduceGbPerSecond();
+            double wait = handoff != null ? handoff : figures.handoffMicros();
+            machine = new Machine(
+                    hosts,
+                    ranksPerHost,
+                    Level.ofStep(in[0], in[1]),
+                    Level.ofStep(across[0], across[1]),
+                    reduce,
+                    cpusPerHost != null ? cpusPerHost : ranksPerHost,
+                    wait);
+            // The tuner picks with the figures the model runs on.
+            tuned = figures.with(
+                    Map.of(
+                            "shm.step.us", in[0],
+                            "shm.bandwidth.gbps", in[1],
+                            "net.step.us", across[0],
+                            "net.bandwidth.gbps", across[1],
+                            "reduce.gbps", reduce,
+                            "handoff.us", wait),
+                    figures.source());
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }
         int n = machine.ranks();
         Collective c = bench.collective();
-        Tuner tuner = new Tuner(n, machine.hostGroups(), hosts == 1, hosts > 1, false, null, "Simple");
+        Tuner tuner = new Tuner(
+                n, machine.hostGroups(), hosts == 1, hosts > 1, machine.oversubscribed(), null, "Simple", tuned);
         List<Tuner.Algorithm> algorithms = new ArrayList<>();
         for (Tuner.Algorithm a : Tuner.Algorithm.values()) {
             if (tuner.canRun(c, a, Tuner.Protocol.SIMPLE)) algorithms.add(a);
         }
-        PrintWriter out = spec.commandLine().getOut();
         out.printf(
                 Locale.ROOT,
                 "# jccl sim %s: %d host(s) × %d ranks = %d ranks; intra-host %s, inter-host %s, reduce %.1f GB/s;"
-                        + " float32, sum, chunks of %d bytes%n",
+                        + "%s float32, sum, chunks of %d bytes; figures: %s%n",
                 bench.cliName(),
                 hosts,
                 ranksPerHost,
                 n,
                 describe(machine.intraHost()),
                 describe(machine.interHost()),
-                gamma,
-                Config.builder().build().chunkBytes());
+                machine.reduceGbPerSecond(),
+                machine.oversubscribed()
+                        ? String.format(
+                                Locale.ROOT,
+                                " %d CPUs per host (hand-off %.1f µs);",
+                                machine.cpusPerHost(),
+                                machine.handoffMicros())
+                        : "",
+                Config.builder().build().chunkBytes(),
+                figures.source());
         out.print(String.format(Locale.ROOT, "# %10s", "size"));
         for (Tuner.Algorithm a : algorithms) out.printf(Locale.ROOT, " %28s", a.displayName() + " µs  busbw");
         out.printf(Locale.ROOT, "  %-18s %s%n", "tuner's pick", "pick / best");
@@ -181,10 +247,12 @@ final class SimCommand implements Callable<Integer> {
         }
     }
 
-    private Level level(String option, String text) {
+    /** An option's latency and bandwidth, or the calibration's where the option is not given. */
+    private double[] figures(String option, String text, double micros, double gbPerSecond) {
+        if (text == null) return new double[] {micros, gbPerSecond};
         String[] parts = text.split(",");
         try {
-            if (parts.length == 2) return Level.ofStep(Double.parseDouble(parts[0]), Double.parseDouble(parts[1]));
+            if (parts.length == 2) return new double[] {Double.parseDouble(parts[0]), Double.parseDouble(parts[1])};
         } catch (NumberFormatException e) {
             // the message below says what is wanted
         }

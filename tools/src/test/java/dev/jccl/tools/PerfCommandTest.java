@@ -4,14 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jccl.Jccl;
+import dev.jccl.plan.Calibration;
+import dev.jccl.plan.CalibrationFile;
 import dev.jccl.tools.perf.NcclTestsOutput;
 import dev.jccl.tools.perf.PerfReport;
 import dev.jccl.tools.perf.PerfReports;
 import dev.jccl.tools.perf.PerfRow;
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import javax.imageio.ImageIO;
@@ -208,6 +213,38 @@ class PerfCommandTest {
     }
 
     @Test
+    void calibrateMeasuresEveryFigureAndWritesAFileTheTunerReads(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("conf/calibration.properties");
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(),
+                "perf",
+                "--calibrate",
+                "--calibrate-quick",
+                "--calibration-file",
+                file.toString());
+        assertEquals(0, r.code(), r::toString);
+        CalibrationFile.Loaded read = CalibrationFile.load(
+                file.toString(), Map.of(), CalibrationFile.Fingerprint.here(Jccl.version()), Instant.now());
+        assertEquals(List.of(), read.warnings(), r::toString);
+        Calibration measured = read.calibration();
+        assertTrue(measured.source().startsWith(file.toString()), measured::toString);
+        // Each figure is this machine's measurement, not the built-in one left in place.
+        Map<String, Double> builtIn = Calibration.DEFAULTS.values();
+        for (String key : List.of(
+                "shm.step.us", "shm.bandwidth.gbps", "net.bandwidth.gbps", "ll.bandwidth.gbps", "reduce.gbps")) {
+            assertTrue(!builtIn.get(key).equals(measured.values().get(key)), () -> key + " not measured:\n" + r);
+            assertTrue(
+                    r.out().matches("(?s).*\n" + java.util.regex.Pattern.quote(key) + " +[0-9.e+-]+ .*"),
+                    () -> key + " missing from the printed figures:\n" + r);
+        }
+        assertTrue(r.out().contains("# wrote " + file), r::toString);
+        // Every size measured is printed beside the fitted line.
+        assertTrue(
+                r.out().matches("(?s).*\n +8 B +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\n.*"),
+                r::toString);
+    }
+
+    @Test
     void badFlagsAreClearErrors() {
         record Case(String expect, String... args) {}
         for (Case c : List.of(
@@ -217,7 +254,12 @@ class PerfCommandTest {
                 new Case("-a (average) must be 0", "perf", "all_reduce", "-a", "7"),
                 new Case("invalid size '12Q' for -e", "perf", "all_reduce", "-e", "12Q"),
                 new Case("-r takes a rank number or all", "perf", "broadcast", "-r", "first"),
-                new Case("-np must be at least 1", "perf", "all_reduce", "-np", "0"))) {
+                new Case("-np must be at least 1", "perf", "all_reduce", "-np", "0"),
+                new Case(
+                        "--calibrate runs its own benchmarks on 2 local ranks; leave out BENCHMARK (all_reduce)",
+                        "perf",
+                        "all_reduce",
+                        "--calibrate"))) {
             Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), c.args());
             assertEquals(2, r.code(), r::toString);
             assertTrue(r.err().contains(c.expect()), () -> "expected '" + c.expect() + "' in\n" + r);

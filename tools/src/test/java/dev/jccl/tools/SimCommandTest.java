@@ -3,11 +3,14 @@ package dev.jccl.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code jccl sim} and {@code jccl info --tuner}: tables that say every algorithm's figure and mark one pick. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -71,5 +74,41 @@ class SimCommandTest {
                 .map(l -> l.trim().split("\\s+"))
                 .map(w -> w[0] + " " + w[1])
                 .toList();
+    }
+
+    @Test
+    void simAndInfoTakeTheirFiguresFromTheCalibrationFileAndSayWhichFile(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(
+                dir.resolve("cal.properties"), "shm.step.us = 4\nshm.bandwidth.gbps = 3\nhandoff.us = 50\n");
+        Cli.Result r = Cli.inProcess(
+                Map.of(),
+                "sim",
+                "--calibration",
+                file.toString(),
+                "--ranks-per-host",
+                "4",
+                "--cpus-per-host",
+                "2",
+                "-e",
+                "64");
+        assertEquals(0, r.code(), r::toString);
+        assertTrue(r.out().contains("intra-host 4.00 µs 3.0 GB/s"), r::toString);
+        assertTrue(r.out().contains("2 CPUs per host (hand-off 50.0 µs)"), r::toString);
+        assertTrue(r.out().contains("figures: " + file), r::toString);
+        // A flag still wins over the file.
+        Cli.Result flag =
+                Cli.inProcess(Map.of(), "sim", "--calibration", file.toString(), "--intra", "2,8", "-e", "64");
+        assertTrue(flag.out().contains("intra-host 2.00 µs 8.0 GB/s"), flag::toString);
+
+        Path broken = Files.writeString(dir.resolve("broken.properties"), "shm.step.us = soon\n");
+        Cli.Result info =
+                Cli.inProcess(Map.of("JCCL_CALIBRATION", broken.toString()), "info", "--tuner", "--ranks", "4");
+        assertEquals(0, info.code(), info::toString);
+        assertTrue(
+                info.out()
+                        .contains("warning: calibration file " + broken + " is malformed: line 1: shm.step.us is"
+                                + " not a number"),
+                info::toString);
+        assertTrue(info.out().contains("figures: built-in"), info::toString);
     }
 }

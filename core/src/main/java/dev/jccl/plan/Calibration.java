@@ -1,0 +1,171 @@
+package dev.jccl.plan;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The machine's figures that the tuner's α–β–γ model runs on: a step's latency and the bandwidth between ranks of a
+ * host (shared memory) and over sockets, the low-latency outbox's, the reduce kernels' rate, and what a hand-off costs
+ * where ranks share CPUs. {@link #DEFAULTS} are measured on the project's reference machine; {@code jccl perf
+ * --calibrate} measures the machine it runs on and writes a {@link CalibrationFile} that every communicator reads.
+ *
+ * <p>Every rank plans with rank 0's figures (they travel in its start-up record), so hosts calibrated apart still
+ * choose alike: a different choice on one rank would leave the others waiting.
+ *
+ * @param shmStepMicros one ring step between ranks that share memory: a pass of the runtime's step loop plus a
+ *     cache-line hand-off (α, µs)
+ * @param shmGbPerSecond bytes per second of such a step (β, GB/s): every byte is copied into the pair's ring and out
+ * @param netStepMicros one step over sockets (µs)
+ * @param netGbPerSecond bytes per second over sockets (GB/s)
+ * @param llMicros the low-latency outbox exchange's latency (µs): one flag per chunk
+ * @param llGbPerSecond its bandwidth per byte of traffic (GB/s): data copied once, read in place by every reader
+ * @param reduceGbPerSecond what the reduce kernels combine per second (γ, GB/s)
+ * @param handoffMicros where ranks share CPUs, what one hand-off between ranks adds (µs): a yield and a reschedule
+ * @param source where the figures come from, for the tables and the log ({@code built-in} or a file and its date)
+ */
+public record Calibration(
+        double shmStepMicros,
+        double shmGbPerSecond,
+        double netStepMicros,
+        double netGbPerSecond,
+        double llMicros,
+        double llGbPerSecond,
+        double reduceGbPerSecond,
+        double handoffMicros,
+        String source) {
+
+    /**
+     * The reference machine's figures (a Firecracker VM with 2 Zen 5 vCPUs, no PCID), rounded. Shared memory: between
+     * the cache-resident ring (8-10 GB/s at 1 MiB) and the out-of-cache one (3.8 GB/s at 64 MiB). Outbox: 2 ranks, 1
+     * MiB, 118 µs for 3 MiB of traffic; 64 MiB, 10.3 ms for 192 MiB. Reduce: the Vector API kernels reach 16-20 GB/s at
+     * 1 MiB (FLOAT32, BFLOAT16 SUM). Hand-off: a yield that switches between two rank processes costs about 6 µs (PTI
+     * without PCID flushes the TLB on every switch), and a hand-off needs one or two.
+     */
+    public static final Calibration DEFAULTS = new Calibration(1.5, 6.0, 12.0, 2.5, 0.6, 20.0, 16.0, 10.0, "built-in");
+
+    /** The most a latency may be (µs) and the least a bandwidth (GB/s) before a figure is taken for a mistake. */
+    static final double MAX_MICROS = 1e6;
+
+    static final double MIN_GB_PER_SECOND = 1e-4;
+    static final double MAX_GB_PER_SECOND = 1e5;
+
+    public Calibration {
+        check("shm step", shmStepMicros, 0, MAX_MICROS);
+        check("shm bandwidth", shmGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
+        check("net step", netStepMicros, 0, MAX_MICROS);
+        check("net bandwidth", netGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
+        check("LL latency", llMicros, 0, MAX_MICROS);
+        check("LL bandwidth", llGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
+        check("reduce rate", reduceGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
+        check("hand-off", handoffMicros, 0, MAX_MICROS);
+        if (source == null || source.isBlank()) source = "unnamed";
+    }
+
+    private static void check(String what, double value, double min, double max) {
+        if (!(value >= min && value <= max)) { // NaN fails too
+            throw new IllegalArgumentException(
+                    what + " must be between " + fmt(min) + " and " + fmt(max) + ", got " + fmt(value));
+        }
+    }
+
+    /** The figures as {@code key=value} pairs, the file's keys, in a fixed order. */
+    public Map<String, Double> values() {
+        Map<String, Double> m = new LinkedHashMap<>();
+        m.put("shm.step.us", shmStepMicros);
+        m.put("shm.bandwidth.gbps", shmGbPerSecond);
+        m.put("net.step.us", netStepMicros);
+        m.put("net.bandwidth.gbps", netGbPerSecond);
+        m.put("ll.latency.us", llMicros);
+        m.put("ll.bandwidth.gbps", llGbPerSecond);
+        m.put("reduce.gbps", reduceGbPerSecond);
+        m.put("handoff.us", handoffMicros);
+        return m;
+    }
+
+    /**
+     * These figures with some replaced: {@code values} maps keys of {@link #values()} to new figures; a key not there
+     * is an {@link IllegalArgumentException} naming the known ones.
+     */
+    public Calibration with(Map<String, Double> values, String newSource) {
+        Map<String, Double> m = values();
+        for (Map.Entry<String, Double> e : values.entrySet()) {
+            if (!m.containsKey(e.getKey())) {
+                throw new IllegalArgumentException(
+                        "unknown figure " + e.getKey() + " (known: " + String.join(", ", m.keySet()) + ")");
+            }
+            m.put(e.getKey(), e.getValue());
+        }
+        return new Calibration(
+                m.get("shm.step.us"),
+                m.get("shm.bandwidth.gbps"),
+                m.get("net.step.us"),
+                m.get("net.bandwidth.gbps"),
+                m.get("ll.latency.us"),
+                m.get("ll.bandwidth.gbps"),
+                m.get("reduce.gbps"),
+                m.get("handoff.us"),
+                newSource);
+    }
+
+    /** One line that {@link #decode} reads back exactly: how rank 0's figures travel to the other ranks. */
+    public String encode() {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, Double> e : values().entrySet()) {
+            sb.append(e.getKey())
+                    .append('=')
+                    .append(Double.toString(e.getValue()))
+                    .append(';');
+        }
+        return sb.append("source=").append(source.replace(';', ',')).toString();
+    }
+
+    /** Reads {@link #encode}'s line; an empty one (a rank that sent none) gives {@link #DEFAULTS}. */
+    public static Calibration decode(String line) {
+        if (line == null || line.isEmpty()) return DEFAULTS;
+        Map<String, Double> values = new LinkedHashMap<>();
+        String source = "unnamed";
+        for (String part : line.split(";")) {
+            int eq = part.indexOf('=');
+            if (eq < 0) throw new IllegalArgumentException("calibration record without '=': " + part);
+            String key = part.substring(0, eq);
+            String value = part.substring(eq + 1);
+            if (key.equals("source")) {
+                source = value;
+            } else {
+                try {
+                    values.put(key, Double.parseDouble(value));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("calibration figure " + key + " is not a number: " + value);
+                }
+            }
+        }
+        return DEFAULTS.with(values, source);
+    }
+
+    /** The figures in a line for tables and logs. */
+    public String describe() {
+        return String.format(
+                Locale.ROOT,
+                "shm %s µs + %s GB/s, net %s µs + %s GB/s, LL %s µs + %s GB/s, reduce %s GB/s, hand-off %s µs (%s)",
+                fmt(shmStepMicros),
+                fmt(shmGbPerSecond),
+                fmt(netStepMicros),
+                fmt(netGbPerSecond),
+                fmt(llMicros),
+                fmt(llGbPerSecond),
+                fmt(reduceGbPerSecond),
+                fmt(handoffMicros),
+                source);
+    }
+
+    /** A figure with three significant digits, no exponent below a million. */
+    static String fmt(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) return Double.toString(v);
+        if (v != 0 && (Math.abs(v) >= 1e6 || Math.abs(v) < 1e-3)) return String.format(Locale.ROOT, "%.3g", v);
+        return new java.math.BigDecimal(v)
+                .round(new java.math.MathContext(3))
+                .stripTrailingZeros()
+                .toPlainString();
+    }
+}

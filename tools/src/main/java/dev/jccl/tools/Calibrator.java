@@ -1,0 +1,358 @@
+package dev.jccl.tools;
+
+import dev.jccl.DataType;
+import dev.jccl.Jccl;
+import dev.jccl.ReduceOp;
+import dev.jccl.plan.Calibration;
+import dev.jccl.plan.CalibrationFile;
+import dev.jccl.plan.CalibrationFile.Fingerprint;
+import dev.jccl.plan.Tuner;
+import dev.jccl.reduce.ReduceKernel;
+import dev.jccl.reduce.ReduceKernels;
+import dev.jccl.tools.perf.PerfReports;
+import dev.jccl.tools.perf.PerfRow;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code jccl perf --calibrate}: measures the figures of the tuner's cost model on this machine and writes them to the
+ * {@link CalibrationFile} every communicator reads. Each figure pair comes from a two-rank run whose tuner estimate is
+ * one latency plus bytes over a bandwidth, so a straight line through the measured times gives both:
+ *
+ * <ul>
+ *   <li>shared memory: Broadcast, Ring/Simple (for two ranks one step of the whole message);
+ *   <li>sockets: the same with {@code JCCL_SHM_DISABLE=1} (on one host, loopback: run it across two hosts for the NIC's
+ *       figures, or write those by hand);
+ *   <li>the LL outbox: AllReduce, OneShot/LL (three times the message in traffic);
+ *   <li>a hand-off: Broadcast of a few bytes with both ranks pinned to one CPU, less the shared-memory step;
+ *   <li>γ: the FLOAT32 SUM kernel on 1 MiB in this JVM, with the kernels the ranks use.
+ * </ul>
+ *
+ * Every size is timed in three runs (blocking calls back to back, out of place) and the median kept.
+ */
+final class Calibrator {
+    /** A fitted line: latency (µs), bandwidth (GB/s), and how far the worst measured size is from it (a fraction). */
+    record Fit(double latencyMicros, double gbPerSecond, double worstError) {}
+
+    /** One size's time. */
+    record Sample(long bytes, double micros) {}
+
+    /** How much is measured: the real thing, or a quick pass (tests) that proves the pipeline. */
+    record Effort(long maxBytes, long maxLlBytes, int runs, int iters, String warmupSeconds) {
+        /**
+         * 100 iterations per size: a time is their mean, and with 20 one rescheduled iteration in a run (18 µs where
+         * the rest take 1.9, measured on a 2-vCPU VM) moved the small sizes' line by several µs.
+         */
+        static final Effort FULL = new Effort(16L << 20, 4L << 20, 3, 100, "1");
+
+        static final Effort QUICK = new Effort(1L << 20, 1L << 20, 1, 10, "0.2");
+    }
+
+    private static final Duration JOB_LIMIT = Duration.ofMinutes(3);
+
+    private final Map<String, String> env;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Effort effort;
+
+    Calibrator(Map<String, String> env, PrintStream out, PrintStream err, Effort effort) {
+        this.env = env;
+        this.out = out;
+        this.err = err;
+        this.effort = effort;
+    }
+
+    /** Measures, prints the figures beside the built-in ones, writes {@code file}; returns the exit code. */
+    int run(Path file) throws IOException, InterruptedException {
+        Fingerprint here = Fingerprint.here(Jccl.version());
+        out.printf(
+                Locale.ROOT,
+                "# jccl perf --calibrate: 2 local ranks, sizes 8 B to %s, median of %d run(s) per size;"
+                        + " %d CPUs (%s)%n",
+                Tuner.sizeText(effort.maxBytes()),
+                effort.runs(),
+                here.cpus(),
+                here.cpuModel());
+        Map<String, Double> figures = new LinkedHashMap<>();
+        List<String> notes = new ArrayList<>();
+        Map<String, String> ring = Map.of("JCCL_ALGO", "Ring", "JCCL_PROTO", "Simple");
+
+        List<Sample> shmTimes = measure("broadcast", effort.maxBytes(), ring);
+        Fit shm = fit(shmTimes, 1);
+        figures.put("shm.step.us", shm.latencyMicros());
+        figures.put("shm.bandwidth.gbps", shm.gbPerSecond());
+        notes.add(note("shm", "Broadcast Ring/Simple over shared memory", shm));
+
+        Map<String, String> sockets = new HashMap<>(ring);
+        sockets.put("JCCL_SHM_DISABLE", "1");
+        List<Sample> netTimes = measure("broadcast", effort.maxBytes(), sockets);
+        Fit net = fit(netTimes, 1);
+        figures.put("net.step.us", net.latencyMicros());
+        figures.put("net.bandwidth.gbps", net.gbPerSecond());
+        notes.add(note("net", "Broadcast Ring/Simple over loopback sockets", net));
+
+        Map<String, String> outbox = Map.of("JCCL_ALGO", "OneShot", "JCCL_PROTO", "LL");
+        List<Sample> llTimes = measure("all_reduce", effort.maxLlBytes(), outbox);
+        Fit ll = fit(llTimes, 3);
+        printSamples(
+                List.of("shm", "net", "ll"),
+                List.of(shmTimes, netTimes, llTimes),
+                List.of(shm, net, ll),
+                List.of(1.0, 1.0, 3.0));
+        figures.put("ll.latency.us", ll.latencyMicros());
+        figures.put("ll.bandwidth.gbps", ll.gbPerSecond());
+        notes.add(note("ll", "AllReduce OneShot/LL, 3x the message in traffic", ll));
+
+        String cpu = pinnableCpu();
+        if (cpu != null) {
+            Map<String, String> shared = new HashMap<>(ring);
+            shared.put("JCCL_OVERSUBSCRIBED", "1");
+            List<Sample> pinned = measureSizes("broadcast", 8, 64, shared, cpu);
+            double handoff = Math.max(0, median(pinned) - shm.latencyMicros());
+            figures.put("handoff.us", handoff);
+            notes.add(String.format(
+                    Locale.ROOT,
+                    "handoff: Broadcast of 8-64 B with both ranks on CPU %s, %.3g us, less the shm step",
+                    cpu,
+                    median(pinned)));
+        } else {
+            notes.add("handoff: not measured (no taskset to pin two ranks to one CPU); built-in figure");
+        }
+
+        double gamma = reduceRate();
+        figures.put("reduce.gbps", gamma);
+        notes.add(String.format(
+                Locale.ROOT, "reduce: FLOAT32 SUM kernel on 1 MiB in one JVM (%s)", ReduceKernels.describe()));
+
+        Calibration measured = Calibration.DEFAULTS.with(figures, file.toString());
+        printFigures(measured, notes);
+        CalibrationFile.write(file, CalibrationFile.format(measured, here, Instant.now(), notes));
+        out.println("# wrote " + file + " (every communicator started with JCCL_CALIBRATION unset or naming it reads"
+                + " it; `jccl info --tuner` shows the picks it leads to)");
+        return 0;
+    }
+
+    /** Each size's measured time beside the fitted line's, so that how well a line fits can be seen. */
+    private void printSamples(List<String> names, List<List<Sample>> series, List<Fit> fits, List<Double> traffic) {
+        out.printf(Locale.ROOT, "# %10s", "size");
+        for (String n : names) out.printf(Locale.ROOT, " %10s %10s", n + " µs", "line");
+        out.println();
+        TreeMap<Long, Map<String, Sample>> bySize = new TreeMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            for (Sample s : series.get(i)) {
+                bySize.computeIfAbsent(s.bytes(), k -> new HashMap<>()).put(names.get(i), s);
+            }
+        }
+        for (Map.Entry<Long, Map<String, Sample>> e : bySize.entrySet()) {
+            out.printf(Locale.ROOT, "  %10s", Tuner.sizeText(e.getKey()));
+            for (int i = 0; i < names.size(); i++) {
+                Sample s = e.getValue().get(names.get(i));
+                Fit f = fits.get(i);
+                if (s == null) {
+                    out.printf(Locale.ROOT, " %10s %10s", "-", "-");
+                    continue;
+                }
+                double line = f.latencyMicros() + s.bytes() * traffic.get(i) / (f.gbPerSecond() * 1e3);
+                out.printf(Locale.ROOT, " %10.2f %10.2f", s.micros(), line);
+            }
+            out.println();
+        }
+    }
+
+    private void printFigures(Calibration measured, List<String> notes) {
+        out.printf(Locale.ROOT, "%-20s %12s %12s%n", "figure", "measured", "built-in");
+        Map<String, Double> builtIn = Calibration.DEFAULTS.values();
+        for (Map.Entry<String, Double> e : measured.values().entrySet()) {
+            out.printf(Locale.ROOT, "%-20s %12.4g %12.4g%n", e.getKey(), e.getValue(), builtIn.get(e.getKey()));
+        }
+        for (String n : notes) out.println("# " + n);
+    }
+
+    private static String note(String what, String how, Fit f) {
+        return String.format(
+                Locale.ROOT, "%s: %s, 2 ranks; the line's worst size is %.0f%% off", what, how, 100 * f.worstError());
+    }
+
+    /** Times {@code benchmark} at sizes 8 B to {@code maxBytes} (x4), medians over the runs. */
+    private List<Sample> measure(String benchmark, long maxBytes, Map<String, String> extra)
+            throws IOException, InterruptedException {
+        return measureSizes(benchmark, 8, maxBytes, extra, null);
+    }
+
+    private List<Sample> measureSizes(
+            String benchmark, long minBytes, long maxBytes, Map<String, String> extra, String pinToCpu)
+            throws IOException, InterruptedException {
+        Map<Long, List<Double>> times = new TreeMap<>();
+        for (int run = 0; run < effort.runs(); run++) {
+            for (PerfRow row : runOnce(benchmark, minBytes, maxBytes, extra, pinToCpu)) {
+                if (!row.inPlace()) {
+                    times.computeIfAbsent(row.size(), k -> new ArrayList<>()).add(row.timeUs());
+                }
+            }
+        }
+        List<Sample> samples = new ArrayList<>();
+        for (Map.Entry<Long, List<Double>> e : times.entrySet()) {
+            List<Double> t = new ArrayList<>(e.getValue());
+            t.sort(null);
+            samples.add(new Sample(e.getKey(), t.get(t.size() / 2)));
+        }
+        return samples;
+    }
+
+    private List<PerfRow> runOnce(
+            String benchmark, long minBytes, long maxBytes, Map<String, String> extra, String pinToCpu)
+            throws IOException, InterruptedException {
+        Path json = Files.createTempFile("jccl-calibrate", ".json");
+        try {
+            Map<String, String> base = new HashMap<>(env);
+            base.putAll(extra);
+            base.put("JCCL_CALIBRATION", "none"); // the runs force their algorithm; a broken file is not their business
+            List<Map<String, String>> environments = RankEnvironment.localJob(base, 2, null);
+            List<String> cmd = new ArrayList<>();
+            if (pinToCpu != null) cmd.addAll(List.of("taskset", "-c", pinToCpu));
+            cmd.addAll(PerfCommand.perfInThisJvm(false));
+            cmd.addAll(List.of(
+                    benchmark,
+                    "-b",
+                    Long.toString(minBytes),
+                    "-e",
+                    Long.toString(maxBytes),
+                    "-f",
+                    "4",
+                    "-z",
+                    "2",
+                    "-c",
+                    "0",
+                    "-n",
+                    Integer.toString(effort.iters()),
+                    "-w",
+                    "5",
+                    "--warmup-time",
+                    effort.warmupSeconds(),
+                    "--json",
+                    json.toString()));
+            RankSupervisor job = new RankSupervisor(
+                    "jccl perf --calibrate",
+                    cmd,
+                    environments,
+                    new LineSink(OutputStream.nullOutputStream()),
+                    new LineSink(err),
+                    RankSupervisor.Output.PREFIXED);
+            int rc = job.run(JOB_LIMIT);
+            if (rc != 0) {
+                throw new IllegalStateException("the calibration run `" + benchmark + "` with " + extra
+                        + " failed (exit " + rc + "); the ranks' messages are above");
+            }
+            return PerfReports.read(json).rows();
+        } finally {
+            Files.deleteIfExists(json);
+        }
+    }
+
+    /**
+     * The straight line {@code t = a + b·k·bytes} through the samples ({@code k}: bytes of traffic per byte of message)
+     * that is closest relative to each time, so that 8 B weighs as much as 16 MiB; a negative intercept is taken as 0
+     * and the slope refitted.
+     */
+    static Fit fit(List<Sample> samples, double trafficPerByte) {
+        if (samples.size() < 2) throw new IllegalStateException("a line needs two sizes, got " + samples.size());
+        double sw = 0;
+        double swx = 0;
+        double swxx = 0;
+        double swt = 0;
+        double swxt = 0;
+        for (Sample s : samples) {
+            double w = 1 / (s.micros() * s.micros());
+            double x = s.bytes() * trafficPerByte;
+            sw += w;
+            swx += w * x;
+            swxx += w * x * x;
+            swt += w * s.micros();
+            swxt += w * x * s.micros();
+        }
+        double det = sw * swxx - swx * swx;
+        double a = (swt * swxx - swx * swxt) / det;
+        double b = (sw * swxt - swx * swt) / det;
+        if (a < 0) {
+            a = 0;
+            b = swxt / swxx;
+        }
+        if (!(b > 0)) {
+            throw new IllegalStateException("the times do not grow with the size (slope " + b
+                    + " µs per byte); the machine was too busy to measure: run it again on a quiet machine");
+        }
+        double worst = 0;
+        for (Sample s : samples) {
+            double model = a + b * s.bytes() * trafficPerByte;
+            worst = Math.max(worst, Math.abs(model - s.micros()) / s.micros());
+        }
+        return new Fit(a, 1 / (b * 1e3), worst);
+    }
+
+    private static double median(List<Sample> samples) {
+        List<Double> t = new ArrayList<>();
+        for (Sample s : samples) t.add(s.micros());
+        t.sort(null);
+        return t.get(t.size() / 2);
+    }
+
+    /** γ: FLOAT32 SUM of two 1 MiB buffers into a third, after a warm-up long enough for the JIT, median of 5. */
+    static double reduceRate() {
+        long count = 1 << 18;
+        ReduceKernel kernel = ReduceKernels.of(DataType.FLOAT32, ReduceOp.SUM);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(count * 4, 64);
+            MemorySegment b = arena.allocate(count * 4, 64);
+            MemorySegment dst = arena.allocate(count * 4, 64);
+            long warmUntil = System.nanoTime() + 300_000_000L;
+            while (System.nanoTime() < warmUntil) kernel.apply(a, 0, b, 0, dst, 0, count);
+            List<Double> rates = new ArrayList<>();
+            for (int round = 0; round < 5; round++) {
+                int reps = 50;
+                long t0 = System.nanoTime();
+                for (int i = 0; i < reps; i++) kernel.apply(a, 0, b, 0, dst, 0, count);
+                double micros = (System.nanoTime() - t0) / 1e3 / reps;
+                rates.add(count * 4 / micros / 1e3);
+            }
+            rates.sort(null);
+            return rates.get(2);
+        }
+    }
+
+    /**
+     * A CPU this process may run on, to pin both ranks of the hand-off run to, or null where {@code taskset} is missing
+     * (Linux's {@code Cpus_allowed_list} names the allowed CPUs).
+     */
+    private static String pinnableCpu() {
+        boolean taskset = false;
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "taskset"))) taskset = true;
+        }
+        if (!taskset) return null;
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Cpus_allowed_list:")) {
+                    String list = line.substring(line.indexOf(':') + 1).trim();
+                    return list.split("[,-]")[0];
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: no pinning
+        }
+        return null;
+    }
+}
