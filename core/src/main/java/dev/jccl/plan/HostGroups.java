@@ -83,6 +83,11 @@ public final class HostGroups {
         return localIndex[rank];
     }
 
+    /** The ranks on {@code host}, by local index. */
+    public int[] ranksOn(int host) {
+        return ranksOfHost.get(host).clone();
+    }
+
     /** The rank with local index {@code index} on host {@code host}. */
     public int rankAt(int host, int index) {
         return ranksOfHost.get(host)[index];

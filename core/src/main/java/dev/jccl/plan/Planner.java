@@ -25,9 +25,14 @@ package dev.jccl.plan;
  *       <td>⌈log2 P⌉</td></tr>
  *   <tr><td>Broadcast</td><td>{@link ChainBroadcast chain}</td><td>m + P - 2</td></tr>
  *   <tr><td>Broadcast</td><td>{@link TreeBroadcast tree} (binomial)</td><td>⌈log2 P⌉</td></tr>
+ *   <tr><td>Broadcast</td><td>{@link HierarchicalBroadcast hierarchical} (leaders' tree, then hosts')</td>
+ *       <td>⌈log2 H⌉ + ⌈log2 L⌉</td></tr>
  *   <tr><td>Reduce</td><td>{@link ChainReduce chain}</td><td>m + P - 2, +1 for AVG</td></tr>
  *   <tr><td>Reduce</td><td>{@link TreeReduce tree} (binomial)</td><td>⌈log2 P⌉, +1 for AVG</td></tr>
+ *   <tr><td>Reduce</td><td>{@link HierarchicalReduce hierarchical} (hosts' trees, then leaders')</td>
+ *       <td>⌈log2 L⌉ + ⌈log2 H⌉, +1 for AVG</td></tr>
  *   <tr><td>AllToAll</td><td>{@link PairwiseAllToAll pairwise}</td><td>(P-1)·m + 1, P·m + 1 for odd P</td></tr>
+ *   <tr><td>AllToAll</td><td>{@link BruckAllToAll Bruck} (packed blocks, any P)</td><td>⌈log2 P⌉ + 1</td></tr>
  *   <tr><td>Send, Recv</td><td>{@link PointToPoint p2p}</td><td>m</td></tr>
  *   <tr><td>SendRecv</td><td>{@link PointToPoint p2p}, per direction</td>
  *       <td>m, m + 1 in place; to itself 1 (a copy), 0 in place</td></tr>
@@ -93,11 +98,27 @@ public final class Planner {
                 };
             case REDUCE_SCATTER -> RingReduceScatter.plan(r);
             case ALL_GATHER -> a == Tuner.Algorithm.BRUCK ? BruckAllGather.plan(r) : RingAllGather.plan(r);
-            case BROADCAST -> a == Tuner.Algorithm.TREE ? TreeBroadcast.plan(r) : ChainBroadcast.plan(r);
-            case REDUCE -> a == Tuner.Algorithm.TREE ? TreeReduce.plan(r) : ChainReduce.plan(r);
-            case ALL_TO_ALL -> PairwiseAllToAll.plan(r);
+            case BROADCAST ->
+                switch (a) {
+                    case TREE -> TreeBroadcast.plan(r);
+                    case HIERARCHICAL ->
+                        spansHosts(hosts) ? HierarchicalBroadcast.plan(r, hosts) : ChainBroadcast.plan(r);
+                    default -> ChainBroadcast.plan(r);
+                };
+            case REDUCE ->
+                switch (a) {
+                    case TREE -> TreeReduce.plan(r);
+                    case HIERARCHICAL -> spansHosts(hosts) ? HierarchicalReduce.plan(r, hosts) : ChainReduce.plan(r);
+                    default -> ChainReduce.plan(r);
+                };
+            case ALL_TO_ALL -> a == Tuner.Algorithm.BRUCK ? BruckAllToAll.plan(r) : PairwiseAllToAll.plan(r);
             case SEND, RECV, SEND_RECV -> throw new AssertionError(r.collective());
         };
+    }
+
+    /** Hosts for a two-level rooted schedule: two or more, of any sizes. */
+    static boolean spansHosts(HostGroups hosts) {
+        return hosts != null && hosts.hosts() >= 2;
     }
 
     private static void checkPeer(OpRequest r, String what, int peer) {

@@ -21,7 +21,8 @@ import java.util.Set;
  * that needs it, which computes its own result, in rank order, in one round: the least latency and the fewest handoffs,
  * the most traffic), {@link Algorithm#HIERARCHICAL} (AllReduce across hosts with equal numbers of ranks: reduce-scatter
  * inside each host, AllReduce of each block across hosts, all-gather inside each host; see
- * {@code HierarchicalAllReduce}), and the logarithmic ones for many ranks: {@link Algorithm#TREE},
+ * {@code HierarchicalAllReduce}; Broadcast and Reduce across any hosts as a tree among the hosts' leaders and one
+ * inside each host), and the logarithmic ones for many ranks: {@link Algorithm#TREE},
  * {@link Algorithm#RECURSIVE_DOUBLING}, {@link Algorithm#RABENSEIFNER}, {@link Algorithm#BRUCK}. Protocols:
  * {@link Protocol#SIMPLE} (framed chunks through the transports' rings and sockets) and {@link Protocol#LL} (low
  * latency: each rank publishes flagged chunks in an outbox in shared memory that every local rank reads in place; only
@@ -42,7 +43,7 @@ public final class Tuner {
         RECURSIVE_DOUBLING("RecursiveDoubling"),
         /** Rabenseifner's AllReduce: reduce-scatter by recursive halving, all-gather by recursive doubling. */
         RABENSEIFNER("Rabenseifner"),
-        /** Bruck's AllGather: ⌈log2 P⌉ steps for any rank count. */
+        /** Bruck's AllGather and AllToAll: ⌈log2 P⌉ steps for any rank count. */
         BRUCK("Bruck");
 
         private final String displayName;
@@ -276,6 +277,14 @@ public final class Tuner {
                     + (oversubscribed ? 2 * calibration.handoffMicros() : 0)
                     + traffic / (calibration.llGbPerSecond() * 1e3);
         }
+        if (a == Algorithm.HIERARCHICAL && (c == Collective.BROADCAST || c == Collective.REDUCE)) {
+            if (!Planner.spansHosts(hosts)) return Double.NaN;
+            // A tree among the hosts' leaders, one sender per host, then trees inside the hosts.
+            int acrossRounds = 32 - Integer.numberOfLeadingZeros(hosts.hosts() - 1);
+            int insideRounds = 32 - Integer.numberOfLeadingZeros(perHost - 1);
+            double t = acrossRounds * round(true, perRank, 1) + insideRounds * round(false, perRank, 1);
+            return t + (c == Collective.REDUCE ? reduce((acrossRounds + insideRounds) * perRank) : 0);
+        }
         if (a == Algorithm.HIERARCHICAL) {
             if (c != Collective.ALL_REDUCE || !hierarchical(hosts)) return Double.NaN;
             // Shared-memory rings inside hosts, L network rings side by side sharing each host's link.
@@ -339,6 +348,16 @@ public final class Tuner {
         long distance = 1L << j;
         if (!crosses(distance)) return round(false, bytes, 1);
         return round(true, bytes, down && distance >= perHost ? perHost : trees);
+    }
+
+    /** Indices below {@code n} with bit {@code d} (a power of two) set: the blocks a Bruck AllToAll round moves. */
+    private static long blocksWithBit(long d, long n) {
+        return n / (2 * d) * d + Math.max(0, n % (2 * d) - d);
+    }
+
+    /** A local copy of {@code bytes}, at the intra-host rate as the simulator counts it. */
+    private double copy(double bytes) {
+        return bytes / (intra.gbPerSecond() * 1e3);
     }
 
     /** γ: the time to reduce {@code bytes}. */
@@ -410,6 +429,17 @@ public final class Tuner {
                 t += Math.max(inside, hostCount > 1 ? round(true, bytes, Math.min(d, perHost)) : 0);
             }
             return t;
+        }
+        if (c == Collective.ALL_TO_ALL && a == Algorithm.BRUCK) {
+            // Each round sends the blocks whose index has that round's bit set, about half, packed into one message
+            // and unpacked after; rotating in and out copies every block twice more.
+            double block = total / n;
+            for (long d = 1; d < n; d <<= 1) {
+                double bytes = blocksWithBit(d, n) * block;
+                double inside = d < perHost ? round(false, bytes, 1) : 0;
+                t += Math.max(inside, hostCount > 1 ? round(true, bytes, Math.min(d, perHost)) : 0) + copy(2 * bytes);
+            }
+            return t + copy(2 * total);
         }
         return Double.NaN;
     }

@@ -14,8 +14,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The conformance battery on 1..5 ranks that are threads of this JVM, each with its own communicator: over shared
@@ -29,8 +29,8 @@ class ThreadRanksConformanceTest {
     static Stream<Arguments> sizesAndLinks() {
         List<Arguments> out = new ArrayList<>();
         // One rank talks to no one: it runs once, not once per link. TCP between threads runs at 2 and 3 ranks
-        // only: ProcessRanksConformanceTest runs TCP on 2..5 ranks in separate JVMs, the same sockets and schedules
-        // in the form jobs use (threads add nothing at 4 and 5 there, and would cost 50 s of the suite's 20 minutes).
+        // only: ProcessRanksConformanceTest runs TCP on 4 and 5 ranks in separate JVMs, the same sockets and
+        // schedules in the form jobs use (each count once: both would cost 50 s of the suite's 20 minutes).
         for (Link link : Link.values()) {
             int from = link == Link.SHM ? 1 : 2;
             int to = link == Link.TCP ? 3 : 5;
@@ -57,11 +57,13 @@ class ThreadRanksConformanceTest {
 
     /**
      * Ranks on two pretend hosts (JCCL_HOSTID "a" for the first half, "b" for the rest): shared memory inside each
-     * host, TCP between them, in one communicator. Two ranks would be one per host, which is the TCP run above.
+     * host, TCP between them, in one communicator. Two ranks would be one per host, which is the TCP run above. Five
+     * ranks (hosts of 3 and 2) force the two-level schedules: Broadcast and Reduce run them, the collectives they
+     * cannot run (AllReduce needs hosts of equal size) take the tuner's pick, as 3 and 4 ranks do everywhere.
      */
-    @ParameterizedTest(name = "{0} thread ranks on two hosts")
-    @ValueSource(ints = {3, 4, 5})
-    void everyCollectiveConformsAcrossSharedMemoryAndTcp(int size) {
+    @ParameterizedTest(name = "{0} thread ranks on two hosts, JCCL_ALGO={1}")
+    @CsvSource({"3,", "4,", "5,Hierarchical"})
+    void everyCollectiveConformsAcrossSharedMemoryAndTcp(int size, String algo) {
         UniqueId id = UniqueId.create(Link.SHM.config(Duration.ofSeconds(60)));
         long start = System.nanoTime();
         List<List<String>> results = ThreadRanks.run(
@@ -72,6 +74,7 @@ class ThreadRanksConformanceTest {
                         id,
                         Link.SHM.config(Duration.ofSeconds(60)).toBuilder()
                                 .hostId(rank < (size + 1) / 2 ? "a" : "b")
+                                .algo(algo)
                                 .build()),
                 Duration.ofMinutes(6),
                 c -> ConformanceBody.run(
@@ -89,7 +92,8 @@ class ThreadRanksConformanceTest {
             out.add(Arguments.of(size, Link.TCP, "OneShot", null));
         }
         // The tree and recursive schedules on a rank count that folds (5) and one that does not (8). Tree covers
-        // AllReduce, Broadcast and Reduce; RecursiveDoubling AllReduce, Bruck AllGather; Rabenseifner AllReduce;
+        // AllReduce, Broadcast and Reduce; RecursiveDoubling AllReduce, Bruck AllGather and AllToAll; Rabenseifner
+        // AllReduce;
         // the other collectives take the tuner's pick.
         for (int size : new int[] {5, 8}) {
             for (String algo : new String[] {"Tree", "RecursiveDoubling,Bruck", "Rabenseifner"}) {

@@ -200,7 +200,8 @@ class TunerTest {
     void anAlgorithmThatCannotRunACollectiveIsWarnedAboutAndThatCollectiveTakesThePick() {
         Tuner t = new Tuner(8, false, true, "Bruck", null);
         assertEquals(Tuner.Algorithm.BRUCK, choose(t, Collective.ALL_GATHER, 64).algorithm());
-        assertEquals(5, t.warnings().size(), t.warnings().toString()); // all but AllGather
+        assertEquals(Tuner.Algorithm.BRUCK, choose(t, Collective.ALL_TO_ALL, 64).algorithm());
+        assertEquals(4, t.warnings().size(), t.warnings().toString()); // all but AllGather and AllToAll
         assertTrue(
                 t.warnings().getFirst().contains("allows Bruck (protocols LL,Simple), which cannot run AllReduce"),
                 t.warnings().getFirst());

@@ -1,0 +1,34 @@
+package dev.jccl.plan;
+
+/**
+ * Broadcast in two levels, for communicators that span hosts: a binomial tree among the hosts' leaders (the root on its
+ * host, the first rank on every other), then a binomial tree inside each host from its leader. The message crosses the
+ * network once per host, ⌈log2 H⌉ rounds with one sender per host, where the flat tree, whose rounds double the
+ * distance from 1, sends across from every rank of a host once the distance reaches a host's ranks; then ⌈log2 L⌉
+ * rounds in shared memory.
+ */
+final class HierarchicalBroadcast {
+    static final String NAME = "hierarchical";
+
+    private HierarchicalBroadcast() {}
+
+    static Schedule plan(OpRequest r, HostGroups g) {
+        int me = r.rank();
+        int host = g.hostOf(me);
+        int[] leaders = Leaders.of(g, r.root());
+        int[] locals = g.ranksOn(host);
+        int netSteps = SubGroup.steps(r, leaders.length, Tuner.Algorithm.TREE, r.op());
+        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(netSteps);
+        if (me == leaders[host]) {
+            Schedule across =
+                    SubGroup.plan(r, leaders, host, g.hostOf(r.root()), Tuner.Algorithm.TREE, r.op(), r.inPlace());
+            SubGroup.append(b, 0, across, leaders, region -> region);
+        }
+        // Inside the host the leader's message is in RECV (the root's too, after the first level): the host's tree runs
+        // in place on RECV.
+        Schedule inside = SubGroup.plan(
+                r, locals, g.localIndex(me), g.localIndex(leaders[host]), Tuner.Algorithm.TREE, r.op(), true);
+        SubGroup.append(b, netSteps, inside, locals, region -> region.in(BufferRole.RECV));
+        return b.build();
+    }
+}

@@ -1,0 +1,65 @@
+package dev.jccl.plan;
+
+import dev.jccl.ReduceOp;
+
+/**
+ * Reduce in two levels, for communicators that span hosts: a binomial tree inside each host reduces to its leader (the
+ * root on its host, the first rank on every other), then a binomial tree among the leaders reduces to the root. Each
+ * host sends its partial across once, ⌈log2 H⌉ rounds with one sender per host.
+ *
+ * <p>A leader other than the root keeps its host's partial in SCRATCH (only the root may write RECV), after the first
+ * level's own scratch and before the second's. AVG reduces as SUM at both levels and the root divides once by the
+ * communicator's size, so hosts of different sizes average right.
+ */
+final class HierarchicalReduce {
+    static final String NAME = "hierarchical";
+
+    private HierarchicalReduce() {}
+
+    static Schedule plan(OpRequest r, HostGroups g) {
+        int me = r.rank();
+        int host = g.hostOf(me);
+        int[] leaders = Leaders.of(g, r.root());
+        int[] locals = g.ranksOn(host);
+        boolean root = me == r.root();
+        boolean leader = me == leaders[host];
+        ReduceOp op = r.op() == ReduceOp.AVG ? ReduceOp.SUM : r.op();
+        long n = r.count();
+        // Every host's first level must end before the leaders start: the longest host sets the step.
+        int localSteps = 0;
+        for (int h = 0; h < g.hosts(); h++) {
+            localSteps = Math.max(localSteps, SubGroup.steps(r, g.ranksOn(h).length, Tuner.Algorithm.TREE, op));
+        }
+        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(localSteps);
+        Schedule inside = SubGroup.plan(
+                r,
+                locals,
+                g.localIndex(me),
+                g.localIndex(leaders[host]),
+                Tuner.Algorithm.TREE,
+                op,
+                r.inPlace() && root);
+        long firstScratch = inside.scratchCount();
+        long partial = firstScratch; // a non-root leader's host partial: SCRATCH [partial, partial + n)
+        SubGroup.append(b, 0, inside, locals, region -> switch (region.buffer()) {
+            case RECV -> root ? region : Region.scratch(partial + region.offset(), region.count());
+            default -> region;
+        });
+        long scratch = firstScratch + (leader && !root ? n : 0);
+        int last = localSteps;
+        if (leader) {
+            // The root's partial is in RECV already: it reduces in place there.
+            Schedule across = SubGroup.plan(r, leaders, host, g.hostOf(r.root()), Tuner.Algorithm.TREE, op, root);
+            long second = scratch;
+            SubGroup.append(b, localSteps, across, leaders, region -> switch (region.buffer()) {
+                case SEND, RECV ->
+                    root ? region.in(BufferRole.RECV) : Region.scratch(partial + region.offset(), region.count());
+                case SCRATCH -> Region.scratch(second + region.offset(), region.count());
+            });
+            scratch += across.scratchCount();
+            last += across.steps().size();
+        }
+        if (root && r.op() == ReduceOp.AVG) b.divide(last, Region.recv(0, n));
+        return b.scratch(scratch).build();
+    }
+}
