@@ -13,7 +13,7 @@
 # (this machine's CPUs); between hosts, network namespaces joined by a bridge (veth jv<h> at 10.77.0.<h+1>, as
 # bench/multihost.sh), each host's link shaped with a tbf qdisc, simulated with --inter (calibrated socket step,
 # the tbf rate). Prints measured, simulated, their ratio, and whether it is within 25%. One sitting, one run per
-# cell: a benchmark, not a test. The two-host part needs root.
+# cell: a benchmark, not a test. The two-host part needs root. About 40 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +42,9 @@ sizes=(-b 4 -e 64M -f 8)
 # perf times the mean of its iterations, and on a 2-vCPU VM one rescheduled iteration in ten (500 µs where the rest
 # take 3) moves a small size's mean tenfold: small sizes get 200 iterations, large ones 5 (each is milliseconds).
 sweeps=("-b 4 -e 128K -f 8 -n 200 -w 20" "-b 1M -e 64M -f 8 -n 5 -w 2")
+# JVM warm-up before the first row: with 1 s the small rows of two ranks came out 2-30 µs at random (the JIT still
+# compiling), with 5 s 1.5-2.7 µs run after run; ranks that share the CPUs compile longer.
+warmup() { if (($1 > cpus)); then echo 8; else echo 5; fi; }
 
 if [[ -z "$calibration" ]]; then
   calibration="$out/calibration.properties"
@@ -110,7 +113,7 @@ if [[ -z "$only" || "$only" == local ]]; then
       for sweep in "${sweeps[@]}"; do
         # shellcheck disable=SC2086 # a sweep is several flags
         JCCL_ALGO="$algo" JCCL_PROTO=Simple JCCL_CALIBRATION=none ./jccl perf all_reduce -np "$np" $sweep \
-          -z 2 -c 0 --warmup-time 1 > "$dir/$algo.txt" 2> "$dir/$algo.err" ||
+          -z 2 -c 0 --warmup-time "$(warmup "$np")" > "$dir/$algo.txt" 2> "$dir/$algo.err" ||
           { say "perf failed: $dir/$algo.err"; tail -3 "$dir/$algo.err" >&2; continue; }
         measured_rows "$dir/$algo.txt" >> "$dir/$algo.measured"
       done
@@ -175,7 +178,7 @@ print(float(m.group(1)) * scale / 8)")"
             JCCL_ROOT="10.77.0.1:29500" JCCL_SECRET="$secret" JCCL_SOCKET_IFNAME=jv \
             JCCL_HOSTID="host-$((r / per_host))" JCCL_ALGO="$algo" JCCL_PROTO=Simple JCCL_CALIBRATION=none \
             JCCL_TIMEOUT=300 "$java_bin" --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector \
-            -jar "$jar" perf all_reduce $sweep -z 2 -c 0 --warmup-time 1 > "$dir/$algo.txt.$r" 2>&1 &
+            -jar "$jar" perf all_reduce $sweep -z 2 -c 0 --warmup-time "$(warmup "$size")" > "$dir/$algo.txt.$r" 2>&1 &
           pids+=($!)
         done
         failed=0
