@@ -57,7 +57,7 @@ final class Calibrator {
          * 100 iterations per size: a time is their mean, and with 20 one rescheduled iteration in a run (18 µs where
          * the rest take 1.9, measured on a 2-vCPU VM) moved the small sizes' line by several µs.
          */
-        static final Effort FULL = new Effort(16L << 20, 4L << 20, 3, 100, "1");
+        static final Effort FULL = new Effort(16L << 20, 4L << 20, 3, 100, "5");
 
         static final Effort QUICK = new Effort(1L << 20, 1L << 20, 1, 10, "0.2");
     }

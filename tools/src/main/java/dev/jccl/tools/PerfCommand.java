@@ -280,7 +280,7 @@ final class PerfCommand implements Callable<Integer> {
     @Option(
             names = "--calibrate",
             description = "Instead of a benchmark: measure the tuner's figures on this machine (shared memory,"
-                    + " sockets, the LL outbox, a hand-off, the reduce kernels; 2 local ranks, about a minute) and"
+                    + " sockets, the LL outbox, a hand-off, the reduce kernels; 2 local ranks, about three minutes) and"
                     + " write them to the calibration file that every communicator reads.")
     private boolean calibrate;
 
