@@ -153,7 +153,8 @@ final class CommunicatorInit {
                     CpuSharing.anyHost(peers),
                     config.algo(),
                     config.proto(),
-                    calibrationOf(peers.get(0), log));
+                    calibrationOf(peers.get(0), log),
+                    config.chunkBytes());
             Setup setup =
                     new Setup(rank, size, config, log, commId, secret, wiring, plugin, peers, tuner, waiting, control);
             RuntimeCommunicator c = new RuntimeCommunicator(setup);

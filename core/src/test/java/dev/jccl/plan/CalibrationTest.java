@@ -131,7 +131,8 @@ class CalibrationTest {
         // doubling's 2 long ones; where a step costs 10 ms, the fewer steps win.
         Calibration slowSteps = Calibration.DEFAULTS.with(Map.of("shm.step.us", 10_000.0), "test");
         Tuner builtIn = new Tuner(4, null, true, false, false, "Ring,RecursiveDoubling", "Simple");
-        Tuner calibrated = new Tuner(4, null, true, false, false, "Ring,RecursiveDoubling", "Simple", slowSteps);
+        Tuner calibrated =
+                new Tuner(4, null, true, false, false, "Ring,RecursiveDoubling", "Simple", slowSteps, 1 << 20);
         long count = 1 << 18;
         assertEquals(
                 Tuner.Algorithm.RING,

@@ -85,7 +85,8 @@ final class InfoCommand implements Callable<Integer> {
                 oversubscribed,
                 config.algo(),
                 config.proto(),
-                calibration.calibration());
+                calibration.calibration(),
+                config.chunkBytes());
         PrintWriter out = spec.commandLine().getOut();
         for (String w : calibration.warnings()) out.println("warning: " + w);
         for (String w : t.warnings()) out.println("warning: " + w);

@@ -161,7 +161,15 @@ final class SimCommand implements Callable<Integer> {
         int n = machine.ranks();
         Collective c = bench.collective();
         Tuner tuner = new Tuner(
-                n, machine.hostGroups(), hosts == 1, hosts > 1, machine.oversubscribed(), null, "Simple", tuned);
+                n,
+                machine.hostGroups(),
+                hosts == 1,
+                hosts > 1,
+                machine.oversubscribed(),
+                null,
+                "Simple",
+                tuned,
+                config.chunkBytes());
         List<Tuner.Algorithm> algorithms = new ArrayList<>();
         for (Tuner.Algorithm a : Tuner.Algorithm.values()) {
             if (tuner.canRun(c, a, Tuner.Protocol.SIMPLE)) algorithms.add(a);

@@ -138,7 +138,7 @@ class InfoCommandTest {
         }
         assertEquals(awkward, subsys.get("value").asText(), "escaping must round-trip");
         assertEquals("JCCL_DEBUG_SUBSYS", subsys.get("source").asText());
-        assertEquals(17, json.get("config").size(), "every knob of Config.describe(), JCCL_DEBUG_SINK included");
+        assertEquals(18, json.get("config").size(), "every knob of Config.describe(), JCCL_CALIBRATION included");
         boolean traceBuffer = false;
         for (JsonNode row : json.get("config")) {
             if (row.get("name").asText().equals("traceBuffer")) {
