@@ -162,11 +162,8 @@ public final class CalibrationFile {
         }
         String source =
                 file + (written == null ? "" : " of " + written.toString().substring(0, 10));
-        try {
-            return new Loaded(Calibration.DEFAULTS.with(figures, source), warnings);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(e.getMessage(), e); // a figure out of range: the caller says which file
-        }
+        // A figure out of range throws here, and load() says which file.
+        return new Loaded(Calibration.DEFAULTS.with(figures, source), warnings);
     }
 
     /** Why a file's figures belong to another machine or Jccl, or null if they do not. */
