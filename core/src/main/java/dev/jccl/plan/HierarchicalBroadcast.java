@@ -20,14 +20,14 @@ final class HierarchicalBroadcast {
         int netSteps = SubGroup.steps(r, leaders.length, Tuner.Algorithm.TREE, r.op());
         ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(netSteps);
         if (me == leaders[host]) {
-            Schedule across =
-                    SubGroup.plan(r, leaders, host, g.hostOf(r.root()), Tuner.Algorithm.TREE, r.op(), r.inPlace());
+            Schedule across = SubGroup.plan(
+                    r, leaders.length, host, g.hostOf(r.root()), Tuner.Algorithm.TREE, r.op(), r.inPlace());
             SubGroup.append(b, 0, across, leaders, region -> region);
         }
         // Inside the host the leader's message is in RECV (the root's too, after the first level): the host's tree runs
         // in place on RECV.
         Schedule inside = SubGroup.plan(
-                r, locals, g.localIndex(me), g.localIndex(leaders[host]), Tuner.Algorithm.TREE, r.op(), true);
+                r, locals.length, g.localIndex(me), g.localIndex(leaders[host]), Tuner.Algorithm.TREE, r.op(), true);
         SubGroup.append(b, netSteps, inside, locals, region -> region.in(BufferRole.RECV));
         return b.build();
     }

@@ -25,15 +25,13 @@ final class HierarchicalReduce {
         boolean leader = me == leaders[host];
         ReduceOp op = r.op() == ReduceOp.AVG ? ReduceOp.SUM : r.op();
         long n = r.count();
-        // Every host's first level must end before the leaders start: the longest host sets the step.
-        int localSteps = 0;
-        for (int h = 0; h < g.hosts(); h++) {
-            localSteps = Math.max(localSteps, SubGroup.steps(r, g.ranksOn(h).length, Tuner.Algorithm.TREE, op));
-        }
+        // Every host's first level must end before the leaders start: the largest host sets the step (a tree's steps,
+        // ⌈log2 size⌉, grow with its size), so one plan of it instead of one per host.
+        int localSteps = SubGroup.steps(r, g.maxLocalSize(), Tuner.Algorithm.TREE, op);
         ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(localSteps);
         Schedule inside = SubGroup.plan(
                 r,
-                locals,
+                locals.length,
                 g.localIndex(me),
                 g.localIndex(leaders[host]),
                 Tuner.Algorithm.TREE,
@@ -49,7 +47,8 @@ final class HierarchicalReduce {
         int last = localSteps;
         if (leader) {
             // The root's partial is in RECV already: it reduces in place there.
-            Schedule across = SubGroup.plan(r, leaders, host, g.hostOf(r.root()), Tuner.Algorithm.TREE, op, root);
+            Schedule across =
+                    SubGroup.plan(r, leaders.length, host, g.hostOf(r.root()), Tuner.Algorithm.TREE, op, root);
             long second = scratch;
             SubGroup.append(b, localSteps, across, leaders, region -> switch (region.buffer()) {
                 case SEND, RECV ->

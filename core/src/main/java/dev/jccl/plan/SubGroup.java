@@ -12,28 +12,19 @@ final class SubGroup {
     private SubGroup() {}
 
     /**
-     * The schedule of {@code members[index]} in the group, for an operation like {@code r} but rooted at member
-     * {@code rootIndex}, with {@code algorithm}, reducing with {@code op}, in place or not.
+     * The schedule of member {@code index} of a group of {@code groupSize}, for an operation like {@code r} but rooted
+     * at member {@code rootIndex}, with {@code algorithm}, reducing with {@code op}, in place or not.
      */
     static Schedule plan(
             OpRequest r,
-            int[] members,
+            int groupSize,
             int index,
             int rootIndex,
             Tuner.Algorithm algorithm,
             dev.jccl.ReduceOp op,
             boolean inPlace) {
         OpRequest sub = new OpRequest(
-                r.collective(),
-                index,
-                members.length,
-                r.count(),
-                op,
-                rootIndex,
-                -1,
-                inPlace,
-                r.chunkCount(),
-                algorithm);
+                r.collective(), index, groupSize, r.count(), op, rootIndex, -1, inPlace, r.chunkCount(), algorithm);
         return Planner.plan(sub, null);
     }
 
@@ -42,9 +33,7 @@ final class SubGroup {
      * number (ranks with nothing to do stay in step), so member 0's count is the group's.
      */
     static int steps(OpRequest r, int groupSize, Tuner.Algorithm algorithm, dev.jccl.ReduceOp op) {
-        int[] members = new int[groupSize];
-        for (int i = 0; i < groupSize; i++) members[i] = i;
-        return plan(r, members, 0, 0, algorithm, op, false).steps().size();
+        return plan(r, groupSize, 0, 0, algorithm, op, false).steps().size();
     }
 
     /**

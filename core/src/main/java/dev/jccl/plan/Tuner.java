@@ -556,11 +556,6 @@ public final class Tuner {
                 calibration.source());
     }
 
-    /** The machine's figures this tuner estimates with. */
-    public Calibration calibration() {
-        return calibration;
-    }
-
     /** A size as the tables print it: {@code 8 B}, {@code 64 KiB}, {@code 256 MiB}, {@code 1 GiB}. */
     public static String sizeText(long bytes) {
         if (bytes >= 1L << 30 && bytes % (1L << 30) == 0) return (bytes >> 30) + " GiB";
