@@ -13,12 +13,8 @@ cd "$(dirname "$0")/.."
 out=bench/target/floor
 mkdir -p "$out"
 ./jccl info >/dev/null
-java_bin=""
-for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/*25*; do
-  [[ -n "$candidate" && -x "$candidate/bin/java" ]] || continue
-  "$candidate/bin/java" -version 2>&1 | grep -Eq 'version "25' && { java_bin="$candidate/bin/java"; break; }
-done
-[[ -n "$java_bin" ]] || { echo "bench/floor.sh: no JDK 25 found (set JAVA_HOME)" >&2; exit 1; }
+source bench/common.sh
+find_java25 bench/floor.sh
 mpi=0
 if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
   mpicc -O2 -Wall -o bench/target/mpi_bench bench/mpi_bench.c && mpi=1

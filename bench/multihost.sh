@@ -29,36 +29,14 @@ done
 [[ "$(id -u)" == 0 ]] || { echo "bench/multihost.sh: needs root for ip netns" >&2; exit 1; }
 
 ./jccl info >/dev/null   # builds tools/target/jccl.jar when needed
-java_bin=""
-for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/*25*; do
-  [[ -n "$candidate" && -x "$candidate/bin/java" ]] || continue
-  "$candidate/bin/java" -version 2>&1 | grep -Eq 'version "25' && { java_bin="$candidate/bin/java"; break; }
-done
-[[ -n "$java_bin" ]] || { echo "bench/multihost.sh: no JDK 25 found (set JAVA_HOME)" >&2; exit 1; }
+source bench/common.sh
+find_java25 bench/multihost.sh
 jar="$PWD/tools/target/jccl.jar"
 out="bench/target/multihost"
 mkdir -p "$out"
 
 prefix="jccl-mh$$"
-cleanup() {
-  for ns in $(ip netns list | awk '{print $1}' | grep "^$prefix-" || true); do ip netns del "$ns" || true; done
-}
-trap cleanup EXIT
-
-ip netns add "$prefix-sw"
-ip -n "$prefix-sw" link add br0 type bridge
-ip -n "$prefix-sw" link set br0 up
-for ((h = 0; h < hosts; h++)); do
-  ns="$prefix-h$h"
-  ip netns add "$ns"
-  ip link add "jv$h" netns "$ns" type veth peer name "sw$h" netns "$prefix-sw"
-  ip -n "$prefix-sw" link set "sw$h" master br0
-  ip -n "$prefix-sw" link set "sw$h" up
-  ip netns exec "$ns" sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6'
-  ip -n "$ns" addr add "10.77.0.$((h + 1))/24" dev "jv$h"
-  ip -n "$ns" link set "jv$h" up
-  ip -n "$ns" link set lo up
-done
+make_netns_hosts "$prefix" "$hosts"
 
 size=$((hosts * per_host))
 # One perf run with JCCL_ALGO=$1, its output in $2.

@@ -33,6 +33,7 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
+source bench/common.sh
 out="bench/target/validate-sim"
 mkdir -p "$out"
 say() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
@@ -125,32 +126,13 @@ fi
 
 if [[ -z "$only" || "$only" == hosts ]]; then
   [[ "$(id -u)" == 0 ]] || { echo "bench/validate-sim.sh: the two-host part needs root for ip netns" >&2; exit 1; }
-  java_bin=""
-  for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/*25*; do
-    [[ -n "$candidate" && -x "$candidate/bin/java" ]] || continue
-    "$candidate/bin/java" -version 2>&1 | grep -Eq 'version "25' && { java_bin="$candidate/bin/java"; break; }
-  done
+  find_java25 bench/validate-sim.sh
   jar="$PWD/tools/target/jccl.jar"
   prefix="jccl-vs$$"
-  cleanup() {
-    for ns in $(ip netns list | awk '{print $1}' | grep "^$prefix-" || true); do ip netns del "$ns" || true; done
-  }
-  trap cleanup EXIT
-  ip netns add "$prefix-sw"
-  ip -n "$prefix-sw" link add br0 type bridge
-  ip -n "$prefix-sw" link set br0 up
+  make_netns_hosts "$prefix" 2
   for h in 0 1; do
-    ns="$prefix-h$h"
-    ip netns add "$ns"
-    ip link add "jv$h" netns "$ns" type veth peer name "sw$h" netns "$prefix-sw"
-    ip -n "$prefix-sw" link set "sw$h" master br0
-    ip -n "$prefix-sw" link set "sw$h" up
-    ip netns exec "$ns" sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6'
-    ip -n "$ns" addr add "10.77.0.$((h + 1))/24" dev "jv$h"
-    ip -n "$ns" link set "jv$h" up
-    ip -n "$ns" link set lo up
     # The host's link: what leaves it is shaped (tbf; this kernel has no netem, so latency is the veth's own).
-    ip netns exec "$ns" tc qdisc add dev "jv$h" root tbf rate "$rate" burst 4mb latency 100ms
+    ip netns exec "$prefix-h$h" tc qdisc add dev "jv$h" root tbf rate "$rate" burst 4mb latency 100ms
   done
   gbps="$(python3 -c "
 import re, sys

@@ -1,0 +1,40 @@
+# bench/common.sh: what the benchmark scripts share; sourced, not run.
+
+# Sets java_bin to a JDK 25's java ($JAVA_HOME first, then /usr/lib/jvm), or exits naming the caller.
+find_java25() {
+  java_bin=""
+  local candidate
+  for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/*25*; do
+    [[ -n "$candidate" && -x "$candidate/bin/java" ]] || continue
+    "$candidate/bin/java" -version 2>&1 | grep -Eq 'version "25' && { java_bin="$candidate/bin/java"; return; }
+  done
+  echo "$1: no JDK 25 found (set JAVA_HOME)" >&2
+  exit 1
+}
+
+# Makes $2 pretend hosts as network namespaces $1-h0 … joined by a bridge in $1-sw (veth jv<h> at
+# 10.77.0.<h+1>/24, as the tests do), and removes every $1-* namespace when the script exits. Needs root.
+make_netns_hosts() {
+  local prefix="$1" hosts="$2" h ns
+  # shellcheck disable=SC2064 # the prefix is fixed now
+  trap "remove_netns '$prefix'" EXIT
+  ip netns add "$prefix-sw"
+  ip -n "$prefix-sw" link add br0 type bridge
+  ip -n "$prefix-sw" link set br0 up
+  for ((h = 0; h < hosts; h++)); do
+    ns="$prefix-h$h"
+    ip netns add "$ns"
+    ip link add "jv$h" netns "$ns" type veth peer name "sw$h" netns "$prefix-sw"
+    ip -n "$prefix-sw" link set "sw$h" master br0
+    ip -n "$prefix-sw" link set "sw$h" up
+    ip netns exec "$ns" sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6'
+    ip -n "$ns" addr add "10.77.0.$((h + 1))/24" dev "jv$h"
+    ip -n "$ns" link set "jv$h" up
+    ip -n "$ns" link set lo up
+  done
+}
+
+remove_netns() {
+  local ns
+  for ns in $(ip netns list | awk '{print $1}' | grep "^$1-" || true); do ip netns del "$ns" || true; done
+}
