@@ -55,6 +55,14 @@ final class HostExecutor {
     private final RankActivity activity;
     /** This rank's last operations (JCCL_TRACE_BUFFER), or null when that is 0. */
     private final FlightRecorder recorder;
+    /**
+     * Whether this JVM has the jdk.jfr module. A runtime trimmed with jlink may not (seen on a GPU machine's bundle:
+     * every collective failed with NoClassDefFoundError: jdk/jfr/Event), and on the class path nothing checks that
+     * before {@link CollectiveEvent} loads; without it there are simply no events.
+     */
+    private static final boolean FLIGHT_RECORDER_PRESENT =
+            ModuleLayer.boot().findModule("jdk.jfr").isPresent();
+
     /** The operation's flight-recorder event, while a recording wants one; operations never overlap. */
     private CollectiveEvent event;
 
@@ -246,7 +254,7 @@ final class HostExecutor {
         lifecycle.checkUsable(op.collective().displayName());
         activity.started(ctx);
         if (recorder != null) recorder.started(ctx, choice);
-        if (CollectiveEvent.enabled()) {
+        if (FLIGHT_RECORDER_PRESENT && CollectiveEvent.enabled()) {
             event = new CollectiveEvent();
             event.begin();
         }

@@ -9,8 +9,8 @@ import sun.misc.SignalHandler;
  * {@code kill -USR1 <pid>} makes every open communicator of the process write its flight recorder to
  * {@code JCCL_TRACE_DIR}, as its failure would: the way to see where a hung job's ranks are without stopping them. The
  * handler is installed with the first communicator that keeps a recorder; a handler the application had before is
- * called after ours. Where the signal is not available (the VM uses it, {@code -Xrs}), there are no signal dumps and
- * {@code Communicator.dumpTrace} still works.
+ * called after ours. Where the signal is not available (the VM uses it, {@code -Xrs}, or a runtime without
+ * jdk.unsupported), there are no signal dumps and {@code Communicator.dumpTrace} still works.
  *
  * <p>Why USR1 and not USR2: HotSpot on Linux suspends threads with SIGUSR2 (its "SR" signal, {@code _JAVA_SR_SIGNUM}),
  * which JDK Flight Recorder's sampler uses every 10-20 ms, and {@code Signal.handle} does not refuse it. A Java handler
@@ -43,6 +43,8 @@ final class TraceSignal {
                 });
             } catch (IllegalArgumentException | UnsupportedOperationException e) {
                 // The VM or the OS keeps SIGUSR1 for itself here: dumps come from failures and dumpTrace only.
+            } catch (NoClassDefFoundError e) {
+                // A runtime trimmed with jlink may lack jdk.unsupported (sun.misc.Signal): no signal dumps either.
             }
         }
     }

@@ -47,11 +47,44 @@ class ModulePathTest {
         assertTrue(core.uses().contains("dev.jccl.transport.NetPlugin"), "network plugins are found as services");
     }
 
+    /**
+     * A runtime trimmed with jlink to java.base alone, the program and Jccl on the class path: collectives still run,
+     * without flight-recorder events (jdk.jfr) and signal dumps (jdk.unsupported). A GPU machine's bundle without
+     * jdk.jfr once failed every collective with NoClassDefFoundError.
+     */
+    @Test
+    void aClassPathProgramRunsCollectivesOnARuntimeWithJavaBaseAlone() throws Exception {
+        String out = runProbe(List.of(
+                "--limit-modules",
+                "java.base",
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                CLASSES + java.io.File.pathSeparator + "target/test-classes",
+                "modulepath.ModulePathProbe"));
+        assertTrue(out.contains("module null\n"), "Jccl was not on the class path:\n" + out);
+        assertTrue(out.contains("allReduce 3.0,30.0 3.0,30.0\n"), out);
+        assertTrue(!out.contains("Exception") && !out.contains("Error"), out);
+    }
+
+    private static String runProbe(List<String> arguments) throws Exception {
+        List<String> command = new java.util.ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(arguments);
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        if (!p.waitFor(90, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("the probe did not finish in 90 s: " + command);
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), command + ":\n" + out);
+        return out;
+    }
+
     @Test
     void aProgramOnTheModulePathRunsCollectivesWithAndWithoutTheVectorModule() throws Exception {
         for (List<String> extra : List.<List<String>>of(List.of(), List.of("--add-modules", "jdk.incubator.vector"))) {
             List<String> command = new java.util.ArrayList<>(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "--module-path",
                     CLASSES.toString(),
                     "--add-modules",
@@ -59,14 +92,7 @@ class ModulePathTest {
                     "--enable-native-access=dev.jccl.core"));
             command.addAll(extra);
             command.addAll(List.of("-cp", "target/test-classes", "modulepath.ModulePathProbe"));
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            if (!p.waitFor(90, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new AssertionError("the module-path probe did not finish in 90 s: " + command);
-            }
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertEquals(0, p.exitValue(), extra + ":\n" + out);
+            String out = runProbe(command);
             assertTrue(out.contains("module dev.jccl.core\n"), out);
             assertTrue(out.contains("exported dev.jccl true\n"), out);
             assertTrue(out.contains("exported dev.jccl.runtime false\n"), out);
