@@ -28,12 +28,17 @@ int fake_cuda_set(int what, int value) {
     return 0;
 }
 
+/* CUDA 12/13 layout: enum cudaMemoryType type; int device; void *devicePointer; void *hostPointer; long reserved[8].
+ * Written whole, as the real runtime does, so a caller's buffer must hold all 88 bytes. */
+struct fake_pointer_attributes { int type; int device; void *device_pointer; void *host_pointer; long reserved[8]; };
+
 long fake_cuda_get(int what) {
     switch (what) {
         case 0: return async_copies;
         case 1: return last_kind;
         case 2: return current_device;
         case 3: return live_allocations;
+        case 4: return (long) sizeof(struct fake_pointer_attributes);
         default: return -1;
     }
 }
@@ -102,11 +107,9 @@ int cudaFreeHost(void *p) {
     return 0;
 }
 
-/* CUDA 11+ layout: enum cudaMemoryType type; int device; void *devicePointer; void *hostPointer. */
-struct fake_pointer_attributes { int type; int device; void *device_pointer; void *host_pointer; };
-
 int cudaPointerGetAttributes(struct fake_pointer_attributes *a, const void *ptr) {
     const char *c = ptr;
+    memset(a, 0, sizeof *a);
     a->type = 0; /* cudaMemoryTypeUnregistered */
     a->device = -2;
     a->device_pointer = 0;

@@ -306,12 +306,20 @@ public final class CudaRuntime {
     private static final int MEMORY_TYPE_MANAGED = 3;
 
     /**
+     * Room for {@code struct cudaPointerAttributes}, which the runtime writes whole: 24 bytes in CUDA 11, 88 since
+     * {@code long reserved[8]} was added (CUDA 12 and 13). A 24-byte buffer was enough for the fields read here but not
+     * for what CUDA 13 writes: on an H200 the 64 bytes past it corrupted the native heap, and the JVM aborted later in
+     * malloc ("invalid size"). Kept well above 88 for fields a later CUDA may add.
+     */
+    static final int POINTER_ATTRIBUTES_BYTES = 256;
+
+    /**
      * The ordinal of the GPU whose memory {@code pointer} is (device or managed memory), or -1 for host memory, pinned
-     * or not ({@code cudaPointerGetAttributes}; CUDA 11 layout: type, device, device pointer, host pointer).
+     * or not ({@code cudaPointerGetAttributes}: type, device, device pointer, host pointer, then reserved words).
      */
     public int deviceOf(long pointer) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attributes = arena.allocate(24, 8);
+            MemorySegment attributes = arena.allocate(POINTER_ATTRIBUTES_BYTES, 8);
             if (call(pointerGetAttributes, attributes.address(), pointer) != SUCCESS) {
                 return -1;
             } // older CUDA: unregistered host memory

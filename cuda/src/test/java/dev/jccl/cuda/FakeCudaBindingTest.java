@@ -36,6 +36,24 @@ class FakeCudaBindingTest {
         assertEquals("CUDA 12.4 (driver 12.6, " + FakeLibraries.cudart() + "), 2 devices", p.summary());
     }
 
+    /**
+     * The runtime writes the whole {@code cudaPointerAttributes} of its version into the caller's buffer: 88 bytes
+     * since CUDA 12. A buffer sized for CUDA 11's four fields corrupted the native heap on a real H200.
+     */
+    @Test
+    void pointerAttributesHaveRoomForTheWholeStruct() {
+        long written = FakeLibraries.cudaGet(4);
+        assertEquals(88, written, "the fake should write CUDA 12/13's cudaPointerAttributes");
+        assertTrue(
+                CudaRuntime.POINTER_ATTRIBUTES_BYTES >= written,
+                CudaRuntime.POINTER_ATTRIBUTES_BYTES + " bytes for a struct of " + written);
+        try (CudaDeviceMemory m = CudaDeviceMemory.open(1, FakeLibraries.environment(false))) {
+            DeviceBuffer b = m.allocate(4096);
+            assertEquals(1, m.deviceOf(b.address() + 100));
+            assertEquals(-1, m.deviceOf(Arena.ofAuto().allocate(8).address()));
+        }
+    }
+
     @Test
     void noVisibleDeviceIsASentence() {
         FakeLibraries.cudaSet(2, 0);

@@ -93,7 +93,10 @@ final class FakeLibraries {
         }
     }
 
-    /** {@code fake_cuda_get}: 0 async copies so far, 1 last copy kind, 2 current device, 3 live allocations. */
+    /**
+     * {@code fake_cuda_get}: 0 async copies so far, 1 last copy kind, 2 current device, 3 live allocations, 4 bytes
+     * that cudaPointerGetAttributes writes.
+     */
     static long cudaGet(int what) {
         try {
             return (long) hook(cudart(), "fake_cuda_get", FunctionDescriptor.of(JAVA_LONG, JAVA_INT))
