@@ -16,7 +16,7 @@ need "$root/cuda/target/test-classes/dev/jccl/cuda/GpuTestMain.class" "build it:
 
 rm -rf "$out"
 mkdir -p "$out/lib"
-"$java_home/bin/jlink" --add-modules java.base,java.management,jdk.unsupported --strip-debug --no-header-files --no-man-pages \
+"$java_home/bin/jlink" --add-modules java.base,java.management,jdk.unsupported,jdk.incubator.vector --strip-debug --no-header-files --no-man-pages \
   --compress=zip-9 --output "$out/jrt"
 cp "$root/tools/target/jccl.jar" "$out/"
 "$java_home/bin/jar" --create --file "$out/lib/jccl-cuda-tests.jar" -C "$root/cuda/target/test-classes" .

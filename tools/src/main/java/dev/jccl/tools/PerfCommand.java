@@ -395,8 +395,11 @@ final class PerfCommand implements Callable<Integer> {
                 "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC",
                 "-D" + PROGRESS_PROPERTY + "=" + progress));
-        // The ranks reduce with the kernels this JVM has: the Vector API's where ./jccl asked for it.
-        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
+        // The ranks reduce with the fastest kernels this Java runtime has: the Vector API's wherever its module is
+        // there, also when this JVM was started without it (java -jar jccl.jar, as the GPU bundle's run.sh does).
+        if (java.lang.module.ModuleFinder.ofSystem()
+                .find("jdk.incubator.vector")
+                .isPresent()) {
             cmd.addAll(List.of("--add-modules", "jdk.incubator.vector"));
         }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), JcclCommand.class.getName(), "perf"));
