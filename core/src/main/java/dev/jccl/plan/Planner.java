@@ -97,7 +97,13 @@ public final class Planner {
                     case RING, BRUCK -> RingAllReduce.plan(r);
                 };
             case REDUCE_SCATTER -> RingReduceScatter.plan(r);
-            case ALL_GATHER -> a == Tuner.Algorithm.BRUCK ? BruckAllGather.plan(r) : RingAllGather.plan(r);
+            case ALL_GATHER ->
+                switch (a) {
+                    case BRUCK -> BruckAllGather.plan(r);
+                    case HIERARCHICAL ->
+                        spansHosts(hosts) ? HierarchicalAllGather.plan(r, hosts) : RingAllGather.plan(r);
+                    default -> RingAllGather.plan(r);
+                };
             case BROADCAST ->
                 switch (a) {
                     case TREE -> TreeBroadcast.plan(r);

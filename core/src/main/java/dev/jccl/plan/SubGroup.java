@@ -29,6 +29,24 @@ final class SubGroup {
     }
 
     /**
+     * The schedule of member {@code index} of a group of {@code groupSize} for another collective and count than
+     * {@code r}'s (the Broadcast of everything gathered that ends a two-level AllGather), without a reduction.
+     */
+    static Schedule plan(
+            OpRequest r,
+            Collective collective,
+            long count,
+            int groupSize,
+            int index,
+            int rootIndex,
+            Tuner.Algorithm algorithm,
+            boolean inPlace) {
+        OpRequest sub = new OpRequest(
+                collective, index, groupSize, count, null, rootIndex, -1, inPlace, r.chunkCount(), algorithm);
+        return Planner.plan(sub, null);
+    }
+
+    /**
      * The steps every member's schedule in such a group has: the builders give every rank of a tree or chain the same
      * number (ranks with nothing to do stay in step), so member 0's count is the group's.
      */

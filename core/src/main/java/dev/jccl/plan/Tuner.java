@@ -22,11 +22,11 @@ import java.util.Set;
  * the most traffic), {@link Algorithm#HIERARCHICAL} (AllReduce across hosts with equal numbers of ranks: reduce-scatter
  * inside each host, AllReduce of each block across hosts, all-gather inside each host; see
  * {@code HierarchicalAllReduce}; Broadcast and Reduce across any hosts as a tree among the hosts' leaders and one
- * inside each host), and the logarithmic ones for many ranks: {@link Algorithm#TREE},
- * {@link Algorithm#RECURSIVE_DOUBLING}, {@link Algorithm#RABENSEIFNER}, {@link Algorithm#BRUCK}. Protocols:
- * {@link Protocol#SIMPLE} (framed chunks through the transports' rings and sockets) and {@link Protocol#LL} (low
- * latency: each rank publishes flagged chunks in an outbox in shared memory that every local rank reads in place; only
- * when every rank shares memory).
+ * inside each host; AllGather across any hosts as a gather to each host's leader, a ring of leaders and a tree inside
+ * each host), and the logarithmic ones for many ranks: {@link Algorithm#TREE}, {@link Algorithm#RECURSIVE_DOUBLING},
+ * {@link Algorithm#RABENSEIFNER}, {@link Algorithm#BRUCK}. Protocols: {@link Protocol#SIMPLE} (framed chunks through
+ * the transports' rings and sockets) and {@link Protocol#LL} (low latency: each rank publishes flagged chunks in an
+ * outbox in shared memory that every local rank reads in place; only when every rank shares memory).
  *
  * <p>The figures are a {@link Calibration}: measured on the machine by {@code jccl perf --calibrate} and read from its
  * file, or the built-in ones, measured on the project's reference machine; they decide crossovers, not promises.
@@ -288,6 +288,16 @@ public final class Tuner {
             int insideRounds = 32 - Integer.numberOfLeadingZeros(perHost - 1);
             double t = acrossRounds * round(true, perRank, 1) + insideRounds * round(false, perRank, 1);
             return t + (c == Collective.REDUCE ? reduce((acrossRounds + insideRounds) * perRank) : 0);
+        }
+        if (a == Algorithm.HIERARCHICAL && c == Collective.ALL_GATHER) {
+            if (!Planner.spansHosts(hosts)) return Double.NaN;
+            // The largest host's blocks to its leader, a ring of leaders passing whole hosts' blocks, then the result
+            // down a tree inside each host.
+            int l = hosts.maxLocalSize();
+            int insideRounds = 32 - Integer.numberOfLeadingZeros(l - 1);
+            return round(false, perRank * (l - 1), 1)
+                    + (hosts.hosts() - 1) * round(true, perRank * l, 1)
+                    + insideRounds * round(false, total, 1);
         }
         if (a == Algorithm.HIERARCHICAL) {
             if (c != Collective.ALL_REDUCE || !hierarchical(hosts)) return Double.NaN;
