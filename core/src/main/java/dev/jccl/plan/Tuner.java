@@ -296,6 +296,8 @@ public final class Tuner {
             int l = hosts.maxLocalSize();
             int insideRounds = 32 - Integer.numberOfLeadingZeros(l - 1);
             return round(false, perRank * (l - 1), 1)
+                    // The leader takes l - 1 messages in that step, each with its share of the per-step cost.
+                    + Math.max(0, l - 2) * intra.stepMicros() * MESSAGE_SHARE
                     + (hosts.hosts() - 1) * round(true, perRank * l, 1)
                     + insideRounds * round(false, total, 1);
         }

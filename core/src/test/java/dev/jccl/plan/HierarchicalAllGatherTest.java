@@ -53,9 +53,9 @@ class HierarchicalAllGatherTest {
 
     @Test
     void onlyLeadersCrossHostsInHostsMinusOneSteps() {
-        // 8 hosts × 4 ranks, 1000 elements a rank in one chunk: each leader passes 7 hosts' blocks, 4 blocks each, to
-        // the next leader; 1 step to gather, 7 around the ring, ⌈log2 4⌉ = 2 down each host's tree, where the flat
-        // ring takes 31.
+        // 8 hosts × 4 ranks, 1000 elements a rank in one chunk: each leader passes 7 hosts' blocks to the next leader,
+        // each host's 4 blocks as one message (its ranks are consecutive); 1 step to gather, 7 around the ring,
+        // ⌈log2 4⌉ = 2 down each host's tree, where the flat ring takes 31.
         HostGroups g = HostGroups.evenly(8, 4);
         int crossing = 0;
         int steps = 0;
@@ -71,7 +71,7 @@ class HierarchicalAllGatherTest {
                 }
             }
         }
-        assertEquals(8 * 7 * 4, crossing);
+        assertEquals(8 * 7, crossing);
         assertEquals(1 + 7 + 2, steps);
     }
 
