@@ -56,7 +56,15 @@ final class HierarchicalAllGather {
 
         // Then everything, P blocks, down the host's tree from its leader, in place on RECV.
         Schedule inside = SubGroup.plan(
-                r, Collective.BROADCAST, n * r.size(), locals.length, g.localIndex(me), 0, Tuner.Algorithm.TREE, true);
+                r,
+                Collective.BROADCAST,
+                n * r.size(),
+                locals.length,
+                g.localIndex(me),
+                0,
+                Tuner.Algorithm.TREE,
+                null,
+                true);
         SubGroup.append(b, 1 + ringSteps, inside, locals, region -> region.in(BufferRole.RECV));
         return b.build();
     }
@@ -67,7 +75,7 @@ final class HierarchicalAllGather {
      * difference (8 × 64 ranks, 4 B a rank: 1444 µs with a message per block, most of it 64 messages' overhead a
      * round).
      */
-    private static List<Region> blocksOf(HostGroups g, int host, long n) {
+    static List<Region> blocksOf(HostGroups g, int host, long n) {
         int[] ranks = g.ranksOn(host);
         List<Region> runs = new ArrayList<>();
         int start = 0;

@@ -96,7 +96,10 @@ public final class Planner {
                     case RABENSEIFNER -> RabenseifnerAllReduce.plan(r);
                     case RING, BRUCK -> RingAllReduce.plan(r);
                 };
-            case REDUCE_SCATTER -> RingReduceScatter.plan(r);
+            case REDUCE_SCATTER ->
+                a == Tuner.Algorithm.HIERARCHICAL && spansHosts(hosts)
+                        ? HierarchicalReduceScatter.plan(r, hosts)
+                        : RingReduceScatter.plan(r);
             case ALL_GATHER ->
                 switch (a) {
                     case BRUCK -> BruckAllGather.plan(r);

@@ -30,7 +30,8 @@ final class SubGroup {
 
     /**
      * The schedule of member {@code index} of a group of {@code groupSize} for another collective and count than
-     * {@code r}'s (the Broadcast of everything gathered that ends a two-level AllGather), without a reduction.
+     * {@code r}'s: the Broadcast of everything gathered that ends a two-level AllGather, the Reduce of every block that
+     * starts a two-level ReduceScatter.
      */
     static Schedule plan(
             OpRequest r,
@@ -40,9 +41,10 @@ final class SubGroup {
             int index,
             int rootIndex,
             Tuner.Algorithm algorithm,
+            dev.jccl.ReduceOp op,
             boolean inPlace) {
         OpRequest sub = new OpRequest(
-                collective, index, groupSize, count, null, rootIndex, -1, inPlace, r.chunkCount(), algorithm);
+                collective, index, groupSize, count, op, rootIndex, -1, inPlace, r.chunkCount(), algorithm);
         return Planner.plan(sub, null);
     }
 

@@ -23,10 +23,11 @@ import java.util.Set;
  * inside each host, AllReduce of each block across hosts, all-gather inside each host; see
  * {@code HierarchicalAllReduce}; Broadcast and Reduce across any hosts as a tree among the hosts' leaders and one
  * inside each host; AllGather across any hosts as a gather to each host's leader, a ring of leaders and a tree inside
- * each host), and the logarithmic ones for many ranks: {@link Algorithm#TREE}, {@link Algorithm#RECURSIVE_DOUBLING},
- * {@link Algorithm#RABENSEIFNER}, {@link Algorithm#BRUCK}. Protocols: {@link Protocol#SIMPLE} (framed chunks through
- * the transports' rings and sockets) and {@link Protocol#LL} (low latency: each rank publishes flagged chunks in an
- * outbox in shared memory that every local rank reads in place; only when every rank shares memory).
+ * each host; ReduceScatter as the same in reverse), and the logarithmic ones for many ranks: {@link Algorithm#TREE},
+ * {@link Algorithm#RECURSIVE_DOUBLING}, {@link Algorithm#RABENSEIFNER}, {@link Algorithm#BRUCK}. Protocols:
+ * {@link Protocol#SIMPLE} (framed chunks through the transports' rings and sockets) and {@link Protocol#LL} (low
+ * latency: each rank publishes flagged chunks in an outbox in shared memory that every local rank reads in place; only
+ * when every rank shares memory).
  *
  * <p>The figures are a {@link Calibration}: measured on the machine by {@code jccl perf --calibrate} and read from its
  * file, or the built-in ones, measured on the project's reference machine; they decide crossovers, not promises.
@@ -300,6 +301,19 @@ public final class Tuner {
                     + Math.max(0, l - 2) * intra.stepMicros() * MESSAGE_SHARE
                     + (hosts.hosts() - 1) * round(true, perRank * l, 1)
                     + insideRounds * round(false, total, 1);
+        }
+        if (a == Algorithm.HIERARCHICAL && c == Collective.REDUCE_SCATTER) {
+            if (!Planner.spansHosts(hosts)) return Double.NaN;
+            // Everything reduced up a tree inside each host, a ring of leaders reducing whole hosts' blocks, then each
+            // leader hands its ranks their blocks.
+            int l = hosts.maxLocalSize();
+            int h = hosts.hosts();
+            int insideRounds = 32 - Integer.numberOfLeadingZeros(l - 1);
+            return insideRounds * round(false, total, 1)
+                    + (h - 1) * round(true, perRank * l, 1)
+                    + round(false, perRank * (l - 1), 1)
+                    + Math.max(0, l - 2) * intra.stepMicros() * MESSAGE_SHARE
+                    + reduce(insideRounds * total + (h - 1) * perRank * l);
         }
         if (a == Algorithm.HIERARCHICAL) {
             if (c != Collective.ALL_REDUCE || !hierarchical(hosts)) return Double.NaN;

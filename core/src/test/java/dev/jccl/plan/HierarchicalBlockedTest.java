@@ -1,0 +1,113 @@
+package dev.jccl.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jccl.DataType;
+import dev.jccl.ReduceOp;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The two-level AllGather and ReduceScatter against the reference on host layouts of every shape (those of
+ * {@link HierarchicalRootedTest}: even, uneven, a host of one rank, interleaved), and their shape: only leaders cross
+ * hosts, in H − 1 steps.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class HierarchicalBlockedTest {
+    private static final ReduceOp[] EVERY_OP = {ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.AVG};
+
+    @ParameterizedTest
+    @EnumSource(
+            value = Collective.class,
+            names = {"ALL_GATHER", "REDUCE_SCATTER"})
+    void matchesTheReferenceOnEveryLayout(Collective c) {
+        ReduceOp[] ops = c == Collective.REDUCE_SCATTER ? EVERY_OP : new ReduceOp[] {null};
+        int runs = 0;
+        for (List<String> layout : HierarchicalRootedTest.LAYOUTS) {
+            HostGroups hosts = HostGroups.of(layout);
+            int size = layout.size();
+            for (int count : HierarchicalRootedTest.COUNTS) {
+                for (long chunk : HierarchicalRootedTest.CHUNKS) {
+                    if (chunk == 1 && count > 64) continue;
+                    for (ReduceOp op : ops) {
+                        for (boolean inPlace : new boolean[] {false, true}) {
+                            OperationRun run = new OperationRun(
+                                    c, size, count, chunk, op, 0, inPlace, Tuner.Algorithm.HIERARCHICAL);
+                            List<Schedule> schedules = new ArrayList<>();
+                            for (int rank = 0; rank < size; rank++) {
+                                Schedule s = Planner.plan(request(c, rank, size, count, op, chunk, inPlace), hosts);
+                                if (count > 0) assertEquals("hierarchical", s.algorithm(), run::toString);
+                                schedules.add(s);
+                            }
+                            run.check(schedules);
+                            runs++;
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(runs > 200, "ran " + runs);
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = Collective.class,
+            names = {"ALL_GATHER", "REDUCE_SCATTER"})
+    void onlyLeadersCrossHostsInHostsMinusOneSteps(Collective c) {
+        // 8 hosts × 4 ranks, 1000 elements a block in one chunk: each leader passes 7 hosts' blocks to the next
+        // leader, each host's 4 blocks as one message (its ranks are consecutive), where the flat ring takes 31 steps.
+        // AllGather: 1 step to gather, 7 around the ring, ⌈log2 4⌉ = 2 down each host's tree. ReduceScatter: 2 up the
+        // tree, 7 around the ring, 1 to hand out the blocks, 1 for AVG's division.
+        HostGroups g = HostGroups.evenly(8, 4);
+        int crossing = 0;
+        int steps = 0;
+        for (int rank = 0; rank < 32; rank++) {
+            Schedule s = Planner.plan(request(c, rank, 32, 1000, ReduceOp.AVG, 1 << 20, false), g);
+            steps = Math.max(steps, s.steps().size());
+            for (Step step : s.steps()) {
+                for (Action a : step.actions()) {
+                    if (a instanceof Action.Send send && g.hostOf(send.peer()) != g.hostOf(rank)) {
+                        assertEquals(0, g.localIndex(rank), "rank " + rank + " is not its host's leader");
+                        crossing++;
+                    }
+                }
+            }
+        }
+        assertEquals(8 * 7, crossing);
+        assertEquals(c == Collective.ALL_GATHER ? 1 + 7 + 2 : 2 + 7 + 1 + 1, steps);
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = Collective.class,
+            names = {"ALL_GATHER", "REDUCE_SCATTER"})
+    void aCommunicatorOnOneHostIsPlannedAsTheRing(Collective c) {
+        Schedule s = Planner.plan(request(c, 1, 4, 10, ReduceOp.SUM, 1 << 20, false), HostGroups.evenly(1, 4));
+        assertEquals(c == Collective.ALL_GATHER ? RingAllGather.NAME : RingReduceScatter.NAME, s.algorithm());
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = Collective.class,
+            names = {"ALL_GATHER", "REDUCE_SCATTER"})
+    void theTunerTakesItForSmallMessagesAcrossManyHosts(Collective c) {
+        // 8 hosts × 64 ranks, 8 B a block: the ring's 511 steps each pay the network; the two levels pay it 7 times.
+        Tuner tuner = new Tuner(512, HostGroups.evenly(8, 64), false, true, null, null);
+        double ring = tuner.estimate(c, Tuner.Algorithm.RING, Tuner.Protocol.SIMPLE, 2, 4);
+        double twoLevel = tuner.estimate(c, Tuner.Algorithm.HIERARCHICAL, Tuner.Protocol.SIMPLE, 2, 4);
+        assertTrue(twoLevel * 20 < ring, "two levels " + twoLevel + " µs, ring " + ring + " µs");
+        assertEquals(
+                Tuner.Algorithm.HIERARCHICAL,
+                tuner.choose(c, 2, DataType.FLOAT32).algorithm());
+    }
+
+    private static OpRequest request(
+            Collective c, int rank, int size, long count, ReduceOp op, long chunk, boolean inPlace) {
+        return new OpRequest(c, rank, size, count, op, 0, -1, inPlace, chunk, Tuner.Algorithm.HIERARCHICAL);
+    }
+}
