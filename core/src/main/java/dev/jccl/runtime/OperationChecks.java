@@ -38,23 +38,14 @@ public final class OperationChecks {
     }
 
     public Operation allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
-        ArgumentChecks check = new ArgumentChecks("AllReduce", rank);
-        check.count(count, "count");
-        check.type(type);
+        ArgumentChecks check = checks("AllReduce", count, "count", type);
         check.op(op);
-        long bytes = check.bytes(count, 1, type);
-        check.readable(send, bytes, "send", count + " × " + type);
-        check.writable(recv, bytes, "recv", count + " × " + type);
-        MemorySegment s = send.asSlice(0, bytes);
-        MemorySegment r = recv.asSlice(0, bytes);
-        check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
-        return new Operation(Collective.ALL_REDUCE, s, r, count, type, op, -1, -1, kindOf(check, s, r));
+        Buffers b = sameSize(check, send, recv, check.bytes(count, 1, type), count + " × " + type);
+        return new Operation(Collective.ALL_REDUCE, b.send(), b.recv(), count, type, op, -1, -1, kindOf(check, b));
     }
 
     public Operation broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
-        ArgumentChecks check = new ArgumentChecks("Broadcast", rank);
-        check.count(count, "count");
-        check.type(type);
+        ArgumentChecks check = checks("Broadcast", count, "count", type);
         check.rankInRange(root, size, "root");
         long bytes = check.bytes(count, 1, type);
         check.writable(recv, bytes, "recv", count + " × " + type);
@@ -70,9 +61,7 @@ public final class OperationChecks {
     }
 
     public Operation reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
-        ArgumentChecks check = new ArgumentChecks("Reduce", rank);
-        check.count(count, "count");
-        check.type(type);
+        ArgumentChecks check = checks("Reduce", count, "count", type);
         check.op(op);
         check.rankInRange(root, size, "root");
         long bytes = check.bytes(count, 1, type);
@@ -89,9 +78,7 @@ public final class OperationChecks {
     }
 
     public Operation allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
-        ArgumentChecks check = new ArgumentChecks("AllGather", rank);
-        check.count(sendCount, "sendCount");
-        check.type(type);
+        ArgumentChecks check = checks("AllGather", sendCount, "sendCount", type);
         long block = check.bytes(sendCount, 1, type);
         long total = check.bytes(sendCount, size, type);
         check.readable(send, block, "send", sendCount + " × " + type);
@@ -103,9 +90,7 @@ public final class OperationChecks {
     }
 
     public Operation reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, ReduceOp op) {
-        ArgumentChecks check = new ArgumentChecks("ReduceScatter", rank);
-        check.count(recvCount, "recvCount");
-        check.type(type);
+        ArgumentChecks check = checks("ReduceScatter", recvCount, "recvCount", type);
         check.op(op);
         long block = check.bytes(recvCount, 1, type);
         long total = check.bytes(recvCount, size, type);
@@ -118,16 +103,11 @@ public final class OperationChecks {
     }
 
     public Operation allToAll(MemorySegment send, MemorySegment recv, long countPerPeer, DataType type) {
-        ArgumentChecks check = new ArgumentChecks("AllToAll", rank);
-        check.count(countPerPeer, "countPerPeer");
-        check.type(type);
+        ArgumentChecks check = checks("AllToAll", countPerPeer, "countPerPeer", type);
         long total = check.bytes(countPerPeer, size, type);
-        check.readable(send, total, "send", size + " ranks × " + countPerPeer + " × " + type);
-        check.writable(recv, total, "recv", size + " ranks × " + countPerPeer + " × " + type);
-        MemorySegment s = send.asSlice(0, total);
-        MemorySegment r = recv.asSlice(0, total);
-        check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
-        return new Operation(Collective.ALL_TO_ALL, s, r, countPerPeer, type, null, -1, -1, kindOf(check, s, r));
+        Buffers b = sameSize(check, send, recv, total, size + " ranks × " + countPerPeer + " × " + type);
+        return new Operation(
+                Collective.ALL_TO_ALL, b.send(), b.recv(), countPerPeer, type, null, -1, -1, kindOf(check, b));
     }
 
     public Operation send(MemorySegment buf, long count, DataType type, int peer) {
@@ -139,9 +119,7 @@ public final class OperationChecks {
     }
 
     private Operation pointToPoint(Collective kind, MemorySegment buf, long count, DataType type, int peer) {
-        ArgumentChecks check = new ArgumentChecks(kind.displayName(), rank);
-        check.count(count, "count");
-        check.type(type);
+        ArgumentChecks check = checks(kind.displayName(), count, "count", type);
         check.rankInRange(peer, size, "peer");
         check.notSelf(peer);
         long bytes = check.bytes(count, 1, type);
@@ -159,19 +137,42 @@ public final class OperationChecks {
      */
     public Operation sendRecv(
             MemorySegment send, int sendPeer, MemorySegment recv, int recvPeer, long count, DataType type) {
-        ArgumentChecks check = new ArgumentChecks("SendRecv", rank);
-        check.count(count, "count");
-        check.type(type);
+        ArgumentChecks check = checks("SendRecv", count, "count", type);
         check.rankInRange(sendPeer, size, "sendPeer");
         check.rankInRange(recvPeer, size, "recvPeer");
         check.selfBothWaysOrNeither(sendPeer, recvPeer);
-        long bytes = check.bytes(count, 1, type);
-        check.readable(send, bytes, "send", count + " × " + type);
-        check.writable(recv, bytes, "recv", count + " × " + type);
+        Buffers b = sameSize(check, send, recv, check.bytes(count, 1, type), count + " × " + type);
+        return new Operation(
+                Collective.SEND_RECV, b.send(), b.recv(), count, type, null, sendPeer, recvPeer, kindOf(check, b));
+    }
+
+    /** Checks of a call named {@code call}, its element count and type already checked (the first checks of all). */
+    private ArgumentChecks checks(String call, long count, String countName, DataType type) {
+        ArgumentChecks check = new ArgumentChecks(call, rank);
+        check.count(count, countName);
+        check.type(type);
+        return check;
+    }
+
+    /** A call's buffers, sliced to the bytes it uses. */
+    private record Buffers(MemorySegment send, MemorySegment recv) {}
+
+    /**
+     * Checks and slices the buffers of a call that reads and writes {@code bytes} of each ({@code what} describes
+     * them): they may be the same memory, or apart, but must not partly overlap.
+     */
+    private static Buffers sameSize(
+            ArgumentChecks check, MemorySegment send, MemorySegment recv, long bytes, String what) {
+        check.readable(send, bytes, "send", what);
+        check.writable(recv, bytes, "recv", what);
         MemorySegment s = send.asSlice(0, bytes);
         MemorySegment r = recv.asSlice(0, bytes);
         check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
-        return new Operation(Collective.SEND_RECV, s, r, count, type, null, sendPeer, recvPeer, kindOf(check, s, r));
+        return new Buffers(s, r);
+    }
+
+    private MemoryKind kindOf(ArgumentChecks check, Buffers b) {
+        return kindOf(check, b.send(), b.recv());
     }
 
     /** For async calls: the progress thread must be able to touch the caller's segments. */
