@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Set;
 import java.util.function.IntFunction;
+import java.util.stream.Collectors;
 
 /** Turns what transports report into the errors users see: naming the rank, the peer, the operation and what to do. */
 final class Failures {
@@ -24,16 +25,9 @@ final class Failures {
 
     JcclTimeoutException timeout(
             OpContext op, String where, Set<Integer> waitingFor, String doing, IntFunction<String> pendingWith) {
-        StringBuilder who = new StringBuilder();
-        for (int p : waitingFor) {
-            if (!who.isEmpty()) who.append("; ");
-            who.append("rank ")
-                    .append(p)
-                    .append(" (")
-                    .append(peers.get(p).where())
-                    .append("): ")
-                    .append(pendingWith.apply(p));
-        }
+        String who = waitingFor.stream()
+                .map(p -> "rank " + p + " (" + peers.get(p).where() + "): " + pendingWith.apply(p))
+                .collect(Collectors.joining("; "));
         return new JcclTimeoutException(String.format(
                 "rank %d: %s timed out after %.1f s %s, %s %s. "
                         + "Are those ranks alive and calling the same collectives in the same order? "

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * Decides a failed collective's root cause from every rank's {@link RankStatus}: a pure function, so that the one rank
@@ -46,18 +47,11 @@ final class Verdicts {
         String operation = first == null ? "the failed operation" : first.description();
         String evidence = " Evidence: " + evidence(status);
         if (!missing.isEmpty()) {
-            StringBuilder sb = new StringBuilder();
-            for (int r : missing) {
-                if (!sb.isEmpty()) sb.append("; ");
-                sb.append("rank ")
-                        .append(r)
-                        .append(" (")
-                        .append(where.get(r))
-                        .append(") ")
-                        .append(unreachable[r]);
-            }
+            String why = missing.stream()
+                    .map(r -> "rank " + r + " (" + where.get(r) + ") " + unreachable[r])
+                    .collect(Collectors.joining("; "));
             String stuck = first == null ? "" : operation + " cannot finish: ";
-            return new FailureVerdict(missing, operation, stuck + sb + "." + evidence, decidedBy);
+            return new FailureVerdict(missing, operation, stuck + why + "." + evidence, decidedBy);
         }
         if (first == null) return nothingStandsOut(decidedBy, status, operation, evidence);
 
