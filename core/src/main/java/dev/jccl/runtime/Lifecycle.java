@@ -1,6 +1,7 @@
 package dev.jccl.runtime;
 
 import dev.jccl.JcclException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Whether a communicator may still run operations: open, failed (the first failure is kept and named in every later
@@ -10,8 +11,9 @@ import dev.jccl.JcclException;
 final class Lifecycle {
     private final int rank;
     private volatile JcclException failure;
-    private volatile boolean aborted;
-    private volatile boolean closed;
+    // Each is set once; compareAndSet tells the first of any racing threads that it was the first.
+    private final AtomicBoolean aborted = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     Lifecycle(int rank) {
         this.rank = rank;
@@ -19,8 +21,8 @@ final class Lifecycle {
 
     /** Throws if no operation may start now: the communicator is closed, aborted or failed. */
     void checkUsable(String what) {
-        if (closed) throw new JcclException("rank " + rank + ": " + what + " on a closed communicator");
-        if (aborted) throw new JcclException("rank " + rank + ": " + what + " on an aborted communicator");
+        if (closed.get()) throw new JcclException("rank " + rank + ": " + what + " on a closed communicator");
+        if (aborted.get()) throw new JcclException("rank " + rank + ": " + what + " on an aborted communicator");
         JcclException f = failure;
         if (f != null) throw refusal(what, f);
     }
@@ -46,24 +48,20 @@ final class Lifecycle {
     }
 
     /** Marks the communicator aborted; true the first time only, also when threads race to it. */
-    synchronized boolean abort() {
-        if (aborted) return false;
-        aborted = true;
-        return true;
+    boolean abort() {
+        return aborted.compareAndSet(false, true);
     }
 
     boolean aborted() {
-        return aborted;
+        return aborted.get();
     }
 
     /** Marks the communicator closed; true the first time only, also when threads race to it. */
-    synchronized boolean close() {
-        if (closed) return false;
-        closed = true;
-        return true;
+    boolean close() {
+        return closed.compareAndSet(false, true);
     }
 
     boolean closed() {
-        return closed;
+        return closed.get();
     }
 }
