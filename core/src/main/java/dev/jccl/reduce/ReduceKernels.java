@@ -1,9 +1,15 @@
 package dev.jccl.reduce;
 
+import static dev.jccl.reduce.Layouts.F32;
+import static dev.jccl.reduce.Layouts.F64;
+import static dev.jccl.reduce.Layouts.I16;
+import static dev.jccl.reduce.Layouts.I32;
+import static dev.jccl.reduce.Layouts.I64;
+import static dev.jccl.reduce.Layouts.I8;
+
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Objects;
 
 /**
@@ -340,13 +346,6 @@ public final class ReduceKernels {
 
     /** One in-place division loop per type, for the same reason as the kernels: no per-element switch. */
     private static final class AverageLoops {
-        private static final ValueLayout.OfByte I8 = ValueLayout.JAVA_BYTE;
-        private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED;
-        private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
-        private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
-        private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
-        private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
-
         private AverageLoops() {}
 
         static void int8(MemorySegment seg, long off, long count, int size) {

@@ -1,7 +1,12 @@
 package dev.jccl.reduce;
 
+import static dev.jccl.reduce.Layouts.F32;
+import static dev.jccl.reduce.Layouts.F64;
+import static dev.jccl.reduce.Layouts.I32;
+import static dev.jccl.reduce.Layouts.I64;
+import static dev.jccl.reduce.Layouts.I8;
+
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * The reduce loops for operands that come from memory rather than cache: one plain pass over the segments,
@@ -15,12 +20,6 @@ import java.lang.foreign.ValueLayout;
  * types have none here (their conversions, not memory, are their limit).
  */
 final class StreamingKernels {
-    private static final ValueLayout.OfByte I8 = ValueLayout.JAVA_BYTE;
-    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
-    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
-    private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
-
     private StreamingKernels() {}
 
     static final class Int8 {
