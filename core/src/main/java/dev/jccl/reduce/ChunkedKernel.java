@@ -1,6 +1,8 @@
 package dev.jccl.reduce;
 
 import java.lang.foreign.MemorySegment;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * A {@link ReduceKernel} that streams its operands through two per-thread scratch arrays: it copies a chunk of
@@ -26,27 +28,53 @@ import java.lang.foreign.MemorySegment;
  * own scratch. Scratch is {@value #CHUNK_BYTES} bytes per array, two arrays per element family (byte, short, int, long,
  * float, double) a thread has used.
  */
-abstract sealed class ChunkedKernel<A> implements ReduceKernel {
+final class ChunkedKernel<A> implements ReduceKernel {
 
     /** Bytes per scratch array: two of them fit in a 32 KiB L1 data cache with room to spare. */
     static final int CHUNK_BYTES = 8 * 1024;
 
+    /**
+     * {@code x[i] = x[i] op y[i]} for {@code i < n}: one of the loops of {@link IntegerKernels} or
+     * {@link FloatKernels}.
+     */
+    @FunctionalInterface
+    interface Loop<A> {
+        void apply(A x, A y, int n);
+    }
+
     /** The two scratch arrays of one thread, and heap segments over them for the bulk copies. */
     record Scratch<A>(A x, A y, MemorySegment xSegment, MemorySegment ySegment) {}
 
-    private final int elementBytes;
-    private final ThreadLocal<Scratch<A>> scratch;
-
-    private ChunkedKernel(int elementBytes, ThreadLocal<Scratch<A>> scratch) {
-        this.elementBytes = elementBytes;
-        this.scratch = scratch;
+    /** An element family: the bytes of one element, and each thread's scratch arrays of that element type. */
+    record Family<A>(int elementBytes, ThreadLocal<Scratch<A>> scratch) {
+        Family(int elementBytes, IntFunction<A> newArray, Function<A, MemorySegment> segmentOf) {
+            this(elementBytes, ThreadLocal.withInitial(() -> {
+                A x = newArray.apply(CHUNK_BYTES / elementBytes);
+                A y = newArray.apply(CHUNK_BYTES / elementBytes);
+                return new Scratch<>(x, y, segmentOf.apply(x), segmentOf.apply(y));
+            }));
+        }
     }
 
-    /** {@code x[i] = x[i] op y[i]} for {@code i < n}. */
-    abstract void combine(A x, A y, int n);
+    static final Family<byte[]> BYTES = new Family<>(Byte.BYTES, byte[]::new, MemorySegment::ofArray);
+    static final Family<short[]> SHORTS = new Family<>(Short.BYTES, short[]::new, MemorySegment::ofArray);
+    static final Family<int[]> INTS = new Family<>(Integer.BYTES, int[]::new, MemorySegment::ofArray);
+    static final Family<long[]> LONGS = new Family<>(Long.BYTES, long[]::new, MemorySegment::ofArray);
+    static final Family<float[]> FLOATS = new Family<>(Float.BYTES, float[]::new, MemorySegment::ofArray);
+    static final Family<double[]> DOUBLES = new Family<>(Double.BYTES, double[]::new, MemorySegment::ofArray);
+
+    private final int elementBytes;
+    private final ThreadLocal<Scratch<A>> scratch;
+    private final Loop<A> loop;
+
+    ChunkedKernel(Family<A> family, Loop<A> loop) {
+        this.elementBytes = family.elementBytes();
+        this.scratch = family.scratch();
+        this.loop = loop;
+    }
 
     @Override
-    public final void apply(
+    public void apply(
             MemorySegment a,
             long aOffset,
             MemorySegment b,
@@ -63,158 +91,8 @@ abstract sealed class ChunkedKernel<A> implements ReduceKernel {
             int chunk = (int) Math.min(CHUNK_BYTES, bytes - done);
             MemorySegment.copy(a, aOffset + done, s.xSegment(), 0, chunk);
             MemorySegment.copy(b, bOffset + done, s.ySegment(), 0, chunk);
-            combine(s.x(), s.y(), chunk / elementBytes);
+            loop.apply(s.x(), s.y(), chunk / elementBytes);
             MemorySegment.copy(s.xSegment(), 0, dst, dstOffset + done, chunk);
-        }
-    }
-
-    static final class OfByte extends ChunkedKernel<byte[]> {
-        @FunctionalInterface
-        interface Loop {
-            void apply(byte[] x, byte[] y, int n);
-        }
-
-        private static final ThreadLocal<Scratch<byte[]>> SCRATCH = ThreadLocal.withInitial(() -> {
-            byte[] x = new byte[CHUNK_BYTES];
-            byte[] y = new byte[CHUNK_BYTES];
-            return new Scratch<>(x, y, MemorySegment.ofArray(x), MemorySegment.ofArray(y));
-        });
-
-        private final Loop loop;
-
-        OfByte(Loop loop) {
-            super(Byte.BYTES, SCRATCH);
-            this.loop = loop;
-        }
-
-        @Override
-        void combine(byte[] x, byte[] y, int n) {
-            loop.apply(x, y, n);
-        }
-    }
-
-    static final class OfShort extends ChunkedKernel<short[]> {
-        @FunctionalInterface
-        interface Loop {
-            void apply(short[] x, short[] y, int n);
-        }
-
-        private static final ThreadLocal<Scratch<short[]>> SCRATCH = ThreadLocal.withInitial(() -> {
-            short[] x = new short[CHUNK_BYTES / Short.BYTES];
-            short[] y = new short[CHUNK_BYTES / Short.BYTES];
-            return new Scratch<>(x, y, MemorySegment.ofArray(x), MemorySegment.ofArray(y));
-        });
-
-        private final Loop loop;
-
-        OfShort(Loop loop) {
-            super(Short.BYTES, SCRATCH);
-            this.loop = loop;
-        }
-
-        @Override
-        void combine(short[] x, short[] y, int n) {
-            loop.apply(x, y, n);
-        }
-    }
-
-    static final class OfInt extends ChunkedKernel<int[]> {
-        @FunctionalInterface
-        interface Loop {
-            void apply(int[] x, int[] y, int n);
-        }
-
-        private static final ThreadLocal<Scratch<int[]>> SCRATCH = ThreadLocal.withInitial(() -> {
-            int[] x = new int[CHUNK_BYTES / Integer.BYTES];
-            int[] y = new int[CHUNK_BYTES / Integer.BYTES];
-            return new Scratch<>(x, y, MemorySegment.ofArray(x), MemorySegment.ofArray(y));
-        });
-
-        private final Loop loop;
-
-        OfInt(Loop loop) {
-            super(Integer.BYTES, SCRATCH);
-            this.loop = loop;
-        }
-
-        @Override
-        void combine(int[] x, int[] y, int n) {
-            loop.apply(x, y, n);
-        }
-    }
-
-    static final class OfLong extends ChunkedKernel<long[]> {
-        @FunctionalInterface
-        interface Loop {
-            void apply(long[] x, long[] y, int n);
-        }
-
-        private static final ThreadLocal<Scratch<long[]>> SCRATCH = ThreadLocal.withInitial(() -> {
-            long[] x = new long[CHUNK_BYTES / Long.BYTES];
-            long[] y = new long[CHUNK_BYTES / Long.BYTES];
-            return new Scratch<>(x, y, MemorySegment.ofArray(x), MemorySegment.ofArray(y));
-        });
-
-        private final Loop loop;
-
-        OfLong(Loop loop) {
-            super(Long.BYTES, SCRATCH);
-            this.loop = loop;
-        }
-
-        @Override
-        void combine(long[] x, long[] y, int n) {
-            loop.apply(x, y, n);
-        }
-    }
-
-    static final class OfFloat extends ChunkedKernel<float[]> {
-        @FunctionalInterface
-        interface Loop {
-            void apply(float[] x, float[] y, int n);
-        }
-
-        private static final ThreadLocal<Scratch<float[]>> SCRATCH = ThreadLocal.withInitial(() -> {
-            float[] x = new float[CHUNK_BYTES / Float.BYTES];
-            float[] y = new float[CHUNK_BYTES / Float.BYTES];
-            return new Scratch<>(x, y, MemorySegment.ofArray(x), MemorySegment.ofArray(y));
-        });
-
-        private final Loop loop;
-
-        OfFloat(Loop loop) {
-            super(Float.BYTES, SCRATCH);
-            this.loop = loop;
-        }
-
-        @Override
-        void combine(float[] x, float[] y, int n) {
-            loop.apply(x, y, n);
-        }
-    }
-
-    static final class OfDouble extends ChunkedKernel<double[]> {
-        @FunctionalInterface
-        interface Loop {
-            void apply(double[] x, double[] y, int n);
-        }
-
-        private static final ThreadLocal<Scratch<double[]>> SCRATCH = ThreadLocal.withInitial(() -> {
-            double[] x = new double[CHUNK_BYTES / Double.BYTES];
-            double[] y = new double[CHUNK_BYTES / Double.BYTES];
-            return new Scratch<>(x, y, MemorySegment.ofArray(x), MemorySegment.ofArray(y));
-        });
-
-        private final Loop loop;
-
-        OfDouble(Loop loop) {
-            super(Double.BYTES, SCRATCH);
-            this.loop = loop;
-        }
-
-        @Override
-        void combine(double[] x, double[] y, int n) {
-            loop.apply(x, y, n);
         }
     }
 }

@@ -73,66 +73,73 @@ public final class ReduceKernels {
     public static final long STREAMING_BYTES = 8L << 20;
 
     static {
-        register(
+        staged(
                 DataType.INT8,
-                new ChunkedKernel.OfByte(IntegerKernels.Int8::sum),
-                new ChunkedKernel.OfByte(IntegerKernels.Int8::prod),
-                new ChunkedKernel.OfByte(IntegerKernels.Int8::max),
-                new ChunkedKernel.OfByte(IntegerKernels.Int8::min));
-        register(
+                ChunkedKernel.BYTES,
+                IntegerKernels.Int8::sum,
+                IntegerKernels.Int8::prod,
+                IntegerKernels.Int8::max,
+                IntegerKernels.Int8::min);
+        unsigned(
+                KERNELS,
                 DataType.UINT8,
-                of(DataType.INT8, ReduceOp.SUM),
-                of(DataType.INT8, ReduceOp.PROD),
-                new ChunkedKernel.OfByte(IntegerKernels.Uint8::max),
-                new ChunkedKernel.OfByte(IntegerKernels.Uint8::min));
-        register(
+                DataType.INT8,
+                new ChunkedKernel<>(ChunkedKernel.BYTES, IntegerKernels.Uint8::max),
+                new ChunkedKernel<>(ChunkedKernel.BYTES, IntegerKernels.Uint8::min));
+        staged(
                 DataType.INT32,
-                new ChunkedKernel.OfInt(IntegerKernels.Int32::sum),
-                new ChunkedKernel.OfInt(IntegerKernels.Int32::prod),
-                new ChunkedKernel.OfInt(IntegerKernels.Int32::max),
-                new ChunkedKernel.OfInt(IntegerKernels.Int32::min));
-        register(
+                ChunkedKernel.INTS,
+                IntegerKernels.Int32::sum,
+                IntegerKernels.Int32::prod,
+                IntegerKernels.Int32::max,
+                IntegerKernels.Int32::min);
+        unsigned(
+                KERNELS,
                 DataType.UINT32,
-                of(DataType.INT32, ReduceOp.SUM),
-                of(DataType.INT32, ReduceOp.PROD),
-                new ChunkedKernel.OfInt(IntegerKernels.Uint32::max),
-                new ChunkedKernel.OfInt(IntegerKernels.Uint32::min));
-        register(
+                DataType.INT32,
+                new ChunkedKernel<>(ChunkedKernel.INTS, IntegerKernels.Uint32::max),
+                new ChunkedKernel<>(ChunkedKernel.INTS, IntegerKernels.Uint32::min));
+        staged(
                 DataType.INT64,
-                new ChunkedKernel.OfLong(IntegerKernels.Int64::sum),
-                new ChunkedKernel.OfLong(IntegerKernels.Int64::prod),
-                new ChunkedKernel.OfLong(IntegerKernels.Int64::max),
-                new ChunkedKernel.OfLong(IntegerKernels.Int64::min));
-        register(
+                ChunkedKernel.LONGS,
+                IntegerKernels.Int64::sum,
+                IntegerKernels.Int64::prod,
+                IntegerKernels.Int64::max,
+                IntegerKernels.Int64::min);
+        unsigned(
+                KERNELS,
                 DataType.UINT64,
-                of(DataType.INT64, ReduceOp.SUM),
-                of(DataType.INT64, ReduceOp.PROD),
-                new ChunkedKernel.OfLong(IntegerKernels.Uint64::max),
-                new ChunkedKernel.OfLong(IntegerKernels.Uint64::min));
-        register(
+                DataType.INT64,
+                new ChunkedKernel<>(ChunkedKernel.LONGS, IntegerKernels.Uint64::max),
+                new ChunkedKernel<>(ChunkedKernel.LONGS, IntegerKernels.Uint64::min));
+        staged(
                 DataType.FLOAT16,
-                new ChunkedKernel.OfShort(FloatKernels.Fp16::sum),
-                new ChunkedKernel.OfShort(FloatKernels.Fp16::prod),
-                new ChunkedKernel.OfShort(FloatKernels.Fp16::max),
-                new ChunkedKernel.OfShort(FloatKernels.Fp16::min));
-        register(
+                ChunkedKernel.SHORTS,
+                FloatKernels.Fp16::sum,
+                FloatKernels.Fp16::prod,
+                FloatKernels.Fp16::max,
+                FloatKernels.Fp16::min);
+        staged(
                 DataType.BFLOAT16,
-                new ChunkedKernel.OfShort(FloatKernels.Bf16::sum),
-                new ChunkedKernel.OfShort(FloatKernels.Bf16::prod),
-                new ChunkedKernel.OfShort(FloatKernels.Bf16::max),
-                new ChunkedKernel.OfShort(FloatKernels.Bf16::min));
-        register(
+                ChunkedKernel.SHORTS,
+                FloatKernels.Bf16::sum,
+                FloatKernels.Bf16::prod,
+                FloatKernels.Bf16::max,
+                FloatKernels.Bf16::min);
+        staged(
                 DataType.FLOAT32,
-                new ChunkedKernel.OfFloat(FloatKernels.Fp32::sum),
-                new ChunkedKernel.OfFloat(FloatKernels.Fp32::prod),
-                new ChunkedKernel.OfFloat(FloatKernels.Fp32::max),
-                new ChunkedKernel.OfFloat(FloatKernels.Fp32::min));
-        register(
+                ChunkedKernel.FLOATS,
+                FloatKernels.Fp32::sum,
+                FloatKernels.Fp32::prod,
+                FloatKernels.Fp32::max,
+                FloatKernels.Fp32::min);
+        staged(
                 DataType.FLOAT64,
-                new ChunkedKernel.OfDouble(FloatKernels.Fp64::sum),
-                new ChunkedKernel.OfDouble(FloatKernels.Fp64::prod),
-                new ChunkedKernel.OfDouble(FloatKernels.Fp64::max),
-                new ChunkedKernel.OfDouble(FloatKernels.Fp64::min));
+                ChunkedKernel.DOUBLES,
+                FloatKernels.Fp64::sum,
+                FloatKernels.Fp64::prod,
+                FloatKernels.Fp64::max,
+                FloatKernels.Fp64::min);
     }
 
     static {
@@ -142,36 +149,23 @@ public final class ReduceKernels {
                 StreamingKernels.Int8::prod,
                 StreamingKernels.Int8::max,
                 StreamingKernels.Int8::min);
-        streaming(
-                DataType.UINT8,
-                StreamingKernels.Int8::sum,
-                StreamingKernels.Int8::prod,
-                StreamingKernels.Uint8::max,
-                StreamingKernels.Uint8::min);
+        unsigned(STREAMING, DataType.UINT8, DataType.INT8, StreamingKernels.Uint8::max, StreamingKernels.Uint8::min);
         streaming(
                 DataType.INT32,
                 StreamingKernels.Int32::sum,
                 StreamingKernels.Int32::prod,
                 StreamingKernels.Int32::max,
                 StreamingKernels.Int32::min);
-        streaming(
-                DataType.UINT32,
-                StreamingKernels.Int32::sum,
-                StreamingKernels.Int32::prod,
-                StreamingKernels.Uint32::max,
-                StreamingKernels.Uint32::min);
+        unsigned(
+                STREAMING, DataType.UINT32, DataType.INT32, StreamingKernels.Uint32::max, StreamingKernels.Uint32::min);
         streaming(
                 DataType.INT64,
                 StreamingKernels.Int64::sum,
                 StreamingKernels.Int64::prod,
                 StreamingKernels.Int64::max,
                 StreamingKernels.Int64::min);
-        streaming(
-                DataType.UINT64,
-                StreamingKernels.Int64::sum,
-                StreamingKernels.Int64::prod,
-                StreamingKernels.Uint64::max,
-                StreamingKernels.Uint64::min);
+        unsigned(
+                STREAMING, DataType.UINT64, DataType.INT64, StreamingKernels.Uint64::max, StreamingKernels.Uint64::min);
         streaming(
                 DataType.FLOAT32,
                 StreamingKernels.Fp32::sum,
@@ -185,18 +179,9 @@ public final class ReduceKernels {
                 StreamingKernels.Fp64::max,
                 StreamingKernels.Fp64::min);
         // FLOAT16 and BFLOAT16: their conversions, not memory, are the limit; they keep the chunked loops.
-        streaming(
-                DataType.FLOAT16,
-                of(DataType.FLOAT16, ReduceOp.SUM),
-                of(DataType.FLOAT16, ReduceOp.PROD),
-                of(DataType.FLOAT16, ReduceOp.MAX),
-                of(DataType.FLOAT16, ReduceOp.MIN));
-        streaming(
-                DataType.BFLOAT16,
-                of(DataType.BFLOAT16, ReduceOp.SUM),
-                of(DataType.BFLOAT16, ReduceOp.PROD),
-                of(DataType.BFLOAT16, ReduceOp.MAX),
-                of(DataType.BFLOAT16, ReduceOp.MIN));
+        for (DataType t : new DataType[] {DataType.FLOAT16, DataType.BFLOAT16}) {
+            STREAMING[t.ordinal()] = KERNELS[t.ordinal()].clone();
+        }
     }
 
     static {
@@ -271,9 +256,31 @@ public final class ReduceKernels {
         return bytes >= STREAMING_BYTES ? streaming(type, op) : of(type, op);
     }
 
-    private static void register(
-            DataType type, ReduceKernel sum, ReduceKernel prod, ReduceKernel max, ReduceKernel min) {
-        fill(KERNELS, type, sum, prod, max, min);
+    /** The row of {@code type} in {@link #KERNELS}: its four loops, each staged through {@code family}'s scratch. */
+    private static <A> void staged(
+            DataType type,
+            ChunkedKernel.Family<A> family,
+            ChunkedKernel.Loop<A> sum,
+            ChunkedKernel.Loop<A> prod,
+            ChunkedKernel.Loop<A> max,
+            ChunkedKernel.Loop<A> min) {
+        fill(
+                KERNELS,
+                type,
+                new ChunkedKernel<>(family, sum),
+                new ChunkedKernel<>(family, prod),
+                new ChunkedKernel<>(family, max),
+                new ChunkedKernel<>(family, min));
+    }
+
+    /**
+     * The row of an unsigned {@code type} in {@code table}: the {@code signed} type's SUM and PROD, which give the same
+     * bits, and its own MAX and MIN.
+     */
+    private static void unsigned(
+            ReduceKernel[][] table, DataType type, DataType signed, ReduceKernel max, ReduceKernel min) {
+        ReduceKernel[] bySignedOp = table[signed.ordinal()];
+        fill(table, type, bySignedOp[ReduceOp.SUM.ordinal()], bySignedOp[ReduceOp.PROD.ordinal()], max, min);
     }
 
     private static void fill(
