@@ -64,60 +64,28 @@ final class VectorKernels {
     static ReduceKernel of(DataType type, ReduceOp op) {
         ReduceOp o = op == ReduceOp.AVG ? ReduceOp.SUM : op;
         return switch (type) {
-            case INT8, UINT8 ->
-                switch (o) {
-                    case SUM -> Int8::sum;
-                    case PROD -> Int8::prod;
-                    case MIN -> type == DataType.INT8 ? Int8::min : Int8::umin;
-                    case MAX -> type == DataType.INT8 ? Int8::max : Int8::umax;
-                    default -> null;
-                };
-            case INT32, UINT32 ->
-                switch (o) {
-                    case SUM -> Int32::sum;
-                    case PROD -> Int32::prod;
-                    case MIN -> type == DataType.INT32 ? Int32::min : Int32::umin;
-                    case MAX -> type == DataType.INT32 ? Int32::max : Int32::umax;
-                    default -> null;
-                };
-            case INT64, UINT64 ->
-                switch (o) {
-                    case SUM -> Int64::sum;
-                    case PROD -> Int64::prod;
-                    case MIN -> type == DataType.INT64 ? Int64::min : Int64::umin;
-                    case MAX -> type == DataType.INT64 ? Int64::max : Int64::umax;
-                    default -> null;
-                };
-            case FLOAT32 ->
-                switch (o) {
-                    case SUM -> Fp32::sum;
-                    case PROD -> Fp32::prod;
-                    case MIN -> Fp32::min;
-                    case MAX -> Fp32::max;
-                    default -> null;
-                };
-            case FLOAT64 ->
-                switch (o) {
-                    case SUM -> Fp64::sum;
-                    case PROD -> Fp64::prod;
-                    case MIN -> Fp64::min;
-                    case MAX -> Fp64::max;
-                    default -> null;
-                };
-            case BFLOAT16 ->
-                switch (o) {
-                    case SUM -> Bf16::sum;
-                    case PROD -> Bf16::prod;
-                    case MIN -> Bf16::min;
-                    case MAX -> Bf16::max;
-                    default -> null;
-                };
-            case FLOAT16 ->
-                switch (o) {
-                    case MIN -> Fp16::min;
-                    case MAX -> Fp16::max;
-                    default -> null;
-                };
+            case INT8 -> pick(o, Int8::sum, Int8::prod, Int8::min, Int8::max);
+            case UINT8 -> pick(o, Int8::sum, Int8::prod, Int8::umin, Int8::umax);
+            case INT32 -> pick(o, Int32::sum, Int32::prod, Int32::min, Int32::max);
+            case UINT32 -> pick(o, Int32::sum, Int32::prod, Int32::umin, Int32::umax);
+            case INT64 -> pick(o, Int64::sum, Int64::prod, Int64::min, Int64::max);
+            case UINT64 -> pick(o, Int64::sum, Int64::prod, Int64::umin, Int64::umax);
+            case FLOAT32 -> pick(o, Fp32::sum, Fp32::prod, Fp32::min, Fp32::max);
+            case FLOAT64 -> pick(o, Fp64::sum, Fp64::prod, Fp64::min, Fp64::max);
+            case BFLOAT16 -> pick(o, Bf16::sum, Bf16::prod, Bf16::min, Bf16::max);
+            case FLOAT16 -> pick(o, null, null, Fp16::min, Fp16::max); // SUM and PROD stay scalar, see Fp16
+        };
+    }
+
+    /** The one of a type's kernels that computes {@code op}; null for an op it has none for. */
+    private static ReduceKernel pick(
+            ReduceOp op, ReduceKernel sum, ReduceKernel prod, ReduceKernel min, ReduceKernel max) {
+        return switch (op) {
+            case SUM -> sum;
+            case PROD -> prod;
+            case MIN -> min;
+            case MAX -> max;
+            default -> null;
         };
     }
 
