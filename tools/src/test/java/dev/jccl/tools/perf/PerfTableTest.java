@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The table's text against nccl-tests' own lines (copied from its output, not from our code). */
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
@@ -49,18 +51,21 @@ class PerfTableTest {
         assertEquals("  25807", PerfTable.time(25806.7));
     }
 
-    @Test
-    void percentGAsC() {
-        assertEquals("0", PerfTable.cG(0));
-        assertEquals("4.52531", PerfTable.cG(4.525314));
-        assertEquals("67.9217", PerfTable.cG(67.92171));
-        assertEquals("100", PerfTable.cG(100));
-        assertEquals("12.5", PerfTable.cG(12.5));
-        assertEquals("1e+06", PerfTable.cG(1_000_000));
-        assertEquals("1.23457e+06", PerfTable.cG(1_234_567));
-        assertEquals("0.0001234", PerfTable.cG(0.0001234));
-        assertEquals("1.234e-05", PerfTable.cG(0.00001234));
-        assertEquals("999999", PerfTable.cG(999_999));
+    @ParameterizedTest(name = "%g of {0} is {1}")
+    @CsvSource({
+        "0, 0",
+        "4.525314, 4.52531",
+        "67.92171, 67.9217",
+        "100, 100",
+        "12.5, 12.5",
+        "1000000, 1e+06",
+        "1234567, 1.23457e+06",
+        "0.0001234, 0.0001234",
+        "0.00001234, 1.234e-05",
+        "999999, 999999"
+    })
+    void percentGAsC(double value, String expected) {
+        assertEquals(expected, PerfTable.cG(value));
     }
 
     @Test

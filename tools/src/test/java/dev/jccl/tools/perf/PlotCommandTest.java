@@ -29,6 +29,8 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
 /**
@@ -199,14 +201,14 @@ class PlotCommandTest {
         assertEquals("busbw vs size", BusbwPlot.defaultTitle(List.of(ar, bc), false));
     }
 
+    @ParameterizedTest(name = "2^{0} is {1}")
+    @CsvSource({"0, 1 B", "3, 8 B", "9, 512 B", "10, 1 KiB", "26, 64 MiB", "31.0000000001, 2 GiB"})
+    void sizeTicksArePowersOfTwoInBinaryUnits(double log2, String label) {
+        assertEquals(label, BusbwPlot.sizeTickLabel(log2));
+    }
+
     @Test
-    void sizeTicksArePowersOfTwoInBinaryUnits() {
-        assertEquals("1 B", BusbwPlot.sizeTickLabel(0));
-        assertEquals("8 B", BusbwPlot.sizeTickLabel(3));
-        assertEquals("512 B", BusbwPlot.sizeTickLabel(9));
-        assertEquals("1 KiB", BusbwPlot.sizeTickLabel(10));
-        assertEquals("64 MiB", BusbwPlot.sizeTickLabel(26));
-        assertEquals("2 GiB", BusbwPlot.sizeTickLabel(31.0000000001));
+    void noSizeTickBetweenPowersOfTwo() {
         assertEquals("", BusbwPlot.sizeTickLabel(3.5), "no label between powers of two");
         assertEquals(25.0, BusbwPlot.log2(32L << 20));
     }
