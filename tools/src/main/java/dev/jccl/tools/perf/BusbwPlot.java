@@ -1,16 +1,10 @@
 package dev.jccl.tools.perf;
 
+import dev.jccl.tools.Charts;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,7 +15,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import javax.imageio.ImageIO;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -140,12 +133,7 @@ final class BusbwPlot {
                 .build();
         XYStyler s = chart.getStyler();
         s.setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
-        s.setChartBackgroundColor(Color.WHITE);
-        s.setPlotBackgroundColor(Color.WHITE);
-        s.setPlotBorderColor(Color.GRAY);
-        s.setPlotGridLinesColor(new Color(225, 225, 225));
-        s.setLegendBackgroundColor(Color.WHITE);
-        s.setLegendBorderColor(Color.LIGHT_GRAY);
+        Charts.plainWhite(s);
         // Busbw rises with size, so the top left is where the lines are not.
         s.setLegendPosition(Styler.LegendPosition.InsideNW);
         s.setSeriesColors(SERIES_COLORS);
@@ -210,19 +198,7 @@ final class BusbwPlot {
                             + "); install fontconfig and a font, e.g. apt-get install fontconfig fonts-dejavu-core",
                     e);
         }
-        try (OutputStream out = Files.newOutputStream(png)) {
-            if (!ImageIO.write(image, "png", out)) {
-                throw new IllegalStateException("this JVM has no PNG writer (ImageIO)");
-            }
-        } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException("cannot write " + png + ": no such directory", e);
-        } catch (AccessDeniedException e) {
-            throw new IllegalArgumentException("cannot write " + png + ": permission denied", e);
-        } catch (FileSystemException e) {
-            throw new IllegalArgumentException("cannot write " + png + ": " + e.getReason(), e);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + png + ": " + e.getMessage(), e);
-        }
+        Charts.writePng(image, png);
     }
 
     /**

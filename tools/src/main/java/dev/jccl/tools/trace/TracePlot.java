@@ -1,22 +1,16 @@
 package dev.jccl.tools.trace;
 
+import dev.jccl.tools.Charts;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import javax.imageio.ImageIO;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -142,12 +136,7 @@ final class TracePlot {
                 .yAxisTitle("rank")
                 .build();
         XYStyler s = chart.getStyler();
-        s.setChartBackgroundColor(Color.WHITE);
-        s.setPlotBackgroundColor(Color.WHITE);
-        s.setPlotBorderColor(Color.GRAY);
-        s.setPlotGridLinesColor(new Color(225, 225, 225));
-        s.setLegendBackgroundColor(Color.WHITE);
-        s.setLegendBorderColor(Color.LIGHT_GRAY);
+        Charts.plainWhite(s);
         s.setLegendPosition(Styler.LegendPosition.OutsideS);
         s.setLegendLayout(Styler.LegendLayout.Horizontal);
         s.setXAxisMin(0.0);
@@ -199,16 +188,6 @@ final class TracePlot {
         } finally {
             g.dispose();
         }
-        try (OutputStream out = Files.newOutputStream(png)) {
-            if (!ImageIO.write(image, "png", out)) throw new IllegalStateException("this JVM has no PNG writer");
-        } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException("cannot write " + png + ": no such directory", e);
-        } catch (AccessDeniedException e) {
-            throw new IllegalArgumentException("cannot write " + png + ": permission denied", e);
-        } catch (FileSystemException e) {
-            throw new IllegalArgumentException("cannot write " + png + ": " + e.getReason(), e);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + png + ": " + e.getMessage(), e);
-        }
+        Charts.writePng(image, png);
     }
 }
