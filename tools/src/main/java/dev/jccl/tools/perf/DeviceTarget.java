@@ -1,14 +1,11 @@
 package dev.jccl.tools.perf;
 
 import dev.jccl.Communicator;
-import dev.jccl.DataType;
-import dev.jccl.ReduceOp;
 import dev.jccl.cuda.CudaSupport;
 import dev.jccl.cuda.DeviceBuffer;
 import dev.jccl.cuda.DeviceMemory;
 import dev.jccl.cuda.DevicePath;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * {@code jccl perf --device cuda}: the operations run on device buffers through a communicator with the GPU attached
@@ -59,27 +56,13 @@ public final class DeviceTarget implements PerfTarget {
     }
 
     @Override
-    public void run(
-            PerfCollective c,
-            MemorySegment send,
-            MemorySegment recv,
-            long count,
-            DataType type,
-            ReduceOp op,
-            int root) {
-        c.run(comm, segment(mirror(send)), segment(mirror(recv)), count, type, op, root);
+    public Communicator communicator() {
+        return comm;
     }
 
     @Override
-    public CompletableFuture<Void> start(
-            PerfCollective c,
-            MemorySegment send,
-            MemorySegment recv,
-            long count,
-            DataType type,
-            ReduceOp op,
-            int root) {
-        return c.start(comm, segment(mirror(send)), segment(mirror(recv)), count, type, op, root);
+    public MemorySegment operand(MemorySegment hostSlice) {
+        return segment(mirror(hostSlice));
     }
 
     @Override

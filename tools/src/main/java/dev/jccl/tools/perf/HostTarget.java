@@ -1,10 +1,7 @@
 package dev.jccl.tools.perf;
 
 import dev.jccl.Communicator;
-import dev.jccl.DataType;
-import dev.jccl.ReduceOp;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.CompletableFuture;
 
 /** Host memory: the benchmark's buffers are the ones the communicator works on. */
 public final class HostTarget implements PerfTarget {
@@ -18,27 +15,8 @@ public final class HostTarget implements PerfTarget {
     public void bind(MemorySegment hostSend, MemorySegment hostRecv) {}
 
     @Override
-    public void run(
-            PerfCollective c,
-            MemorySegment send,
-            MemorySegment recv,
-            long count,
-            DataType type,
-            ReduceOp op,
-            int root) {
-        c.run(comm, send, recv, count, type, op, root);
-    }
-
-    @Override
-    public CompletableFuture<Void> start(
-            PerfCollective c,
-            MemorySegment send,
-            MemorySegment recv,
-            long count,
-            DataType type,
-            ReduceOp op,
-            int root) {
-        return c.start(comm, send, recv, count, type, op, root);
+    public Communicator communicator() {
+        return comm;
     }
 
     @Override

@@ -220,7 +220,7 @@ public final class PerfBenchmark {
                 // About 8 MiB per size and round, between one call and a hundred warm-up batches.
                 long batch = Math.clamp((8L << 20) / Math.max(1, bytes), 1, 100L * Math.max(1, options.warmupIters()));
                 for (boolean inPlace : new boolean[] {false, true}) {
-                    iterate((int) batch, g, type, op, root, send(g, ws, inPlace), recv(g, ws, inPlace));
+                    iterate((int) batch, operation(g, type, op, root, inPlace));
                     comm.barrier();
                 }
             }
@@ -245,7 +245,7 @@ public final class PerfBenchmark {
         for (long warmBytes : new long[] {options.sweep().max(), options.sweep().min()}) {
             PerfCollective.Geometry g = coll.geometry(warmBytes / ws, ranks);
             // The same calls as the timed loop (async ones start the progress thread, and get compiled).
-            iterate(options.warmupIters(), g, type, op, root, send(g, ws, false), recv(g, ws, false));
+            iterate(options.warmupIters(), operation(g, type, op, root, false));
         }
         List<Long> sizes = options.sweep().sizes();
         for (int s = 0; s < sizes.size(); s++) {
@@ -269,24 +269,24 @@ public final class PerfBenchmark {
     /** One half-row: time, bandwidths and check of one size, out-of-place or in-place. */
     private String measure(PerfCollective.Geometry g, DataType type, ReduceOp op, int root, boolean inPlace) {
         PerfCollective coll = options.collective();
-        int ws = type.byteSize();
-        MemorySegment send = send(g, ws, inPlace);
-        MemorySegment recv = recv(g, ws, inPlace);
+        Operation operation = operation(g, type, op, root, inPlace);
+        MemorySegment send = operation.send();
+        MemorySegment recv = operation.recv();
         if (options.checks() > 0) {
             // Real data while timing, as nccl-tests does: garbage floats could be denormals, which are slow.
             new DataCheck(coll, type, op, root, rank, ranks, TIMING_SEED).prepare(send, recv, expectedBuffer, g);
             target.toDevice(send, recv);
         }
-        target.run(coll, send, recv, g.paramCount(), type, op, root);
+        operation.run(target);
         comm.barrier();
 
         long start = System.nanoTime();
-        iterate(options.iters(), g, type, op, root, send, recv);
+        iterate(options.iters(), operation);
         double seconds = aggregate((System.nanoTime() - start) / 1e9 / ((double) options.iters() * options.aggIters()));
         double algbw = seconds > 0 ? g.sizeBytes(type) / 1e9 / seconds : 0;
         double busbw = algbw * coll.busFactor(ranks);
 
-        Long wrong = options.checks() > 0 ? check(g, type, op, root, send, recv) : null;
+        Long wrong = options.checks() > 0 ? check(g, operation) : null;
         if (wrong != null && wrong > 0) outOfBounds++;
         busbwSum += busbw;
         busbwCount++;
@@ -309,44 +309,28 @@ public final class PerfBenchmark {
      * {@code n} operations as {@code -z} says: blocking calls (with a barrier after each for -z 1), or all issued
      * asynchronously and then waited for (nccl-tests: enqueue on the stream, synchronize once).
      */
-    private void iterate(
-            int n,
-            PerfCollective.Geometry g,
-            DataType type,
-            ReduceOp op,
-            int root,
-            MemorySegment send,
-            MemorySegment recv) {
-        PerfCollective coll = options.collective();
+    private void iterate(int n, Operation operation) {
         int agg = options.aggIters();
         if (options.blocking()) {
             boolean barrier = options.calls() == PerfOptions.Calls.BLOCKING_WITH_BARRIER;
             for (int i = 0; i < n; i++) {
                 if (agg == 1) {
-                    target.run(coll, send, recv, g.paramCount(), type, op, root);
+                    operation.run(target);
                 } else {
                     // -m: the iteration's operations issued together, then waited for (nccl-tests' group).
-                    issueAndWait(agg, g, type, op, root, send, recv);
+                    issueAndWait(agg, operation);
                 }
                 if (barrier) comm.barrier();
             }
             return;
         }
-        issueAndWait(n * agg, g, type, op, root, send, recv);
+        issueAndWait(n * agg, operation);
     }
 
     /** {@code n} operations issued asynchronously, then waited for. */
-    private void issueAndWait(
-            int n,
-            PerfCollective.Geometry g,
-            DataType type,
-            ReduceOp op,
-            int root,
-            MemorySegment send,
-            MemorySegment recv) {
-        PerfCollective coll = options.collective();
+    private void issueAndWait(int n, Operation operation) {
         List<CompletableFuture<Void>> pending = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) pending.add(target.start(coll, send, recv, g.paramCount(), type, op, root));
+        for (int i = 0; i < n; i++) pending.add(operation.start(target));
         // Operations finish in order: wait once, for the last (waking this thread for every one
         // would cost the progress thread a system call per operation), then collect any errors.
         if (!pending.isEmpty()) pending.getLast().exceptionally(e -> null).join();
@@ -361,22 +345,43 @@ public final class PerfBenchmark {
         }
     }
 
+    /** One operation of a half-row, as the timed loops repeat it: the collective, its slices and its arguments. */
+    private record Operation(
+            PerfCollective coll,
+            MemorySegment send,
+            MemorySegment recv,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int root) {
+        /** Runs it on the target's mirrors of the slices and waits for it. */
+        void run(PerfTarget target) {
+            coll.run(target.communicator(), target.operand(send), target.operand(recv), count, type, op, root);
+        }
+
+        /** Starts it on the target's mirrors of the slices; operations complete in call order. */
+        CompletableFuture<Void> start(PerfTarget target) {
+            return coll.start(target.communicator(), target.operand(send), target.operand(recv), count, type, op, root);
+        }
+    }
+
     /**
      * Runs {@code -c} checked operations on fresh data; returns the wrong elements over all ranks (stops at the first
      * bad one).
      */
-    private long check(
-            PerfCollective.Geometry g, DataType type, ReduceOp op, int root, MemorySegment send, MemorySegment recv) {
-        PerfCollective coll = options.collective();
+    private long check(PerfCollective.Geometry g, Operation operation) {
+        MemorySegment send = operation.send();
+        MemorySegment recv = operation.recv();
         long total = 0;
         for (int c = 0; c < options.checks() && total == 0; c++) {
-            DataCheck check = new DataCheck(coll, type, op, root, rank, ranks, c + 1);
+            DataCheck check = new DataCheck(
+                    operation.coll(), operation.type(), operation.op(), operation.root(), rank, ranks, c + 1);
             check.prepare(send, recv, expectedBuffer, g);
             target.toDevice(send, recv);
             comm.barrier();
-            target.run(coll, send, recv, g.paramCount(), type, op, root);
+            operation.run(target);
             target.toHost(recv);
-            if (options.corrupt() && rank == corruptingRank(root)) check.corrupt(recv, g);
+            if (options.corrupt() && rank == corruptingRank(operation.root())) check.corrupt(recv, g);
             scalar.set(ValueLayout.JAVA_LONG, 0, check.countWrong(recv, expectedBuffer, g));
             comm.allReduce(scalar, scalar, 1, DataType.INT64, ReduceOp.SUM);
             total = scalar.get(ValueLayout.JAVA_LONG, 0);
@@ -404,6 +409,13 @@ public final class PerfBenchmark {
         }
         double t = scalar.get(ValueLayout.JAVA_DOUBLE, 0);
         return options.average() == 1 ? t / ranks : t;
+    }
+
+    /** The operation of a half-row: the collective on this size's slices, out of place or in place. */
+    private Operation operation(PerfCollective.Geometry g, DataType type, ReduceOp op, int root, boolean inPlace) {
+        int ws = type.byteSize();
+        return new Operation(
+                options.collective(), send(g, ws, inPlace), recv(g, ws, inPlace), g.paramCount(), type, op, root);
     }
 
     private MemorySegment send(PerfCollective.Geometry g, int ws, boolean inPlace) {

@@ -1,9 +1,7 @@
 package dev.jccl.tools.perf;
 
-import dev.jccl.DataType;
-import dev.jccl.ReduceOp;
+import dev.jccl.Communicator;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Where {@code jccl perf}'s buffers live and what runs the operations on them: host memory and the communicator
@@ -12,20 +10,24 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>The benchmark always works on two host buffers (send and receive, each as large as the sweep's largest row), where
  * the checks write inputs and read results. A target mirrors them: it maps every slice of a host buffer to the same
- * range of its own buffer, so the benchmark passes host slices and the target runs on what they stand for.
- * {@link #toDevice} and {@link #toHost} move the checked data across; the host target needs neither.
+ * range of its own buffer, so the benchmark works with host slices and the operations run on what they stand for
+ * ({@link #operand}). {@link #toDevice} and {@link #toHost} move the checked data across; the host target needs
+ * neither.
  */
 public interface PerfTarget extends AutoCloseable {
     /** Called once the host buffers exist, before any operation: make the mirrors. */
     void bind(MemorySegment hostSend, MemorySegment hostRecv);
 
-    /** Runs one operation on the slices' mirrors and waits for it. */
-    void run(
-            PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
+    /** The communicator that runs the operations. */
+    Communicator communicator();
 
-    /** Starts one operation on the slices' mirrors; operations complete in call order. */
-    CompletableFuture<Void> start(
-            PerfCollective c, MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root);
+    /**
+     * What an operation takes in place of a host slice (null stays null): its mirror. Host memory needs no mirror, so
+     * by default the slice itself.
+     */
+    default MemorySegment operand(MemorySegment hostSlice) {
+        return hostSlice;
+    }
 
     /** After the checks wrote inputs into the host slices: copy them (send, then the receive region) to the mirrors. */
     void toDevice(MemorySegment send, MemorySegment recv);
