@@ -1,25 +1,12 @@
 package dev.jccl.tools;
 
-import java.util.Map;
-
 /** Words for a process's exit code, as a shell would read it: above 128 means killed by signal code - 128. */
 final class ExitStatus {
-    /** Linux numbering. */
-    private static final Map<Integer, String> SIGNALS = Map.ofEntries(
-            Map.entry(1, "SIGHUP"),
-            Map.entry(2, "SIGINT"),
-            Map.entry(3, "SIGQUIT"),
-            Map.entry(4, "SIGILL"),
-            Map.entry(6, "SIGABRT"),
-            Map.entry(7, "SIGBUS"),
-            Map.entry(8, "SIGFPE"),
-            Map.entry(9, "SIGKILL"),
-            Map.entry(10, "SIGUSR1"),
-            Map.entry(11, "SIGSEGV"),
-            Map.entry(12, "SIGUSR2"),
-            Map.entry(13, "SIGPIPE"),
-            Map.entry(14, "SIGALRM"),
-            Map.entry(15, "SIGTERM"));
+    /** Linux numbering: a signal's name at its number; null where none is given (0, and 5, SIGTRAP). */
+    private static final String[] SIGNALS = {
+        null, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", null, "SIGABRT", "SIGBUS", "SIGFPE", "SIGKILL", "SIGUSR1",
+        "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM"
+    };
 
     private ExitStatus() {}
 
@@ -28,7 +15,7 @@ final class ExitStatus {
         String s = "exited with code " + code;
         int signal = code - 128;
         if (signal >= 1 && signal <= 64) {
-            String name = SIGNALS.get(signal);
+            String name = signal < SIGNALS.length ? SIGNALS[signal] : null;
             s += " (killed by signal " + signal + (name == null ? "" : ", " + name) + ")";
         }
         return s;
