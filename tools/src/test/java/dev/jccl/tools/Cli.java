@@ -83,12 +83,26 @@ final class Cli {
         return String.join(File.pathSeparator, entries);
     }
 
+    /** {@code java -cp ... dev.jccl.tools.JcclCommand}, a list to which a process's arguments are added. */
+    static List<String> jcclCommand() {
+        return new ArrayList<>(List.of(java().toString(), "-cp", classPath(), JcclCommand.class.getName()));
+    }
+
     /** {@code java -cp ... dev.jccl.tools.JcclCommand args} as a started process. */
     static Process startJccl(Map<String, String> env, String... args) throws IOException {
-        List<String> command =
-                new ArrayList<>(List.of(java().toString(), "-cp", classPath(), JcclCommand.class.getName()));
+        List<String> command = jcclCommand();
         command.addAll(List.of(args));
         return start(command, env, null);
+    }
+
+    /**
+     * Arguments written as on a shell's command line: {@code line} split at spaces (it holds no quotes), followed by
+     * {@code more} as they are (a path, a script: words that may hold spaces).
+     */
+    static String[] args(String line, String... more) {
+        List<String> all = new ArrayList<>(List.of(line.trim().split(" +")));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
     }
 
     static Process start(List<String> command, Map<String, String> env, Path dir) throws IOException {

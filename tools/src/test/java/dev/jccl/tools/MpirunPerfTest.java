@@ -34,25 +34,8 @@ class MpirunPerfTest {
                 TestRanks.onPath("mpirun"),
                 "mpirun is not installed here (apt-get install openmpi-bin); .ci/run installs it");
         List<String> cmd = MpirunOnLoopback.command(3);
-        cmd.addAll(List.of(
-                Cli.java().toString(),
-                "-cp",
-                Cli.classPath(),
-                JcclCommand.class.getName(),
-                "perf",
-                "all_reduce",
-                "-b",
-                "8",
-                "-e",
-                "64K",
-                "-f",
-                "4",
-                "-n",
-                "2",
-                "-w",
-                "1",
-                "--warmup-time",
-                "0"));
+        cmd.addAll(Cli.jcclCommand());
+        cmd.addAll(List.of(Cli.args("perf all_reduce -b 8 -e 64K -f 4 -n 2 -w 1 --warmup-time 0")));
         Cli.Result r = Cli.exec(cmd, mpirunEnvironment(), null, Duration.ofMinutes(4));
         assertEquals(0, r.code(), r::toString);
         assertTrue(r.out().contains("# Jccl") && r.out().contains("3 ranks"), r::toString);
@@ -101,30 +84,8 @@ class MpirunPerfTest {
                         + JcclCommand.class.getName() + " \"$@\"\n");
         standIn.toFile().setExecutable(true);
         List<String> cmd = MpirunOnLoopback.command(2);
-        cmd.addAll(List.of(
-                launchers.resolve("all_reduce_perf").toString(),
-                "-b",
-                "8",
-                "-e",
-                "64K",
-                "-f",
-                "2",
-                "-g",
-                "1",
-                "-c",
-                "1",
-                "-n",
-                "20",
-                "-w",
-                "5",
-                "-G",
-                "0",
-                "-d",
-                "float",
-                "-m",
-                "2",
-                "--warmup-time",
-                "0"));
+        cmd.add(launchers.resolve("all_reduce_perf").toString());
+        cmd.addAll(List.of(Cli.args("-b 8 -e 64K -f 2 -g 1 -c 1 -n 20 -w 5 -G 0 -d float -m 2 --warmup-time 0")));
         Cli.Result r = Cli.exec(cmd, mpirunEnvironment(), null, Duration.ofMinutes(4));
         assertEquals(0, r.code(), r::toString);
         assertTrue(r.out().contains("agg iters: 2") && r.out().contains("2 ranks"), r::toString);

@@ -35,26 +35,9 @@ class PerfCommandTest {
         Path json = dir.resolve("ar.json");
         Cli.Result r = Cli.inProcess(
                 Cli.cleanEnvironment(),
-                "perf",
-                "all_reduce",
-                "-np",
-                "4",
-                "-b",
-                "8",
-                "-e",
-                "64M",
-                "-f",
-                "4",
-                "-c",
-                "1",
-                "-n",
-                "2",
-                "-w",
-                "1",
-                "--warmup-time",
-                "0",
-                "--json",
-                json.toString());
+                Cli.args(
+                        "perf all_reduce -np 4 -b 8 -e 64M -f 4 -c 1 -n 2 -w 1 --warmup-time 0 --json",
+                        json.toString()));
 
         assertEquals(0, r.code(), r::toString);
         List<Matcher> rows = NcclTestsOutput.rows(r.out());
@@ -99,23 +82,7 @@ class PerfCommandTest {
     void aDamagedElementFailsTheRunLoudly() throws Exception {
         Cli.Result r = Cli.inProcess(
                 Cli.cleanEnvironment(),
-                "perf",
-                "all_reduce",
-                "-np",
-                "2",
-                "-b",
-                "8",
-                "-e",
-                "1K",
-                "-f",
-                "4",
-                "-n",
-                "1",
-                "-w",
-                "0",
-                "--warmup-time",
-                "0.2",
-                "--debug-corrupt");
+                Cli.args("perf all_reduce -np 2 -b 8 -e 1K -f 4 -n 1 -w 0 --warmup-time 0.2 --debug-corrupt"));
 
         assertEquals(1, r.code(), r::toString);
         assertTrue(
@@ -138,22 +105,7 @@ class PerfCommandTest {
         Path png = dir.resolve("sr.png");
         Cli.Result r = Cli.inProcess(
                 Cli.cleanEnvironment(),
-                "perf",
-                "sendrecv",
-                "-b",
-                "1",
-                "-e",
-                "1K",
-                "-f",
-                "32",
-                "-n",
-                "1",
-                "-w",
-                "0",
-                "--warmup-time",
-                "0",
-                "--plot",
-                png.toString());
+                Cli.args("perf sendrecv -b 1 -e 1K -f 32 -n 1 -w 0 --warmup-time 0 --plot", png.toString()));
         assertEquals(0, r.code(), r::toString);
         assertEquals(3, NcclTestsOutput.rows(r.out()).size(), r::toString);
         assertTrue(r.out().contains("#  Rank  0 Group  0 Pid ") && !r.out().contains("#  Rank  1 "), r::toString);
@@ -176,29 +128,9 @@ class PerfCommandTest {
 
     @Test
     void underJcclRunEachProcessIsARank() throws Exception {
-        List<String> command = new ArrayList<>(List.of(
-                "run",
-                "-np",
-                "3",
-                "--",
-                Cli.java().toString(),
-                "-cp",
-                Cli.classPath(),
-                JcclCommand.class.getName(),
-                "perf",
-                "reduce_scatter",
-                "-b",
-                "96",
-                "-e",
-                "96",
-                "-o",
-                "all",
-                "-n",
-                "1",
-                "-w",
-                "0",
-                "--warmup-time",
-                "0"));
+        List<String> command = new ArrayList<>(List.of(Cli.args("run -np 3 --")));
+        command.addAll(Cli.jcclCommand());
+        command.addAll(List.of(Cli.args("perf reduce_scatter -b 96 -e 96 -o all -n 1 -w 0 --warmup-time 0")));
         Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), command.toArray(String[]::new));
         assertEquals(0, r.code(), r::toString);
         List<Matcher> rows = new ArrayList<>();
@@ -298,8 +230,7 @@ class PerfCommandTest {
      */
     @Test
     void ncclTestsFlagsAreTakenRefusedOrNoted() {
-        Cli.Result twoGpus =
-                Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-b", "8", "-e", "8", "-g", "2");
+        Cli.Result twoGpus = Cli.inProcess(Cli.cleanEnvironment(), Cli.args("perf all_reduce -b 8 -e 8 -g 2"));
         assertEquals(2, twoGpus.code(), twoGpus::toString);
         assertTrue(twoGpus.err().contains("-g 2: jccl perf drives one device per rank"), twoGpus::toString);
         Cli.Result threads = Cli.inProcess(Cli.cleanEnvironment(), "perf", "all_reduce", "-t", "4");
@@ -308,38 +239,8 @@ class PerfCommandTest {
 
         Cli.Result r = Cli.inProcess(
                 Cli.cleanEnvironment(),
-                "perf",
-                "all_reduce",
-                "-b",
-                "8",
-                "-e",
-                "1K",
-                "-f",
-                "4",
-                "-t",
-                "1",
-                "-g",
-                "1",
-                "-m",
-                "4",
-                "-N",
-                "2",
-                "-p",
-                "1",
-                "-G",
-                "3",
-                "-C",
-                "1",
-                "-R",
-                "1",
-                "-T",
-                "120",
-                "-n",
-                "5",
-                "-w",
-                "1",
-                "--warmup-time",
-                "0");
+                Cli.args("perf all_reduce -b 8 -e 1K -f 4 -t 1 -g 1 -m 4 -N 2 -p 1 -G 3 -C 1 -R 1 -T 120"
+                        + " -n 5 -w 1 --warmup-time 0"));
         assertEquals(0, r.code(), r::toString);
         assertEquals(2, r.out().lines().filter(l -> l.startsWith("# nThread")).count(), "-N 2: two sweeps\n" + r);
         assertTrue(r.out().contains("agg iters: 4"), r::toString);

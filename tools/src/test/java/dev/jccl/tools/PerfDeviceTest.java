@@ -43,8 +43,8 @@ class PerfDeviceTest {
     @Test
     void cudaWithoutAGpuFailsInTheLauncherBeforeAnyRankStarts() {
         long start = System.nanoTime();
-        Cli.Result r = Cli.inProcess(
-                Cli.cleanEnvironment(), "perf", "all_gather", "-np", "2", "--device", "cuda", "-b", "1K", "-e", "1K");
+        Cli.Result r =
+                Cli.inProcess(Cli.cleanEnvironment(), Cli.args("perf all_gather -np 2 --device cuda -b 1K -e 1K"));
         assertEquals(2, r.code(), r::toString);
         // Here: no libcudart (CI), or a CUDA runtime with no driver or GPU (a build machine): either way a sentence.
         assertTrue(r.err().startsWith("jccl perf: no CUDA device: no "), r::toString);
@@ -64,26 +64,7 @@ class PerfDeviceTest {
     void twoRanksRunTheStagedPathCleanly() {
         Cli.Result r = Cli.inProcess(
                 Cli.cleanEnvironment(),
-                "perf",
-                "all_reduce",
-                "-np",
-                "2",
-                "--device",
-                "standin",
-                "-b",
-                "8",
-                "-e",
-                "8M",
-                "-f",
-                "32",
-                "-c",
-                "1",
-                "-n",
-                "2",
-                "-w",
-                "1",
-                "--warmup-time",
-                "0");
+                Cli.args("perf all_reduce -np 2 --device standin -b 8 -e 8M -f 32 -c 1 -n 2 -w 1 --warmup-time 0"));
         assertEquals(0, r.code(), r::toString);
         List<Matcher> rows = NcclTestsOutput.rows(r.out());
         assertEquals(5, rows.size(), r::toString); // 8 B, 256 B, 8 KiB, 256 KiB, 8 MiB
@@ -119,32 +100,8 @@ class PerfDeviceTest {
             String z = bench.equals("all_gather") ? "1" : "0";
             Cli.Result r = Cli.inProcess(
                     Cli.cleanEnvironment(),
-                    "perf",
-                    bench,
-                    "-np",
-                    "2",
-                    "--device",
-                    "standin",
-                    "-b",
-                    "4",
-                    "-e",
-                    "12M",
-                    "-f",
-                    "64",
-                    "-c",
-                    "1",
-                    "-n",
-                    "2",
-                    "-w",
-                    "1",
-                    "-z",
-                    z,
-                    "-o",
-                    "avg",
-                    "-d",
-                    "bfloat16",
-                    "--warmup-time",
-                    "0");
+                    Cli.args("perf " + bench + " -np 2 --device standin -b 4 -e 12M -f 64 -c 1 -n 2 -w 1 -z " + z
+                            + " -o avg -d bfloat16 --warmup-time 0"));
             assertEquals(0, r.code(), () -> bench + " -z " + z + ":\n" + r);
             List<Matcher> rows = NcclTestsOutput.rows(r.out());
             assertEquals(4, rows.size(), () -> bench + ":\n" + r);
@@ -155,23 +112,8 @@ class PerfDeviceTest {
         }
         Cli.Result bad = Cli.inProcess(
                 Cli.cleanEnvironment(),
-                "perf",
-                "all_reduce",
-                "-np",
-                "1",
-                "--device",
-                "standin",
-                "-b",
-                "1K",
-                "-e",
-                "1K",
-                "-n",
-                "1",
-                "-w",
-                "0",
-                "--warmup-time",
-                "0",
-                "--debug-corrupt");
+                Cli.args("perf all_reduce -np 1 --device standin -b 1K -e 1K -n 1 -w 0 --warmup-time 0"
+                        + " --debug-corrupt"));
         assertEquals(1, bad.code(), bad::toString);
         assertEquals("1", NcclTestsOutput.rows(bad.out()).getFirst().group(9), bad::toString);
     }

@@ -38,14 +38,8 @@ class RunCommandTest {
 
     @Test
     void everyRankGetsItsVariablesAndItsOutputIsPrefixed() throws Exception {
-        Cli.Result r = Cli.inProcess(
-                Cli.cleanEnvironment(),
-                "run",
-                "-np",
-                "3",
-                "--",
-                "sh",
-                "-c",
+        Cli.Result r = runScript(
+                "-np 3",
                 "echo rank=$JCCL_RANK size=$JCCL_WORLD_SIZE local=$JCCL_LOCAL_RANK/$JCCL_LOCAL_SIZE"
                         + " if=$JCCL_SOCKET_IFNAME id=$JCCL_ID; echo err >&2");
 
@@ -82,10 +76,10 @@ class RunCommandTest {
         java.nio.file.Files.writeString(impostor, "#!/bin/sh\necho impostor\n");
         impostor.toFile().setExecutable(true);
         java.util.Map<String, String> env = Cli.environment("PATH", dir + ":" + System.getenv("PATH"));
-        Cli.Result bare = Cli.inProcess(env, "run", "-np", "1", "--", "java", "-XshowSettings:properties", "-version");
+        Cli.Result bare = Cli.inProcess(env, Cli.args("run -np 1 -- java -XshowSettings:properties -version"));
         assertEquals(0, bare.code(), bare::toString);
         assertTrue(bare.err().contains("java.home = " + System.getProperty("java.home")), bare::toString);
-        Cli.Result script = Cli.inProcess(env, "run", "-np", "1", "--", "sh", "-c", "command -v java");
+        Cli.Result script = runScript(env, "-np 1", "command -v java");
         assertEquals(0, script.code(), script::toString);
         assertEquals(
                 "[0] " + RankEnvironment.THIS_JDK_BIN + "/java", script.out().trim(), script::toString);
@@ -93,17 +87,7 @@ class RunCommandTest {
 
     @Test
     void ifnameOptionIsGivenToTheRanks() {
-        Cli.Result r = Cli.inProcess(
-                Cli.cleanEnvironment(),
-                "run",
-                "-np",
-                "2",
-                "--ifname",
-                "lo",
-                "--",
-                "sh",
-                "-c",
-                "echo if=$JCCL_SOCKET_IFNAME");
+        Cli.Result r = runScript("-np 2 --ifname lo", "echo if=$JCCL_SOCKET_IFNAME");
         assertEquals(0, r.code(), r::toString);
         assertTrue(r.out().contains("[0] if=lo\n") && r.out().contains("[1] if=lo\n"), r::toString);
     }
@@ -111,14 +95,9 @@ class RunCommandTest {
     @Test
     void anInterfaceTheUserSetIsKept() {
         // NCCL_SOCKET_IFNAME counts as set: the launcher must not override it with its loopback default.
-        Cli.Result r = Cli.inProcess(
+        Cli.Result r = runScript(
                 Cli.environment("NCCL_SOCKET_IFNAME", "lo"),
-                "run",
-                "-np",
-                "1",
-                "--",
-                "sh",
-                "-c",
+                "-np 1",
                 "echo jccl=${JCCL_SOCKET_IFNAME:-unset} nccl=$NCCL_SOCKET_IFNAME");
         assertEquals(0, r.code(), r::toString);
         assertTrue(r.out().contains("[0] jccl=unset nccl=lo\n"), r::toString);
@@ -146,8 +125,7 @@ class RunCommandTest {
                 touch "$READY/$JCCL_RANK"
                 wait
                 """;
-        Cli.Result r =
-                Cli.inProcess(Cli.environment("READY", ready.toString()), "run", "-np", "3", "--", "sh", "-c", script);
+        Cli.Result r = runScript(Cli.environment("READY", ready.toString()), "-np 3", script);
 
         assertEquals(3, r.code(), r::toString);
         Matcher m = Pattern.compile(
@@ -163,15 +141,7 @@ class RunCommandTest {
 
     @Test
     void aRankKilledBySignalIsReportedAsSuch() {
-        Cli.Result r = Cli.inProcess(
-                Cli.cleanEnvironment(),
-                "run",
-                "-np",
-                "2",
-                "--",
-                "sh",
-                "-c",
-                "if [ $JCCL_RANK = 0 ]; then kill -9 $$; fi; sleep 60");
+        Cli.Result r = runScript("-np 2", "if [ $JCCL_RANK = 0 ]; then kill -9 $$; fi; sleep 60");
         assertEquals(137, r.code(), r::toString);
         assertTrue(
                 r.err()
@@ -182,16 +152,8 @@ class RunCommandTest {
 
     @Test
     void withElasticALostRankLeavesTheOthersRunningAndTheJobSucceedsIfTheyDo() {
-        Cli.Result r = Cli.inProcess(
-                Cli.cleanEnvironment(),
-                "run",
-                "--elastic",
-                "-np",
-                "3",
-                "--",
-                "sh",
-                "-c",
-                "if [ $JCCL_RANK = 1 ]; then kill -9 $$; fi; sleep 1; echo rank $JCCL_RANK went on");
+        Cli.Result r = runScript(
+                "--elastic -np 3", "if [ $JCCL_RANK = 1 ]; then kill -9 $$; fi; sleep 1; echo rank $JCCL_RANK went on");
         assertEquals(0, r.code(), r::toString);
         assertTrue(
                 r.err()
@@ -204,22 +166,13 @@ class RunCommandTest {
 
     @Test
     void withElasticTheJobStillFailsWhenASurvivorFails() {
-        Cli.Result r = Cli.inProcess(
-                Cli.cleanEnvironment(),
-                "run",
-                "--elastic",
-                "-np",
-                "2",
-                "--",
-                "sh",
-                "-c",
-                "if [ $JCCL_RANK = 1 ]; then kill -9 $$; fi; sleep 1; exit 5");
+        Cli.Result r = runScript("--elastic -np 2", "if [ $JCCL_RANK = 1 ]; then kill -9 $$; fi; sleep 1; exit 5");
         assertEquals(5, r.code(), r::toString);
     }
 
     @Test
     void aCommandThatIsNotThereExits127() {
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "run", "-np", "2", "--", "jccl-no-such-command", "x");
+        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), Cli.args("run -np 2 -- jccl-no-such-command x"));
         assertEquals(127, r.code(), r::toString);
         assertTrue(
                 r.err().contains("jccl run: cannot start jccl-no-such-command: command not found on PATH"),
@@ -255,17 +208,8 @@ class RunCommandTest {
 
     @Test
     void timeoutStopsTheRanksStillRunningAndNamesThem() throws Exception {
-        Cli.Result r = Cli.inProcess(
-                Cli.cleanEnvironment(),
-                "run",
-                "-np",
-                "3",
-                "--timeout",
-                "1",
-                "--",
-                "sh",
-                "-c",
-                "[ $JCCL_RANK = 0 ] && exit 0; sleep 60 & echo \"pids $$ $!\"; wait");
+        Cli.Result r =
+                runScript("-np 3 --timeout 1", "[ $JCCL_RANK = 0 ] && exit 0; sleep 60 & echo \"pids $$ $!\"; wait");
         assertEquals(124, r.code(), r::toString);
         assertTrue(
                 r.err()
@@ -279,7 +223,7 @@ class RunCommandTest {
 
     @Test
     void badTimeoutIsAUsageError() {
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "run", "-np", "1", "--timeout", "soon", "--", "true");
+        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), Cli.args("run -np 1 --timeout soon -- true"));
         assertEquals(2, r.code(), r::toString);
         assertTrue(r.err().contains("--timeout='soon' is not a duration"), r::toString);
     }
@@ -290,7 +234,7 @@ class RunCommandTest {
         int lines = 2000;
         String script = "i=0; x=$(printf '%0400d' 0); while [ $i -lt " + lines + " ]; do echo \"r$JCCL_RANK $i $x\"; "
                 + "i=$((i+1)); done; printf 'r%s end' $JCCL_RANK";
-        Cli.Result r = Cli.inProcess(Cli.cleanEnvironment(), "run", "-np", "4", "--", "sh", "-c", script);
+        Cli.Result r = runScript("-np 4", script);
         assertEquals(0, r.code(), () -> "exit " + r.code() + "\n" + r.err());
         Pattern line = Pattern.compile("\\[(\\d)] r(\\d) (\\d+) 0{400}|\\[(\\d)] r(\\d) end");
         Map<String, Integer> counts = new HashMap<>();
@@ -312,13 +256,7 @@ class RunCommandTest {
         Cli.Result r = Cli.finish(
                 Cli.startJccl(
                         Cli.cleanEnvironment(),
-                        "run",
-                        "-np",
-                        "2",
-                        "--",
-                        "sh",
-                        "-c",
-                        "printf 'h\\303\\251llo\\n'; exit $((JCCL_RANK * 5))"),
+                        Cli.args("run -np 2 -- sh -c", "printf 'h\\303\\251llo\\n'; exit $((JCCL_RANK * 5))")),
                 Duration.ofSeconds(30));
         assertEquals(5, r.code(), r::toString);
         assertTrue(r.out().contains("[0] héllo\n") && r.out().contains("[1] héllo\n"), "bytes pass through:\n" + r);
@@ -328,7 +266,7 @@ class RunCommandTest {
     @Test
     void terminatingTheLauncherStopsTheRanks() throws Exception {
         Process launcher = Cli.startJccl(
-                Cli.cleanEnvironment(), "run", "-np", "2", "--", "sh", "-c", "sleep 60 & echo \"pids $$ $!\"; wait");
+                Cli.cleanEnvironment(), Cli.args("run -np 2 -- sh -c", "sleep 60 & echo \"pids $$ $!\"; wait"));
         var err = Cli.readAll(launcher.getErrorStream());
         List<Long> pids = new ArrayList<>();
         StringBuilder out = new StringBuilder();
@@ -369,5 +307,14 @@ class RunCommandTest {
             pids.add(Long.parseLong(m.group(3)));
         }
         return pids;
+    }
+
+    /** {@code jccl run OPTIONS -- sh -c SCRIPT} in this JVM, each rank a shell running the script. */
+    private static Cli.Result runScript(String options, String script) {
+        return runScript(Cli.cleanEnvironment(), options, script);
+    }
+
+    private static Cli.Result runScript(Map<String, String> env, String options, String script) {
+        return Cli.inProcess(env, Cli.args("run " + options + " -- sh -c", script));
     }
 }
