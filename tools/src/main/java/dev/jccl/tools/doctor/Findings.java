@@ -33,6 +33,11 @@ final class Findings {
         return this;
     }
 
+    /** Adds a file's content as evidence, under its path, when the file is there. */
+    Findings fileIfPresent(HostFiles files, String path) {
+        return evidenceIfPresent(path, files.read(path));
+    }
+
     /** Records a problem of verdict {@code WARN} or {@code FAIL}, with the fixes that address it. */
     Findings problem(Verdict verdict, String text, String... fix) {
         problemVerdicts.add(verdict);

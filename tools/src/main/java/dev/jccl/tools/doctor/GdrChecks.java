@@ -131,12 +131,8 @@ final class GdrChecks {
         f.evidence(PEERMEM_MODULE_VERSION, pm.nvidiaPeermem() ? pm.peermemVersion() : null);
         if (pm.nvidiaPeermem()) {
             f.evidence("/sys/module/nvidia_peermem/initstate", pm.initstate());
-            f.evidenceIfPresent(
-                    "/sys/module/nvidia_peermem/parameters/peerdirect_support",
-                    facts.files().read("/sys/module/nvidia_peermem/parameters/peerdirect_support"));
-            f.evidenceIfPresent(
-                    "/sys/module/nvidia_peermem/parameters/persistent_api_support",
-                    facts.files().read("/sys/module/nvidia_peermem/parameters/persistent_api_support"));
+            f.fileIfPresent(facts.files(), "/sys/module/nvidia_peermem/parameters/peerdirect_support");
+            f.fileIfPresent(facts.files(), "/sys/module/nvidia_peermem/parameters/persistent_api_support");
         }
         if (pm.nvPeerMem()) f.evidence("/sys/module/nv_peer_mem/version", pm.nvPeerMemVersion());
         f.evidence("/sys/kernel/mm/memory_peers", pm.memoryPeersDir() ? String.join(" ", pm.clients()) : null);

@@ -140,7 +140,7 @@ record LimitChecks(HostFacts facts) {
                         : String.format(
                                 "%016x (CAP_SYS_NICE %s)",
                                 facts.capEff(), Boolean.TRUE.equals(sysNice) ? "held" : "not held"));
-        f.evidenceIfPresent("/sys/devices/system/node/online", facts.files().read("/sys/devices/system/node/online"));
+        f.fileIfPresent(facts.files(), "/sys/devices/system/node/online");
         String sysFix = "mount the host's /sys (read-only is enough) so that NCCL can read the PCI topology";
         for (String bdf : facts.gpuBusIds()) {
             String real = facts.pciPath(bdf);

@@ -83,12 +83,8 @@ record RdmaDeviceChecks(HostFacts facts) {
             String ibdev = facts.files().read("/sys/class/infiniband_verbs/" + uverbs + "/ibdev");
             if (ibdev != null) nodeOf.put(ibdev, uverbs);
         }
-        f.evidenceIfPresent(
-                "/sys/class/infiniband_verbs/abi_version",
-                facts.files().read("/sys/class/infiniband_verbs/abi_version"));
-        f.evidenceIfPresent(
-                "/sys/module/ib_core/parameters/netns_mode",
-                facts.files().read("/sys/module/ib_core/parameters/netns_mode"));
+        f.fileIfPresent(facts.files(), "/sys/class/infiniband_verbs/abi_version");
+        f.fileIfPresent(facts.files(), "/sys/module/ib_core/parameters/netns_mode");
         List<String> usable = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         List<HostFacts.RdmaDevice> devices = facts.selectedDevices();
