@@ -100,14 +100,11 @@ final class Capture {
         return false;
     }
 
+    /** Words that mark a variable's value as a secret wherever they stand in its name. */
+    private static final List<String> SECRET_WORDS = List.of("SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL");
+
     static boolean secret(String name) {
         String n = name.toUpperCase(Locale.ROOT);
-        return n.equals("JCCL_ID")
-                || n.contains("SECRET")
-                || n.contains("TOKEN")
-                || n.contains("PASSWORD")
-                || n.contains("PASSWD")
-                || n.contains("CREDENTIAL")
-                || n.endsWith("_KEY");
+        return n.equals("JCCL_ID") || SECRET_WORDS.stream().anyMatch(n::contains) || n.endsWith("_KEY");
     }
 }
