@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -195,37 +196,42 @@ final class TraceFiles {
         }
 
         long number(String name) {
-            JsonNode v = present(name);
-            if (!v.canConvertToLong() || !v.isIntegralNumber()) throw wrongType(name, "a whole number");
-            return v.asLong();
+            return present(name, v -> v.canConvertToLong() && v.isIntegralNumber(), "a whole number")
+                    .asLong();
         }
 
         long optionalNumber(String name, long otherwise) {
-            JsonNode v = node.get(name);
-            return v == null || v.isNull() ? otherwise : number(name);
+            return absent(name) ? otherwise : number(name);
         }
 
         String text(String name) {
-            JsonNode v = present(name);
-            if (!v.isTextual()) throw wrongType(name, "text");
-            return v.asText();
+            return present(name, JsonNode::isTextual, "text").asText();
         }
 
         String optionalText(String name, String otherwise) {
-            JsonNode v = node.get(name);
-            return v == null || v.isNull() ? otherwise : text(name);
+            return absent(name) ? otherwise : text(name);
         }
 
         boolean bool(String name) {
-            JsonNode v = present(name);
-            if (!v.isBoolean()) throw wrongType(name, "true or false");
-            return v.asBoolean();
+            return present(name, JsonNode::isBoolean, "true or false").asBoolean();
         }
 
         private JsonNode present(String name) {
-            JsonNode v = node.get(name);
-            if (v == null || v.isNull()) throw damaged(file, prefix + name + " is missing");
+            if (absent(name)) throw damaged(file, prefix + name + " is missing");
+            return node.get(name);
+        }
+
+        /** The field, which must be there and of the {@code expected} kind. */
+        private JsonNode present(String name, Predicate<JsonNode> ofKind, String expected) {
+            JsonNode v = present(name);
+            if (!ofKind.test(v)) throw wrongType(name, expected);
             return v;
+        }
+
+        /** Missing, or null: what an optional field may be. */
+        private boolean absent(String name) {
+            JsonNode v = node.get(name);
+            return v == null || v.isNull();
         }
 
         private IllegalArgumentException wrongType(String name, String expected) {
