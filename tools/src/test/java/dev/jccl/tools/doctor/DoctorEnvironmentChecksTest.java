@@ -7,8 +7,6 @@ import static dev.jccl.tools.doctor.Fixtures.ROCE;
 import static dev.jccl.tools.doctor.Fixtures.VM;
 import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
-import static dev.jccl.tools.doctor.Fixtures.assertSummary;
-import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
 import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -33,21 +31,22 @@ class DoctorEnvironmentChecksTest {
                 "driver-kernel-user-match",
                 Verdict.OK,
                 "libcuda.so.560.35.03 matches the kernel module 560.35.03");
-        CheckResult mismatch = expect(BROKEN, "driver-kernel-user-match", Verdict.FAIL);
-        assertSummary(
-                mismatch,
+        CheckResult mismatch = expect(
+                BROKEN,
+                "driver-kernel-user-match",
+                Verdict.FAIL,
                 "Kernel module 535.183.01 but the image provides libcuda.so.550.90.07",
                 "CUDA will fail to initialize");
         assertFix(mismatch, "do not bake libcuda into the image");
         expect(VM, "driver-kernel-user-match", Verdict.OK, "No libcuda.so");
         expect(PLAIN, "driver-kernel-user-match", Verdict.SKIP, "no NVIDIA driver");
 
-        Path compat = Fixtures.copy(HEALTHY, tmp);
-        Fixtures.write(compat, "/usr/local/cuda-12.8/compat/libcuda.so.570.124.06", "");
+        Path compat = Fixtures.copyWithFile(HEALTHY, tmp, "/usr/local/cuda-12.8/compat/libcuda.so.570.124.06", "");
         Fixtures.env(compat, "LD_LIBRARY_PATH", "/usr/local/cuda-12.8/compat:/usr/local/nvidia/lib64");
-        CheckResult fwd = expect(compat, "driver-kernel-user-match", Verdict.WARN);
-        assertSummary(
-                fwd,
+        expect(
+                compat,
+                "driver-kernel-user-match",
+                Verdict.WARN,
                 "CUDA forward compatibility is in use: libcuda 570.124.06 from /usr/local/cuda-12.8/compat "
                         + "is on LD_LIBRARY_PATH");
     }
@@ -55,9 +54,10 @@ class DoctorEnvironmentChecksTest {
     @Test
     void ncclVersionGaps(@TempDir(factory = RamTempDir.class) Path tmp) {
         expect(HEALTHY, "nccl-version-gaps", Verdict.OK);
-        CheckResult gaps = expect(BROKEN, "nccl-version-gaps", Verdict.FAIL);
-        assertSummary(
-                gaps,
+        CheckResult gaps = expect(
+                BROKEN,
+                "nccl-version-gaps",
+                Verdict.FAIL,
                 "NCCL 2.24.3 allocates host memory with cuMem, which needs CAP_SYS_NICE",
                 "NCCL 2.24.3 ignores link state",
                 "ens1f0 has an address but is not RUNNING");
@@ -78,7 +78,7 @@ class DoctorEnvironmentChecksTest {
 
     @Test
     void ncclVariables(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult known = expect(HEALTHY, "env-nccl-unknown", Verdict.OK, "4 NCCL settings, all read by NCCL 2.28.7");
+        expect(HEALTHY, "env-nccl-unknown", Verdict.OK, "4 NCCL settings, all read by NCCL 2.28.7");
         CheckResult broken = expect(
                 BROKEN,
                 "env-nccl-unknown",
@@ -112,18 +112,17 @@ class DoctorEnvironmentChecksTest {
         Path root = Fixtures.copy(ROCE, tmp.resolve("vars"));
         for (Object[] c : cases) {
             Fixtures.env(root, (String) c[0], (String) c[1]);
-            CheckResult r = assertVerdict(Fixtures.examine(root), "env-nccl-unknown", (Verdict) c[2]);
-            assertSummary(r, (String) c[3]);
+            CheckResult r = expect(Fixtures.examine(root), "env-nccl-unknown", (Verdict) c[2], (String) c[3]);
             Fixtures.env(root, (String) c[0], null);
         }
 
         // A variable newer than the NCCL found, and one from NCCL's config file.
-        Path conf = Fixtures.copy(VM, tmp.resolve("conf"));
-        Fixtures.env(conf, "NCCL_PAT_ENABLE", "1");
+        Path conf = Fixtures.copyWithEnv(VM, tmp.resolve("conf"), "NCCL_PAT_ENABLE", "1");
         Fixtures.write(conf, "/etc/nccl.conf", "# site defaults\nNCCL_IB_MTU=4096\n");
-        CheckResult r = expect(conf, "env-nccl-unknown", Verdict.WARN);
-        assertSummary(
-                r,
+        CheckResult r = expect(
+                conf,
+                "env-nccl-unknown",
+                Verdict.WARN,
                 "NCCL_PAT_ENABLE=1 is read only from NCCL 2.23.4; NCCL 2.21.5 ignores it",
                 "NCCL_IB_MTU=4096 is not an NCCL variable");
         assertEvidence(r, "/etc/nccl.conf NCCL_IB_MTU", "4096");
@@ -154,16 +153,20 @@ class DoctorEnvironmentChecksTest {
                 "JCCL_TIMOUT is not a Jccl variable (did you mean JCCL_TIMEOUT?): Jccl ignores it");
         assertEvidence(typo, "Jccl reads NCCL_SOCKET_IFNAME", "socketIfname = ens9");
 
-        Path bad = Fixtures.copy(PLAIN, tmp.resolve("bad"));
-        Fixtures.env(bad, "JCCL_TIMEOUT", "soon");
-        CheckResult refused = expect(
+        Path bad = Fixtures.copyWithEnv(PLAIN, tmp.resolve("bad"), "JCCL_TIMEOUT", "soon");
+        expect(
                 bad,
                 "env-jccl-unknown",
                 Verdict.FAIL,
                 "A Jccl rank would refuse to start: JCCL_TIMEOUT='soon' is not a duration");
 
-        Path secret = Fixtures.copy(PLAIN, tmp.resolve("secret"));
-        Fixtures.env(secret, "JCCL_SECRET", "00112233445566778899aabbccddeeff", "JCCL_ROOT", "node-0:29600");
+        Path secret = Fixtures.copyWithEnv(
+                PLAIN,
+                tmp.resolve("secret"),
+                "JCCL_SECRET",
+                "00112233445566778899aabbccddeeff",
+                "JCCL_ROOT",
+                "node-0:29600");
         CheckResult quiet = expect(secret, "env-jccl-unknown", Verdict.OK);
         assertEquals("(set; value not shown)", quiet.evidence("env JCCL_SECRET"));
         assertFalse(Fixtures.describe(quiet).contains("00112233"), "the secret is never printed");
@@ -172,27 +175,27 @@ class DoctorEnvironmentChecksTest {
     @Test
     void transportOverrides(@TempDir(factory = RamTempDir.class) Path tmp) {
         expect(HEALTHY, "env-transport-overrides", Verdict.OK);
-        CheckResult debug = expect(
+        expect(
                 BROKEN,
                 "env-transport-overrides",
                 Verdict.WARN,
                 "NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=ALL",
                 "NCCL_ALGO=Ring,Bogus forces the algorithm");
 
-        Path p2p = Fixtures.copy(HEALTHY, tmp.resolve("p2p"));
-        Fixtures.env(p2p, "NCCL_P2P_DISABLE", "1", "NCCL_SHM_DISABLE", "1");
+        Path p2p = Fixtures.copyWithEnv(HEALTHY, tmp.resolve("p2p"), "NCCL_P2P_DISABLE", "1", "NCCL_SHM_DISABLE", "1");
         Map<String, CheckResult> r = Fixtures.examine(p2p);
-        CheckResult both = assertVerdict(r, "env-transport-overrides", Verdict.WARN);
-        assertSummary(
-                both,
+        CheckResult both = expect(
+                r,
+                "env-transport-overrides",
+                Verdict.WARN,
                 "NCCL_P2P_DISABLE=1: 2 GPUs are visible",
                 "NCCL_SHM_DISABLE=1 turns shared memory off",
                 "and in Jccl, which reads it too");
         assertFix(both, "unset it once debugging is done");
 
         // Without the hardware a disabled fast path costs nothing: listed, not a warning.
-        Path noHardware = Fixtures.copy(PLAIN, tmp.resolve("nohw"));
-        Fixtures.env(noHardware, "NCCL_IB_DISABLE", "1", "NCCL_P2P_DISABLE", "1");
+        Path noHardware =
+                Fixtures.copyWithEnv(PLAIN, tmp.resolve("nohw"), "NCCL_IB_DISABLE", "1", "NCCL_P2P_DISABLE", "1");
         expect(
                 noHardware,
                 "env-transport-overrides",
@@ -202,9 +205,10 @@ class DoctorEnvironmentChecksTest {
 
     @Test
     void hugepagesAreInformationOnly() {
-        CheckResult info = expect(HEALTHY, "hugepages-info", Verdict.SKIP);
-        assertSummary(
-                info,
+        CheckResult info = expect(
+                HEALTHY,
+                "hugepages-info",
+                Verdict.SKIP,
                 "HugePages_Total 0 (2048 kB pages), transparent hugepages madvise",
                 "neither NCCL nor Jccl uses hugepages");
         assertEquals("always [madvise] never", info.evidence("/sys/kernel/mm/transparent_hugepage/enabled"));

@@ -212,22 +212,26 @@ class DoctorFixtureTreesTest {
         Fixtures.delete(noDriver, "/sys/class/infiniband");
         record.accept(Fixtures.examine(noDriver));
 
-        Path forcedGid = Fixtures.copy(ROCE, tmp.resolve("c6"));
-        Fixtures.env(forcedGid, "NCCL_IB_GID_INDEX", "4");
+        Path forcedGid = Fixtures.copyWithEnv(ROCE, tmp.resolve("c6"), "NCCL_IB_GID_INDEX", "4");
         Fixtures.write(forcedGid, "/sys/class/net/ens1f0np0/mtu", "1500\n");
         record.accept(Fixtures.examine(forcedGid));
 
-        Path iommu = Fixtures.copy(HEALTHY, tmp.resolve("e3"));
-        Fixtures.write(iommu, "/sys/class/iommu/dmar0/uevent", "");
+        Path iommu = Fixtures.copyWithFile(HEALTHY, tmp.resolve("e3"), "/sys/class/iommu/dmar0/uevent", "");
         Fixtures.write(iommu, "/sys/kernel/iommu_groups/42/type", "DMA\n");
         record.accept(Fixtures.examine(iommu));
 
-        Path relaxed = Fixtures.copy(VM, tmp.resolve("e5"));
-        Fixtures.env(relaxed, "NCCL_IB_PCI_RELAXED_ORDERING", "0");
+        Path relaxed = Fixtures.copyWithEnv(VM, tmp.resolve("e5"), "NCCL_IB_PCI_RELAXED_ORDERING", "0");
         record.accept(Fixtures.examine(relaxed));
 
-        Path mapped = Fixtures.copy(BROKEN, tmp.resolve("g2"));
-        Fixtures.env(mapped, "CUDA_VISIBLE_DEVICES", "0", "NCCL_HOSTID", "container-a", "NCCL_MNNVL_ENABLE", "0");
+        Path mapped = Fixtures.copyWithEnv(
+                BROKEN,
+                tmp.resolve("g2"),
+                "CUDA_VISIBLE_DEVICES",
+                "0",
+                "NCCL_HOSTID",
+                "container-a",
+                "NCCL_MNNVL_ENABLE",
+                "0");
         record.accept(Fixtures.examine(mapped));
 
         Map<String, Set<Verdict>> missing = new LinkedHashMap<>();

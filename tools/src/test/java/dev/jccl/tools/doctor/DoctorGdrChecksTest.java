@@ -36,9 +36,10 @@ class DoctorGdrChecksTest {
     @Test
     void noPeermemAndProprietaryDriverMeansNoGpuDirectRdma() {
         Map<String, CheckResult> r = Fixtures.examine(BROKEN);
-        CheckResult b1 = assertVerdict(r, "gdr-peermem-module", Verdict.FAIL);
-        assertSummary(
-                b1,
+        CheckResult b1 = expect(
+                r,
+                "gdr-peermem-module",
+                Verdict.FAIL,
                 "nvidia_peermem is not loaded and DMA-BUF is not usable",
                 "proprietary flavor",
                 "copied through host memory");
@@ -47,9 +48,11 @@ class DoctorGdrChecksTest {
         assertEvidence(b1, "/proc/kallsyms ib_register_peer_memory_client", "not exported");
         assertFix(b1, "exports no ib_register_peer_memory_client");
         expect(r, "gdr-peermem-nccl-probe", Verdict.SKIP, "no peermem module is loaded");
-        CheckResult b3 = assertVerdict(r, "gdr-dmabuf-support", Verdict.FAIL);
-        assertSummary(
-                b3, "DMA-BUF GPU Direct RDMA unavailable: the NVIDIA driver 535.183.01 is the proprietary flavor");
+        CheckResult b3 = expect(
+                r,
+                "gdr-dmabuf-support",
+                Verdict.FAIL,
+                "DMA-BUF GPU Direct RDMA unavailable: the NVIDIA driver 535.183.01 is the proprietary flavor");
         assertFix(b3, "open kernel-module flavor");
     }
 
@@ -66,9 +69,10 @@ class DoctorGdrChecksTest {
         Map<String, CheckResult> r = Fixtures.examine(root);
         assertVerdict(r, "gdr-peermem-module", Verdict.OK);
         expect(r, "gdr-dmabuf-support", Verdict.WARN, "still works through nvidia_peermem");
-        CheckResult b2 = assertVerdict(r, "gdr-peermem-nccl-probe", Verdict.FAIL);
-        assertSummary(
-                b2,
+        CheckResult b2 = expect(
+                r,
+                "gdr-peermem-nccl-probe",
+                Verdict.FAIL,
                 "nvidia_peermem 560.35.03 is loaded",
                 "/sys/kernel/mm/memory_peers/ does not exist on kernel 6.8.0-45-generic",
                 "NCCL 2.19.4 only checks /sys/kernel/mm/memory_peers/nv_mem/version, /s"
@@ -85,13 +89,12 @@ class DoctorGdrChecksTest {
 
     @Test
     void unknownNcclVersionWithoutMemoryPeersIsAWarning(@TempDir(factory = RamTempDir.class) Path tmp) {
-        Path root = Fixtures.copy(HEALTHY, tmp);
-        Fixtures.write(root, "/proc/driver/nvidia/version", PROPRIETARY_560);
+        Path root = Fixtures.copyWithFile(HEALTHY, tmp, "/proc/driver/nvidia/version", PROPRIETARY_560);
         Fixtures.env(root, "NCCL_VERSION", null);
         Fixtures.delete(root, "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.7");
         Fixtures.delete(root, "/usr/lib/x86_64-linux-gnu/libnccl.so.2");
         Fixtures.write(root, "/usr/lib/x86_64-linux-gnu/libnccl.so.2", ""); // a copy without the version in its name
-        CheckResult b2 = expect(
+        expect(
                 root,
                 "gdr-peermem-nccl-probe",
                 Verdict.WARN,
@@ -101,14 +104,13 @@ class DoctorGdrChecksTest {
 
     @Test
     void bothPeerMemoryModulesOrAStaleOneAreWarnings(@TempDir(factory = RamTempDir.class) Path tmp) {
-        Path both = Fixtures.copy(HEALTHY, tmp.resolve("both"));
-        Fixtures.write(both, "/sys/module/nv_peer_mem/version", "1.3\n");
+        Path both = Fixtures.copyWithFile(HEALTHY, tmp.resolve("both"), "/sys/module/nv_peer_mem/version", "1.3\n");
         CheckResult b1 =
                 expect(both, "gdr-peermem-module", Verdict.WARN, "Both nv_peer_mem and nvidia_peermem are loaded");
         assertFix(b1, "rmmod nv_peer_mem");
 
-        Path stale = Fixtures.copy(HEALTHY, tmp.resolve("stale"));
-        Fixtures.write(stale, "/sys/module/nvidia_peermem/version", "550.54.14\n");
+        Path stale = Fixtures.copyWithFile(
+                HEALTHY, tmp.resolve("stale"), "/sys/module/nvidia_peermem/version", "550.54.14\n");
         Map<String, CheckResult> r = Fixtures.examine(stale);
         expect(
                 r,

@@ -8,7 +8,6 @@ import static dev.jccl.tools.doctor.Fixtures.VM;
 import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
 import static dev.jccl.tools.doctor.Fixtures.assertSummary;
-import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
 import static dev.jccl.tools.doctor.Fixtures.expect;
 
 import java.nio.file.Path;
@@ -23,29 +22,35 @@ class DoctorGpuAndMpiChecksTest {
     @Test
     void hcollInKubernetes(@TempDir(factory = RamTempDir.class) Path tmp) {
         expect(HEALTHY, "k8s-mpi-hcoll", Verdict.OK, "HCOLL turned off");
-        CheckResult hcoll = expect(BROKEN, "k8s-mpi-hcoll", Verdict.WARN);
-        assertSummary(
-                hcoll,
+        CheckResult hcoll = expect(
+                BROKEN,
+                "k8s-mpi-hcoll",
+                Verdict.WARN,
                 "Kubernetes MPIJob worker with HPC-X HCOLL enabled (mca_coll_hcoll.so present, "
                         + "OMPI_MCA_coll_hcoll_enable unset)");
         assertEvidence(hcoll, "Open MPI HCOLL component", "/opt/hpcx/ompi/lib/openmpi/mca_coll_hcoll.so");
         assertFix(hcoll, "OMPI_MCA_coll_hcoll_enable=0");
         expect(PLAIN, "k8s-mpi-hcoll", Verdict.SKIP, "not launched by Open MPI");
 
-        Path excluded = Fixtures.copy(BROKEN, tmp.resolve("excluded"));
-        Fixtures.env(excluded, "OMPI_MCA_coll", "^hcoll,ucc");
+        Path excluded = Fixtures.copyWithEnv(BROKEN, tmp.resolve("excluded"), "OMPI_MCA_coll", "^hcoll,ucc");
         expect(excluded, "k8s-mpi-hcoll", Verdict.OK);
 
-        Path both = Fixtures.copy(HEALTHY, tmp.resolve("both"));
-        Fixtures.env(both, "OMPI_MCA_btl_tcp_if_include", "eth0", "OMPI_MCA_btl_tcp_if_exclude", "lo");
+        Path both = Fixtures.copyWithEnv(
+                HEALTHY,
+                tmp.resolve("both"),
+                "OMPI_MCA_btl_tcp_if_include",
+                "eth0",
+                "OMPI_MCA_btl_tcp_if_exclude",
+                "lo");
         expect(both, "k8s-mpi-hcoll", Verdict.WARN, "both OMPI_MCA_btl_tcp_if_include and OMPI_MCA_btl_tcp_if_exclude");
     }
 
     @Test
     void cudaVisibleDevices(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult map = expect(HEALTHY, "gpu-visibility-mapping", Verdict.OK);
-        assertSummary(
-                map,
+        CheckResult map = expect(
+                HEALTHY,
+                "gpu-visibility-mapping",
+                Verdict.OK,
                 "CUDA device 0 = host GPU 0000:3b:00.0 (/dev/nvidia0, GPU-aaaaaaaa-…)",
                 "CUDA device 1 = host GPU 0000:bb:00.0",
                 "Host index numbers do not apply inside containers");
@@ -69,8 +74,7 @@ class DoctorGpuAndMpiChecksTest {
         Path root = Fixtures.copy(HEALTHY, tmp.resolve("cvd"));
         for (String[] c : cases) {
             Fixtures.env(root, "CUDA_VISIBLE_DEVICES", c[0]);
-            CheckResult r = assertVerdict(Fixtures.examine(root), "gpu-visibility-mapping", Verdict.valueOf(c[1]));
-            assertSummary(r, c[2]);
+            CheckResult r = expect(Fixtures.examine(root), "gpu-visibility-mapping", Verdict.valueOf(c[1]), c[2]);
             if (c[3] != null) assertSummary(r, c[3]);
         }
 
@@ -93,9 +97,10 @@ class DoctorGpuAndMpiChecksTest {
 
     @Test
     void siblingContainersTakenForLocalPeers(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult imex = expect(BROKEN, "cross-container-gpu-ipc", Verdict.WARN);
-        assertSummary(
-                imex,
+        CheckResult imex = expect(
+                BROKEN,
+                "cross-container-gpu-ipc",
+                Verdict.WARN,
                 "This container sees 1 of 2 host GPUs and has IMEX channel /dev/nvidia-caps-imex-channels/channel0",
                 "cuMemImportFromShareableHandle … invalid device ordinal");
         assertEvidence(imex, "/proc/sys/kernel/hostname", "gpu-node-9");
@@ -112,9 +117,12 @@ class DoctorGpuAndMpiChecksTest {
                 hostNet,
                 "/proc/driver/nvidia/version",
                 "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build\n");
-        CheckResult net = expect(hostNet, "cross-container-gpu-ipc", Verdict.WARN);
-        assertSummary(
-                net, "shares the host's network namespace (eth0)", "Driver 570.86.15 matches the reported import bug");
+        expect(
+                hostNet,
+                "cross-container-gpu-ipc",
+                Verdict.WARN,
+                "shares the host's network namespace (eth0)",
+                "Driver 570.86.15 matches the reported import bug");
 
         Fixtures.env(hostNet, "NCCL_HOSTID", "container-a");
         expect(hostNet, "cross-container-gpu-ipc", Verdict.OK, "mitigated by NCCL_HOSTID");

@@ -6,7 +6,6 @@ import static dev.jccl.tools.doctor.Fixtures.PLAIN;
 import static dev.jccl.tools.doctor.Fixtures.ROCE;
 import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
-import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -40,9 +39,12 @@ class DoctorLimitChecksTest {
     @Test
     void memlock(@TempDir(factory = RamTempDir.class) Path tmp) {
         expect(HEALTHY, "memlock-limit", Verdict.OK, "CAP_IPC_LOCK is held");
-        CheckResult low = expect(BROKEN, "memlock-limit", Verdict.FAIL);
-        assertSummary(
-                low, "Locked-memory limit is 64 KiB (ulimit -l 64) and CAP_IPC_LOCK is not held", "ibv_reg_mr failed");
+        CheckResult low = expect(
+                BROKEN,
+                "memlock-limit",
+                Verdict.FAIL,
+                "Locked-memory limit is 64 KiB (ulimit -l 64) and CAP_IPC_LOCK is not held",
+                "ibv_reg_mr failed");
         assertEvidence(low, "/proc/self/limits", "Max locked memory 65536 65536 bytes");
         assertFix(low, "--ulimit memlock=-1");
         expect(PLAIN, "memlock-limit", Verdict.SKIP, "no RDMA device");
@@ -64,9 +66,10 @@ class DoctorLimitChecksTest {
     void shmSizeAgainstLocalRanksAndJcclsNeed(@TempDir(factory = RamTempDir.class) Path tmp) {
         CheckResult ok =
                 expect(HEALTHY, "shm-size", Verdict.OK, "/dev/shm is 16 GiB", "2 local Jccl ranks need up to 10 MiB");
-        CheckResult docker = expect(BROKEN, "shm-size", Verdict.FAIL);
-        assertSummary(
-                docker,
+        CheckResult docker = expect(
+                BROKEN,
+                "shm-size",
+                Verdict.FAIL,
                 "/dev/shm is 64 MiB (the Docker default) with 8 local ranks (env OMPI_COMM_WORLD_LOCAL_SIZE)",
                 "failed to extend /dev/shm/",
                 "8 local Jccl ranks need up to 232.1 MiB");
@@ -85,8 +88,7 @@ class DoctorLimitChecksTest {
         Fixtures.env(tight, "JCCL_SHM_DISABLE", "1");
         expect(tight, "shm-size", Verdict.WARN, "less than 1 GiB");
 
-        Path single = Fixtures.copy(PLAIN, tmp.resolve("single"));
-        Fixtures.env(single, "LOCAL_WORLD_SIZE", "1");
+        Path single = Fixtures.copyWithEnv(PLAIN, tmp.resolve("single"), "LOCAL_WORLD_SIZE", "1");
         expect(single, "shm-size", Verdict.SKIP, "one rank on this host (env LOCAL_WORLD_SIZE=1)");
     }
 
@@ -113,8 +115,7 @@ class DoctorLimitChecksTest {
         assertFix(nice, "NCCL_CUMEM_HOST_ENABLE=0");
         expect(ROCE, "container-caps-sysfs", Verdict.SKIP, "not in a container");
 
-        Path mitigated = Fixtures.copy(BROKEN, tmp.resolve("mitigated"));
-        Fixtures.env(mitigated, "NCCL_CUMEM_HOST_ENABLE", "0");
+        Path mitigated = Fixtures.copyWithEnv(BROKEN, tmp.resolve("mitigated"), "NCCL_CUMEM_HOST_ENABLE", "0");
         expect(mitigated, "container-caps-sysfs", Verdict.OK);
 
         Path noSys = Fixtures.copy(HEALTHY, tmp.resolve("nosys"));

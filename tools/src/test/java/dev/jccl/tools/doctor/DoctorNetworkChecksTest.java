@@ -32,32 +32,39 @@ class DoctorNetworkChecksTest {
                 Verdict.OK,
                 "NCCL will use eth0 10.20.0.7/16: as NCCL_SOCKET_IFNAME==eth0 asks");
         assertEvidence(exact, "interface eth0", "eth0 UP,RUNNING 10.20.0.7/16 (device)");
-        CheckResult none = expect(BROKEN, "net-socket-ifname", Verdict.FAIL);
-        assertSummary(
-                none,
+        expect(
+                BROKEN,
+                "net-socket-ifname",
+                Verdict.FAIL,
                 "NCCL_SOCKET_IFNAME=ens9 matches no RUNNING interface with an address",
                 "Bootstrap : no socket interface found");
-        CheckResult bridge = expect(PLAIN, "net-socket-ifname", Verdict.WARN);
-        assertSummary(
-                bridge, "NCCL will use eth0 (172.17.0.2/16), Docker's default bridge network", "bootstrap will hang");
+        CheckResult bridge = expect(
+                PLAIN,
+                "net-socket-ifname",
+                Verdict.WARN,
+                "NCCL will use eth0 (172.17.0.2/16), Docker's default bridge network",
+                "bootstrap will hang");
         assertFix(bridge, "--network=host");
 
-        Path loopback = Fixtures.copy(HEALTHY, tmp.resolve("lo"));
-        Fixtures.env(loopback, "NCCL_SOCKET_IFNAME", "lo");
+        Path loopback = Fixtures.copyWithEnv(HEALTHY, tmp.resolve("lo"), "NCCL_SOCKET_IFNAME", "lo");
         expect(loopback, "net-socket-ifname", Verdict.WARN, "NCCL will use lo (127.0.0.1/8): only ranks on this host");
 
         // An IPoIB interface that is down: NCCL before 2.28.3 takes it anyway (ib* first), later ones skip it.
         Path ib = Fixtures.copy(PLAIN, tmp.resolve("ib"));
         interfaces(ib, "lo UP,RUNNING,LOOPBACK 127.0.0.1/8", "ib0 UP 10.1.0.2/16", "eth0 UP,RUNNING 10.20.0.9/16");
         Fixtures.env(ib, "NCCL_VERSION", "2.19.4-1");
-        CheckResult old = expect(
-                ib, "net-socket-ifname", Verdict.WARN, "NCCL 2.19.4 may pick ib0 (10.1.0.2/16), which is not RUNNING");
+        expect(ib, "net-socket-ifname", Verdict.WARN, "NCCL 2.19.4 may pick ib0 (10.1.0.2/16), which is not RUNNING");
         Fixtures.env(ib, "NCCL_VERSION", "2.28.7-1");
         expect(ib, "net-socket-ifname", Verdict.OK, "NCCL will use eth0 10.20.0.9/16");
 
-        Path gloo = Fixtures.copy(HEALTHY, tmp.resolve("gloo"));
-        Fixtures.env(gloo, "GLOO_SOCKET_IFNAME", "lo", "OMPI_MCA_btl_tcp_if_include", "10.20.0.0/16");
-        CheckResult disagree = expect(
+        Path gloo = Fixtures.copyWithEnv(
+                HEALTHY,
+                tmp.resolve("gloo"),
+                "GLOO_SOCKET_IFNAME",
+                "lo",
+                "OMPI_MCA_btl_tcp_if_include",
+                "10.20.0.0/16");
+        expect(
                 gloo,
                 "net-socket-ifname",
                 Verdict.WARN,
@@ -130,8 +137,7 @@ class DoctorNetworkChecksTest {
         expect(PLAIN, "jccl-socket-ifname", Verdict.WARN, "eth0 172.17.0.2, a Docker bridge address");
 
         // JCCL_ wins over NCCL_, and asking for loopback is a single-host job's choice, not a problem.
-        Path asked = Fixtures.copy(BROKEN, tmp.resolve("asked"));
-        Fixtures.env(asked, "JCCL_SOCKET_IFNAME", "lo");
+        Path asked = Fixtures.copyWithEnv(BROKEN, tmp.resolve("asked"), "JCCL_SOCKET_IFNAME", "lo");
         CheckResult lo = expect(
                 asked,
                 "jccl-socket-ifname",
@@ -155,8 +161,7 @@ class DoctorNetworkChecksTest {
                 "Jccl's root on port 29600 (default)");
         assertEvidence(ports, "connection probes", "none");
         assertFix(ports, "ip_local_port_range");
-        Path custom = Fixtures.copy(HEALTHY, tmp.resolve("custom"));
-        Fixtures.env(custom, "JCCL_PORT", "41000");
+        Path custom = Fixtures.copyWithEnv(HEALTHY, tmp.resolve("custom"), "JCCL_PORT", "41000");
         assertSummary(Fixtures.examine(custom).get("net-ports-firewall"), "port 41000 (JCCL_PORT)");
         Fixtures.delete(custom, "/proc/sys/net/ipv4/ip_local_port_range");
         expect(custom, "net-ports-firewall", Verdict.SKIP, "cannot be read");

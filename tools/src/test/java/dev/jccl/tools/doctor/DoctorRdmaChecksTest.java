@@ -6,8 +6,6 @@ import static dev.jccl.tools.doctor.Fixtures.PLAIN;
 import static dev.jccl.tools.doctor.Fixtures.ROCE;
 import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
-import static dev.jccl.tools.doctor.Fixtures.assertSummary;
-import static dev.jccl.tools.doctor.Fixtures.assertVerdict;
 import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -33,9 +31,10 @@ class DoctorRdmaChecksTest {
 
         Path noDriver = Fixtures.copy(BROKEN, tmp.resolve("nodriver"));
         Fixtures.delete(noDriver, "/sys/class/infiniband");
-        CheckResult c1 = expect(noDriver, "rdma-devices-present", Verdict.WARN);
-        assertSummary(
-                c1,
+        CheckResult c1 = expect(
+                noDriver,
+                "rdma-devices-present",
+                Verdict.WARN,
                 "Found 2 Mellanox PCI functions but no RDMA devices (mlx5_ib not loaded). "
                         + "Collectives will use TCP sockets.");
         assertEvidence(c1, "/sys/bus/pci/devices/0000:bc:00.0", "15b3:101b driver mlx5_core");
@@ -44,8 +43,7 @@ class DoctorRdmaChecksTest {
         Fixtures.env(noDriver, "NCCL_NET", "IB");
         expect(noDriver, "rdma-devices-present", Verdict.FAIL, "NCCL_NET=IB but there is no RDMA device");
 
-        Path disabled = Fixtures.copy(HEALTHY, tmp.resolve("disabled"));
-        Fixtures.env(disabled, "NCCL_IB_DISABLE", "1");
+        Path disabled = Fixtures.copyWithEnv(HEALTHY, tmp.resolve("disabled"), "NCCL_IB_DISABLE", "1");
         Map<String, CheckResult> r = Fixtures.examine(disabled);
         expect(r, "rdma-devices-present", Verdict.SKIP, "NCCL_IB_DISABLE=1");
         expect(
@@ -58,22 +56,17 @@ class DoctorRdmaChecksTest {
     @Test
     void deviceNodesMustBeOpenable(@TempDir(factory = RamTempDir.class) Path tmp) {
         expect(HEALTHY, "rdma-devnodes-container", Verdict.OK, "mlx5_0, mlx5_1");
-        CheckResult none = expect(BROKEN, "rdma-devnodes-container", Verdict.FAIL);
-        assertSummary(
-                none,
+        CheckResult none = expect(
+                BROKEN,
+                "rdma-devnodes-container",
+                Verdict.FAIL,
                 "mlx5_0 is visible in /sys but /dev/infiniband/uverbs0 is not present in this container",
                 "RDMA cannot be used");
         assertEvidence(none, "open(/dev/infiniband/uverbs0, O_RDWR)", "absent");
         assertFix(none, "--device=/dev/infiniband");
 
-        Path one = Fixtures.copy(BROKEN, tmp.resolve("one"));
-        Fixtures.write(one, "/dev/infiniband/uverbs0", "");
-        CheckResult some = expect(
-                one,
-                "rdma-devnodes-container",
-                Verdict.WARN,
-                "/dev/infiniband/uverbs1 is not present",
-                "1 of 2 usable");
+        Path one = Fixtures.copyWithFile(BROKEN, tmp.resolve("one"), "/dev/infiniband/uverbs0", "");
+        expect(one, "rdma-devnodes-container", Verdict.WARN, "/dev/infiniband/uverbs1 is not present", "1 of 2 usable");
 
         // Present but refused (a device cgroup): the stand-in devperm says so.
         Fixtures.write(one, "/_doctor/devperm", "/dev/infiniband/uverbs0 none\n");
@@ -116,24 +109,24 @@ class DoctorRdmaChecksTest {
                 "mlx5_1:1 \"1: DOWN\"");
         assertEvidence(none, "/sys/class/infiniband/mlx5_0/ports/1", "state 2: INIT, phys_state 5: LinkUp");
 
-        Path oneDown = Fixtures.copy(BROKEN, tmp.resolve("onedown"));
-        Fixtures.write(oneDown, "/sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
+        Path oneDown = Fixtures.copyWithFile(
+                BROKEN, tmp.resolve("onedown"), "/sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
         expect(
                 oneDown,
                 "rdma-port-state",
                 Verdict.WARN,
                 "mlx5_1 port 1 is \"1: DOWN\" — NCCL will skip it; 1 of 2 rails usable");
 
-        Path slow = Fixtures.copy(HEALTHY, tmp.resolve("slow"));
-        Fixtures.write(slow, "/sys/class/infiniband/mlx5_1/ports/1/rate", "100 Gb/sec (4X EDR)\n");
+        Path slow = Fixtures.copyWithFile(
+                HEALTHY, tmp.resolve("slow"), "/sys/class/infiniband/mlx5_1/ports/1/rate", "100 Gb/sec (4X EDR)\n");
         expect(
                 slow,
                 "rdma-port-state",
                 Verdict.WARN,
                 "mlx5_1:1 runs at 100 Gb/sec (4X EDR), slower than other MT4123 ports (200 Gb/sec)");
 
-        Path mixed = Fixtures.copy(HEALTHY, tmp.resolve("mixed"));
-        Fixtures.write(mixed, "/sys/class/infiniband/mlx5_1/ports/1/link_layer", "Ethernet\n");
+        Path mixed = Fixtures.copyWithFile(
+                HEALTHY, tmp.resolve("mixed"), "/sys/class/infiniband/mlx5_1/ports/1/link_layer", "Ethernet\n");
         CheckResult mix = expect(mixed, "rdma-port-state", Verdict.WARN, "mix link layers (InfiniBand and Ethernet)");
         assertFix(mix, "NCCL_IB_HCA");
     }
@@ -176,8 +169,7 @@ class DoctorRdmaChecksTest {
         Path root = Fixtures.copy(ROCE, tmp);
         for (Object[] c : cases) {
             Fixtures.env(root, "NCCL_IB_GID_INDEX", (String) c[0]);
-            CheckResult r = assertVerdict(Fixtures.examine(root), "roce-gid-v2", (Verdict) c[1]);
-            assertSummary(r, (String) c[2]);
+            CheckResult r = expect(Fixtures.examine(root), "roce-gid-v2", (Verdict) c[1], (String) c[2]);
             assertFix(r, "unset NCCL_IB_GID_INDEX");
         }
         // The forced index that ibv_modify_qp fails with is named with the symptom.
@@ -187,8 +179,7 @@ class DoctorRdmaChecksTest {
 
     @Test
     void roceGidWithOldNcclOrWithoutAnIpv4Address(@TempDir(factory = RamTempDir.class) Path tmp) {
-        Path old = Fixtures.copy(ROCE, tmp.resolve("old"));
-        Fixtures.env(old, "NCCL_VERSION", "2.19.4-1");
+        Path old = Fixtures.copyWithEnv(ROCE, tmp.resolve("old"), "NCCL_VERSION", "2.19.4-1");
         Map<String, CheckResult> r = Fixtures.examine(old);
         CheckResult gid = expect(
                 r,
@@ -213,11 +204,11 @@ class DoctorRdmaChecksTest {
     void roceMtu(@TempDir(factory = RamTempDir.class) Path tmp) {
         CheckResult ok = expect(ROCE, "roce-mtu", Verdict.OK);
         assertEvidence(ok, "/sys/class/net/ens1f0np0/mtu", "9000 ⇒ RoCE MTU 4096");
-        Path small = Fixtures.copy(ROCE, tmp);
-        Fixtures.write(small, "/sys/class/net/ens1f0np0/mtu", "1500\n");
-        CheckResult warn = expect(small, "roce-mtu", Verdict.WARN);
-        assertSummary(
-                warn,
+        Path small = Fixtures.copyWithFile(ROCE, tmp, "/sys/class/net/ens1f0np0/mtu", "1500\n");
+        CheckResult warn = expect(
+                small,
+                "roce-mtu",
+                Verdict.WARN,
                 "ens1f0np0 has MTU 1500 ⇒ RoCE MTU 1024 for mlx5_0",
                 "Jumbo frames (9000 end-to-end) give RoCE MTU 4096");
         assertFix(warn, "mtu 9000");
@@ -240,8 +231,7 @@ class DoctorRdmaChecksTest {
                 expect(BROKEN, "rdma-hca-filter", Verdict.FAIL, "NCCL_IB_HCA=mlx5 matches no ACTIVE port");
         expect(ROCE, "rdma-hca-filter", Verdict.SKIP, "unset");
 
-        Path prefix = Fixtures.copy(HEALTHY, tmp.resolve("prefix"));
-        Fixtures.env(prefix, "NCCL_IB_HCA", "mlx5");
+        Path prefix = Fixtures.copyWithEnv(HEALTHY, tmp.resolve("prefix"), "NCCL_IB_HCA", "mlx5");
         CheckResult over = expect(
                 prefix,
                 "rdma-hca-filter",
@@ -249,16 +239,15 @@ class DoctorRdmaChecksTest {
                 "NCCL_IB_HCA=mlx5 is a prefix list: mlx5 selects mlx5_0, mlx5_1 (2 devices)");
         assertFix(over, "NCCL_IB_HCA==mlx5_0,mlx5_1");
 
-        Path excluded = Fixtures.copy(HEALTHY, tmp.resolve("exclude"));
-        Fixtures.env(excluded, "NCCL_IB_HCA", "^mlx5_1");
+        Path excluded = Fixtures.copyWithEnv(HEALTHY, tmp.resolve("exclude"), "NCCL_IB_HCA", "^mlx5_1");
         expect(excluded, "rdma-hca-filter", Verdict.OK, "selects mlx5_0:1");
 
-        Path down = Fixtures.copy(HEALTHY, tmp.resolve("down"));
-        Fixtures.write(down, "/sys/class/infiniband/mlx5_1/ports/1/state", "1: DOWN\n");
+        Path down = Fixtures.copyWithFile(
+                HEALTHY, tmp.resolve("down"), "/sys/class/infiniband/mlx5_1/ports/1/state", "1: DOWN\n");
         expect(down, "rdma-hca-filter", Verdict.WARN, "selects mlx5_1:1, which is not ACTIVE");
 
-        Path ucx = Fixtures.copy(HEALTHY, tmp.resolve("ucx"));
-        Fixtures.env(ucx, "NCCL_IB_HCA", "=mlx5_0", "UCX_NET_DEVICES", "mlx5_1:1");
+        Path ucx = Fixtures.copyWithEnv(
+                HEALTHY, tmp.resolve("ucx"), "NCCL_IB_HCA", "=mlx5_0", "UCX_NET_DEVICES", "mlx5_1:1");
         expect(ucx, "rdma-hca-filter", Verdict.WARN, "NCCL_IB_HCA selects [mlx5_0] but UCX_NET_DEVICES names [mlx5_1]");
     }
 

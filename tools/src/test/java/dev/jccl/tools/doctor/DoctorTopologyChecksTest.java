@@ -6,7 +6,6 @@ import static dev.jccl.tools.doctor.Fixtures.ROCE;
 import static dev.jccl.tools.doctor.Fixtures.VM;
 import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
-import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -25,30 +24,27 @@ class DoctorTopologyChecksTest {
 
     @Test
     void gpuNicDistance(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult pix = expect(
-                HEALTHY, "topo-gpu-nic-distance", Verdict.OK, "0000:3b:00.0 ↔ mlx5_0 PIX", "0000:bb:00.0 ↔ mlx5_1 PIX");
+        expect(HEALTHY, "topo-gpu-nic-distance", Verdict.OK, "0000:3b:00.0 ↔ mlx5_0 PIX", "0000:bb:00.0 ↔ mlx5_1 PIX");
         expect(BROKEN, "topo-gpu-nic-distance", Verdict.WARN, "are on different CPU sockets (SYS)");
-        CheckResult phb = expect(VM, "topo-gpu-nic-distance", Verdict.WARN);
-        assertSummary(
-                phb,
+        CheckResult phb = expect(
+                VM,
+                "topo-gpu-nic-distance",
+                Verdict.WARN,
                 "GPU 0000:00:05.0 and NIC mlx5_0 (0000:00:06.0) only share the host bridge "
                         + "(PHB). NCCL will not use GPU Direct RDMA for this pair (cutoff PXB)");
         assertFix(phb, "NCCL_TOPO_FILE");
 
-        Path topo = Fixtures.copy(VM, tmp.resolve("topo"));
-        Fixtures.write(topo, "/opt/topology/vm.xml", "<system/>\n");
+        Path topo = Fixtures.copyWithFile(VM, tmp.resolve("topo"), "/opt/topology/vm.xml", "<system/>\n");
         Fixtures.env(topo, "NCCL_TOPO_FILE", "/opt/topology/vm.xml");
         expect(topo, "topo-gpu-nic-distance", Verdict.OK, "NCCL_TOPO_FILE=/opt/topology/vm.xml");
 
-        Path level = Fixtures.copy(VM, tmp.resolve("level"));
-        Fixtures.env(level, "NCCL_NET_GDR_LEVEL", "PHB");
+        Path level = Fixtures.copyWithEnv(VM, tmp.resolve("level"), "NCCL_NET_GDR_LEVEL", "PHB");
         assertEvidence(
                 expect(level, "topo-gpu-nic-distance", Verdict.OK),
                 "GPU Direct RDMA cutoff",
                 "PHB (NCCL_NET_GDR_LEVEL=PHB)");
 
-        Path missing = Fixtures.copy(VM, tmp.resolve("missing"));
-        Fixtures.env(missing, "NCCL_TOPO_FILE", "/opt/nowhere.xml");
+        Path missing = Fixtures.copyWithEnv(VM, tmp.resolve("missing"), "NCCL_TOPO_FILE", "/opt/nowhere.xml");
         expect(missing, "topo-gpu-nic-distance", Verdict.WARN, "NCCL_TOPO_FILE=/opt/nowhere.xml does not exist");
     }
 
@@ -82,16 +78,16 @@ class DoctorTopologyChecksTest {
     @Test
     void numaAffinity(@TempDir(factory = RamTempDir.class) Path tmp) {
         expect(HEALTHY, "topo-numa-affinity", Verdict.OK);
-        CheckResult far = expect(BROKEN, "topo-numa-affinity", Verdict.WARN);
-        assertSummary(
-                far,
+        CheckResult far = expect(
+                BROKEN,
+                "topo-numa-affinity",
+                Verdict.WARN,
                 "Process may run on CPUs 0-15 but GPU 0000:3b:00.0 (NUMA 1, CPUs 32-63)",
                 "its nearest NIC mlx5_0 (NUMA 0) are on different NUMA nodes");
         assertFix(far, "numactl");
         expect(ROCE, "topo-numa-affinity", Verdict.SKIP, "single NUMA node");
 
-        Path unknown = Fixtures.copy(HEALTHY, tmp);
-        Fixtures.write(unknown, HEALTHY_GPU0 + "/numa_node", "-1\n");
+        Path unknown = Fixtures.copyWithFile(HEALTHY, tmp, HEALTHY_GPU0 + "/numa_node", "-1\n");
         expect(unknown, "topo-numa-affinity", Verdict.WARN, "GPU 0000:3b:00.0 has NUMA node -1");
     }
 
@@ -101,15 +97,15 @@ class DoctorTopologyChecksTest {
         expect(VM, "pcie-acs-iommu", Verdict.SKIP, "in a VM");
         expect(BROKEN, "pcie-acs-iommu", Verdict.SKIP, "no GPU shares a PCIe switch with a NIC");
 
-        Path iommu = Fixtures.copy(HEALTHY, tmp);
-        Fixtures.write(iommu, "/sys/class/iommu/dmar0/uevent", "");
+        Path iommu = Fixtures.copyWithFile(HEALTHY, tmp, "/sys/class/iommu/dmar0/uevent", "");
         Fixtures.write(iommu, "/sys/kernel/iommu_groups/42/type", "DMA\n");
         Fixtures.link(iommu, HEALTHY_GPU0 + "/iommu_group", "../../../../../../kernel/iommu_groups/42");
         Fixtures.write(
                 iommu, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro intel_iommu=on secret_token=abc\n");
-        CheckResult acs = expect(iommu, "pcie-acs-iommu", Verdict.WARN);
-        assertSummary(
-                acs,
+        CheckResult acs = expect(
+                iommu,
+                "pcie-acs-iommu",
+                Verdict.WARN,
                 "IOMMU is active (group 42 type DMA) and GPU 0000:3b:00.0 shares a PCIe switch with mlx5_0",
                 "Confirm with: sudo lspci -vvv | grep ACSCtl");
         assertEvidence(acs, "/proc/cmdline", "intel_iommu=on");
@@ -123,13 +119,15 @@ class DoctorTopologyChecksTest {
     @Test
     void pcieLinkWidthAndSpeed(@TempDir(factory = RamTempDir.class) Path tmp) {
         expect(HEALTHY, "pcie-link-degraded", Verdict.OK);
-        CheckResult narrow = expect(BROKEN, "pcie-link-degraded", Verdict.WARN);
-        assertSummary(
-                narrow, "mlx5_0 (0000:bc:00.0) runs at x8 of x16 — at most half of its PCIe bandwidth is reachable");
+        expect(
+                BROKEN,
+                "pcie-link-degraded",
+                Verdict.WARN,
+                "mlx5_0 (0000:bc:00.0) runs at x8 of x16 — at most half of its PCIe bandwidth is reachable");
         expect(VM, "pcie-link-degraded", Verdict.SKIP, "no PCIe link attributes");
 
-        Path slowNic = Fixtures.copy(HEALTHY, tmp.resolve("nic"));
-        Fixtures.write(slowNic, HEALTHY_NIC0 + "/current_link_speed", "16.0 GT/s PCIe\n");
+        Path slowNic = Fixtures.copyWithFile(
+                HEALTHY, tmp.resolve("nic"), HEALTHY_NIC0 + "/current_link_speed", "16.0 GT/s PCIe\n");
         expect(
                 slowNic,
                 "pcie-link-degraded",
@@ -137,8 +135,8 @@ class DoctorTopologyChecksTest {
                 "mlx5_0 (0000:3c:00.0) links at 16.0 GT/s PCIe of 32.0 GT/s PCIe");
 
         // GPUs slow their link down when idle: reported, not a warning.
-        Path idleGpu = Fixtures.copy(HEALTHY, tmp.resolve("gpu"));
-        Fixtures.write(idleGpu, HEALTHY_GPU0 + "/current_link_speed", "2.5 GT/s PCIe\n");
+        Path idleGpu = Fixtures.copyWithFile(
+                HEALTHY, tmp.resolve("gpu"), HEALTHY_GPU0 + "/current_link_speed", "2.5 GT/s PCIe\n");
         assertEvidence(
                 expect(idleGpu, "pcie-link-degraded", Verdict.OK),
                 "GPU 0000:3b:00.0 link speed",
@@ -150,16 +148,16 @@ class DoctorTopologyChecksTest {
         expect(VM, "vm-sriov-relaxed-ordering", Verdict.OK, "VM with SR-IOV VF mlx5_0 (15b3:101e)", "[RO]");
         expect(HEALTHY, "vm-sriov-relaxed-ordering", Verdict.SKIP, "not a VM");
 
-        Path off = Fixtures.copy(VM, tmp.resolve("off"));
-        Fixtures.env(off, "NCCL_IB_PCI_RELAXED_ORDERING", "0");
+        Path off = Fixtures.copyWithEnv(VM, tmp.resolve("off"), "NCCL_IB_PCI_RELAXED_ORDERING", "0");
         CheckResult fail = expect(off, "vm-sriov-relaxed-ordering", Verdict.FAIL, "NCCL_IB_PCI_RELAXED_ORDERING=0");
         assertFix(fail, "unset NCCL_IB_PCI_RELAXED_ORDERING");
 
-        Path plugin = Fixtures.copy(VM, tmp.resolve("plugin"));
-        Fixtures.write(plugin, "/usr/lib/x86_64-linux-gnu/libnccl-net-myplugin.so", "");
-        CheckResult warn = expect(plugin, "vm-sriov-relaxed-ordering", Verdict.WARN);
-        assertSummary(
-                warn,
+        Path plugin = Fixtures.copyWithFile(
+                VM, tmp.resolve("plugin"), "/usr/lib/x86_64-linux-gnu/libnccl-net-myplugin.so", "");
+        CheckResult warn = expect(
+                plugin,
+                "vm-sriov-relaxed-ordering",
+                Verdict.WARN,
                 "the net plugin \"libnccl-net-myplugin.so\" must register GPU buffers with "
                         + "IBV_ACCESS_RELAXED_ORDERING itself");
         assertFix(warn, "IBV_ACCESS_RELAXED_ORDERING");

@@ -49,7 +49,7 @@ final class Fixtures {
     static Path copy(String name, Path tempDir) {
         Path from = source(name);
         Path to = tempDir.resolve(name);
-        try {
+        io(() -> {
             Files.walkFileTree(from, new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
@@ -65,10 +65,22 @@ final class Fixtures {
                     return FileVisitResult.CONTINUE;
                 }
             });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        });
         return to;
+    }
+
+    /** {@link #copy} with variables set in its {@code _doctor/env} ({@link #env}). */
+    static Path copyWithEnv(String name, Path tempDir, String... pairs) {
+        Path root = copy(name, tempDir);
+        env(root, pairs);
+        return root;
+    }
+
+    /** {@link #copy} with one file written at a host path ({@link #write}). */
+    static Path copyWithFile(String name, Path tempDir, String hostPath, String content) {
+        Path root = copy(name, tempDir);
+        write(root, hostPath, content);
+        return root;
     }
 
     /** Every check's result on the tree, by id, in report order. */
@@ -90,7 +102,7 @@ final class Fixtures {
     static void env(Path root, String... pairs) {
         Path file = root.resolve("_doctor/env");
         Map<String, String> env = new LinkedHashMap<>();
-        try {
+        io(() -> {
             if (Files.exists(file)) {
                 for (String line : Files.readAllLines(file)) {
                     if (line.contains("=")) {
@@ -106,9 +118,7 @@ final class Fixtures {
             env.forEach((k, v) -> lines.add(k + "=" + v));
             Files.createDirectories(file.getParent());
             Files.write(file, lines);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        });
     }
 
     /**
@@ -116,12 +126,10 @@ final class Fixtures {
      */
     static void write(Path root, String hostPath, String content) {
         Path p = local(root, hostPath);
-        try {
+        io(() -> {
             Files.createDirectories(p.getParent());
             Files.writeString(p, content, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        });
     }
 
     /** Removes a file, link or directory tree at a host path (a link itself, not its target). */
@@ -130,7 +138,7 @@ final class Fixtures {
         if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
             fail("fixture edit: " + hostPath + " does not exist in " + root);
         }
-        try {
+        io(() -> {
             if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
                 try (Stream<Path> all = Files.walk(p)) {
                     for (Path q : all.sorted(Comparator.reverseOrder()).toList()) Files.delete(q);
@@ -138,21 +146,17 @@ final class Fixtures {
             } else {
                 Files.delete(p);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        });
     }
 
     /** Creates a symbolic link at a host path. */
     static void link(Path root, String hostPath, String target) {
         Path p = local(root, hostPath);
-        try {
+        io(() -> {
             Files.createDirectories(p.getParent());
             Files.deleteIfExists(p);
             Files.createSymbolicLink(p, Path.of(target));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        });
     }
 
     /** Where a host path lies in the tree; links of the tree are followed for the directory part. */
@@ -219,5 +223,19 @@ final class Fixtures {
         }
         for (String f : r.fix()) s.append("\n    fix ").append(f);
         return s.toString();
+    }
+
+    /** A file-system edit of a tree. */
+    private interface Edit {
+        void run() throws IOException;
+    }
+
+    /** Runs an edit; an I/O error fails the test (unchecked). */
+    private static void io(Edit edit) {
+        try {
+            edit.run();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }
