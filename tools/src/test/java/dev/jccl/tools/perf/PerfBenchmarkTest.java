@@ -93,16 +93,7 @@ class PerfBenchmarkTest {
 
     @Test
     void uncheckedRowsSayNotApplicableAndTimingsAreSane() throws Exception {
-        Run run = run(
-                2,
-                options(
-                        PerfCollective.ALL_REDUCE,
-                        new SizeSweep(1024, 65536, 4, 1),
-                        List.of(DataType.FLOAT32),
-                        List.of(ReduceOp.SUM),
-                        null,
-                        false,
-                        0));
+        Run run = run(2, options(PerfCollective.ALL_REDUCE, new SizeSweep(1024, 65536, 4, 1), 0));
         List<Matcher> rows = NcclTestsOutput.rows(run.table);
         assertEquals(4, rows.size(), run.table);
         for (Matcher m : rows) {
@@ -154,14 +145,7 @@ class PerfBenchmarkTest {
 
     @Test
     void progressLineIsDrawnAndClearedOnlyOnRankZero() throws Exception {
-        PerfOptions o = options(
-                PerfCollective.ALL_REDUCE,
-                new SizeSweep(8, 512, 8, 1),
-                List.of(DataType.FLOAT32),
-                List.of(ReduceOp.SUM),
-                null,
-                false,
-                1);
+        PerfOptions o = options(PerfCollective.ALL_REDUCE, new SizeSweep(8, 512, 8, 1), 1);
         PerfOptions withProgress = new PerfOptions(
                 o.collective(),
                 o.sweep(),
@@ -242,6 +226,11 @@ class PerfBenchmarkTest {
             if (o instanceof Throwable t) throw new AssertionError("a rank failed; rank 0 printed:\n" + text, t);
         }
         return new Run(text, (PerfReport) results.getFirst());
+    }
+
+    /** Float sums at every root, nothing damaged. */
+    static PerfOptions options(PerfCollective c, SizeSweep sweep, int checks) {
+        return options(c, sweep, List.of(DataType.FLOAT32), List.of(ReduceOp.SUM), null, false, checks);
     }
 
     static PerfOptions options(
