@@ -302,7 +302,8 @@ final class PerfCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (calibrate) return calibrate();
-        PerfOptions options = options();
+        // A progress line on a terminal, or when perf -np (on one) asks for it; PerfBenchmark draws it on rank 0 only.
+        PerfOptions options = options(Boolean.getBoolean(PROGRESS_PROPERTY) || onTerminal());
         Map<String, String> env = parent.environment();
         PerfDevice where = PerfDevice.parse(spec.commandLine(), device);
         String noDevice = where.unavailable(env);
@@ -321,12 +322,10 @@ final class PerfCommand implements Callable<Integer> {
         int localRank = launched ? Math.max(0, LaunchEnvironment.detect(env).localRank()) : 0;
         try (Communicator comm = launched ? join(env, config) : Jccl.init(0, 1, UniqueId.create(config), config);
                 PerfTarget target = where.open(comm, localRank, env)) {
-            boolean progress = comm.rank() == 0 && (Boolean.getBoolean(PROGRESS_PROPERTY) || onTerminal());
             if (comm.rank() == 0) flags.notes().forEach(parent.out()::println);
-            PerfOptions run = options.withProgress(progress);
             long wrongRows = 0;
             for (int cycle = 0; cycles == 0 || cycle < cycles; cycle++) {
-                PerfReport report = new PerfBenchmark(comm, target, run, parent.out(), parent.err()).run();
+                PerfReport report = new PerfBenchmark(comm, target, options, parent.out(), parent.err()).run();
                 wrongRows += report.outOfBounds();
             }
             return wrongRows == 0 ? 0 : 1;
@@ -442,7 +441,7 @@ final class PerfCommand implements Callable<Integer> {
         }
     }
 
-    private PerfOptions options() {
+    private PerfOptions options(boolean progress) {
         if (benchmark == null) {
             throw new ParameterException(
                     spec.commandLine(),
@@ -474,7 +473,7 @@ final class PerfCommand implements Callable<Integer> {
                     corrupt,
                     json,
                     plot,
-                    false,
+                    progress,
                     perfArguments(),
                     aggIters);
         } catch (IllegalArgumentException e) {

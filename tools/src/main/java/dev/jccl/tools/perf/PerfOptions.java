@@ -39,28 +39,6 @@ public record PerfOptions(
         List<String> arguments,
         int aggIters) {
 
-    /** The same options, with rank 0's progress line allowed or not (decided once the rank is known). */
-    public PerfOptions withProgress(boolean progressLine) {
-        return new PerfOptions(
-                collective,
-                sweep,
-                iters,
-                warmupIters,
-                warmupSeconds,
-                checks,
-                ops,
-                types,
-                roots,
-                calls,
-                average,
-                corrupt,
-                json,
-                plot,
-                progressLine,
-                arguments,
-                aggIters);
-    }
-
     /** {@code -z}: how the timed iterations call the communicator. */
     public enum Calls {
         /** {@code -z 0}, nccl-tests' default: every iteration issued asynchronously, one wait at the end. */
