@@ -28,6 +28,20 @@ public final class Charts {
     }
 
     /**
+     * Refuses a {@code png} that cannot be written because its directory is missing or it is one: said before the data
+     * are read and drawn, not after.
+     *
+     * @throws IllegalArgumentException naming the file and why
+     */
+    public static void checkWritable(Path png) {
+        Path dir = png.toAbsolutePath().getParent();
+        if (dir != null && !Files.isDirectory(dir)) {
+            throw new IllegalArgumentException("cannot write " + png + ": directory " + dir + " does not exist");
+        }
+        if (Files.isDirectory(png)) throw new IllegalArgumentException("cannot write " + png + ": it is a directory");
+    }
+
+    /**
      * Writes a drawn chart as a PNG file.
      *
      * @throws IllegalArgumentException when {@code png} cannot be written (no such directory, permission denied, …), in

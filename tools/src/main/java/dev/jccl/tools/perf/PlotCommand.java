@@ -1,7 +1,7 @@
 package dev.jccl.tools.perf;
 
+import dev.jccl.tools.Charts;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,13 +91,7 @@ public final class PlotCommand implements Callable<Integer> {
                     "--height " + height + " is not between " + MIN_HEIGHT + " and " + MAX_SIDE);
         }
         // Before the drawing, so that a typo in -o does not cost the reading and drawing first.
-        Path dir = output.toAbsolutePath().getParent();
-        if (dir != null && !Files.isDirectory(dir)) {
-            throw new IllegalArgumentException("cannot write " + output + ": directory " + dir + " does not exist");
-        }
-        if (Files.isDirectory(output)) {
-            throw new IllegalArgumentException("cannot write " + output + ": it is a directory");
-        }
+        Charts.checkWritable(output);
 
         List<BusbwPlot.Run> runs = new ArrayList<>();
         for (Path file : files) {

@@ -1,5 +1,6 @@
 package dev.jccl.tools.trace;
 
+import dev.jccl.tools.Charts;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -79,7 +80,7 @@ public final class TraceCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (last < 1) throw new ParameterException(spec.commandLine(), "--last must be at least 1, got " + last);
-        if (plot != null) TracePlot.checkWritable(plot);
+        if (plot != null) Charts.checkWritable(plot);
         TraceFiles.Contents contents = TraceFiles.readDirectory(dir);
         Map<String, List<TraceDump>> byComm = newestFirst(contents.dumps());
         if (comm != null) byComm = only(byComm);

@@ -5,7 +5,6 @@ import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -158,20 +157,8 @@ final class TracePlot {
         return chart;
     }
 
-    /**
-     * Refuses a {@code png} that cannot be written because its directory is missing or it is one: said before the dumps
-     * are read and the report printed, not after.
-     */
-    static void checkWritable(Path png) {
-        Path dir = png.toAbsolutePath().getParent();
-        if (dir != null && !Files.isDirectory(dir)) {
-            throw new IllegalArgumentException("cannot write " + png + ": directory " + dir + " does not exist");
-        }
-        if (Files.isDirectory(png)) throw new IllegalArgumentException("cannot write " + png + ": it is a directory");
-    }
-
     private static void draw(XYChart chart, int width, int height, Path png) {
-        checkWritable(png);
+        Charts.checkWritable(png);
         // Before AWT's first use: there is no display to talk to, and none is needed for a PNG.
         if (System.getProperty("java.awt.headless") == null) System.setProperty("java.awt.headless", "true");
         BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
