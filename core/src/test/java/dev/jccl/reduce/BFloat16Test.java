@@ -1,41 +1,18 @@
 package dev.jccl.reduce;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 @Timeout(60)
-class BFloat16Test {
+class BFloat16Test extends SmallFloatConversionContract {
 
     private static final long SEED = Long.getLong("jccl.test.seed", 0x5eed_bf16L);
 
-    @Test
-    void toFloatOfEveryPatternIsItsExactValue() {
-        List<String> failures = ConversionChecks.toFloatOfEveryPattern(ConversionChecks.BFLOAT16);
-        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
-    }
-
-    @Test
-    void fromFloatInvertsToFloatForEveryPattern() {
-        List<String> failures = ConversionChecks.roundTripOfEveryPattern(ConversionChecks.BFLOAT16);
-        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
-    }
-
-    @Test
-    void fromFloatRoundsToNearestEvenAtEveryBoundary() {
-        List<String> failures = ConversionChecks.fromFloatAtEveryRoundingBoundary(ConversionChecks.BFLOAT16);
-        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
-    }
-
-    @Test
-    void fromFloatOfRandomFloatsMatchesReference() {
-        List<String> failures = ConversionChecks.fromFloatOfRandomFloats(ConversionChecks.BFLOAT16, SEED, 400_000);
-        assertTrue(failures.isEmpty(), () -> "seed 0x" + Long.toHexString(SEED) + ": " + Failures.summary(failures));
+    BFloat16Test() {
+        super(ConversionChecks.BFLOAT16, SEED);
     }
 
     /** Hand-computed cases, independent of the reference model too. */

@@ -10,32 +10,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 @Timeout(60)
-class Float16Test {
+class Float16Test extends SmallFloatConversionContract {
 
     private static final long SEED = Long.getLong("jccl.test.seed", 0x5eed_f16L);
 
-    @Test
-    void toFloatOfEveryPatternIsItsExactValue() {
-        List<String> failures = ConversionChecks.toFloatOfEveryPattern(ConversionChecks.FLOAT16);
-        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
-    }
-
-    @Test
-    void fromFloatInvertsToFloatForEveryPattern() {
-        List<String> failures = ConversionChecks.roundTripOfEveryPattern(ConversionChecks.FLOAT16);
-        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
-    }
-
-    @Test
-    void fromFloatRoundsToNearestEvenAtEveryBoundary() {
-        List<String> failures = ConversionChecks.fromFloatAtEveryRoundingBoundary(ConversionChecks.FLOAT16);
-        assertTrue(failures.isEmpty(), () -> Failures.summary(failures));
-    }
-
-    @Test
-    void fromFloatOfRandomFloatsMatchesReference() {
-        List<String> failures = ConversionChecks.fromFloatOfRandomFloats(ConversionChecks.FLOAT16, SEED, 400_000);
-        assertTrue(failures.isEmpty(), () -> "seed 0x" + Long.toHexString(SEED) + ": " + Failures.summary(failures));
+    Float16Test() {
+        super(ConversionChecks.FLOAT16, SEED);
     }
 
     /** Hand-computed cases, independent of the reference model too. */
