@@ -56,21 +56,17 @@ class ConfigTest {
 
     @Test
     void timeoutAcceptsSecondsAndUnits() {
-        assertEquals(
-                Duration.ofSeconds(30),
-                Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "30")).timeout());
-        assertEquals(
-                Duration.ofMillis(1500),
-                Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "1.5s")).timeout());
-        assertEquals(
-                Duration.ofMillis(250),
-                Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "250ms")).timeout());
-        assertEquals(
-                Duration.ofMinutes(2),
-                Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "2m")).timeout());
-        IllegalArgumentException e = assertThrows(
-                IllegalArgumentException.class, () -> Config.fromEnvironment(Map.of("JCCL_TIMEOUT", "soon")));
+        assertEquals(Duration.ofSeconds(30), timeoutFrom("30"));
+        assertEquals(Duration.ofMillis(1500), timeoutFrom("1.5s"));
+        assertEquals(Duration.ofMillis(250), timeoutFrom("250ms"));
+        assertEquals(Duration.ofMinutes(2), timeoutFrom("2m"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> timeoutFrom("soon"));
         assertTrue(e.getMessage().contains("JCCL_TIMEOUT"), e.getMessage());
+    }
+
+    /** The timeout a configuration read from an environment holding only {@code JCCL_TIMEOUT=value} has. */
+    private static Duration timeoutFrom(String value) {
+        return Config.fromEnvironment(Map.of("JCCL_TIMEOUT", value)).timeout();
     }
 
     @Test

@@ -45,23 +45,18 @@ class UniqueIdTest {
 
     @Test
     void malformedTextSaysWhatIsWrong() {
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> UniqueId.parse("hello"))
-                .getMessage()
-                .contains("not a Jccl unique id"));
-        assertTrue(assertThrows(
-                        IllegalArgumentException.class,
-                        () -> UniqueId.parse("jccl1:127.0.0.1:99999:00000000000000000000000000000000"))
-                .getMessage()
-                .contains("port"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> UniqueId.parse("jccl1:127.0.0.1:80:abc"))
-                .getMessage()
-                .contains("32 hex"));
-        assertTrue(assertThrows(
-                        IllegalArgumentException.class,
-                        () -> UniqueId.parse("jccl1:127.0.0.1:80:zz000000000000000000000000000000"))
-                .getMessage()
-                .contains("hex"));
+        assertParseRefused("hello", "not a Jccl unique id");
+        assertParseRefused("jccl1:127.0.0.1:99999:00000000000000000000000000000000", "port");
+        assertParseRefused("jccl1:127.0.0.1:80:abc", "32 hex");
+        assertParseRefused("jccl1:127.0.0.1:80:zz000000000000000000000000000000", "hex");
         assertThrows(IllegalArgumentException.class, () -> UniqueId.parse(null));
+    }
+
+    /** {@code text} is refused with an IllegalArgumentException whose message contains {@code mention}. */
+    private static void assertParseRefused(String text, String mention) {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> UniqueId.parse(text))
+                .getMessage()
+                .contains(mention));
     }
 
     /**

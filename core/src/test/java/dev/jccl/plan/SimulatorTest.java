@@ -39,6 +39,13 @@ class SimulatorTest {
                 () -> Simulator.run(List.of(schedules), memories(schedules.length), ReduceOp.SUM));
     }
 
+    /** {@link #rejected} for two ranks whose one step is rank 0 sending {@code sent} and rank 1 receiving it. */
+    private static AssertionError rejectedTransfer(long chunk, Region sent, Region received) {
+        return rejected(
+                schedule(0, 2, chunk, Step.of(new Action.Send(1, sent))),
+                schedule(1, 2, chunk, Step.of(new Action.Receive(0, received, null))));
+    }
+
     private static void assertMentions(AssertionError e, String text) {
         assertTrue(e.getMessage().contains(text), () -> "expected '" + text + "' in: " + e.getMessage());
     }
@@ -97,29 +104,17 @@ class SimulatorTest {
 
     @Test
     void rejectsDifferentCounts() {
-        assertMentions(
-                rejected(
-                        schedule(0, 2, 4, Step.of(new Action.Send(1, Region.send(0, 2)))),
-                        schedule(1, 2, 4, Step.of(new Action.Receive(0, Region.recv(0, 3), null)))),
-                "sent 2 elements, received 3");
+        assertMentions(rejectedTransfer(4, Region.send(0, 2), Region.recv(0, 3)), "sent 2 elements, received 3");
     }
 
     @Test
     void rejectsTransfersLongerThanAChunk() {
-        assertMentions(
-                rejected(
-                        schedule(0, 2, 1, Step.of(new Action.Send(1, Region.send(0, 2)))),
-                        schedule(1, 2, 1, Step.of(new Action.Receive(0, Region.recv(0, 2), null)))),
-                "chunkCount 1");
+        assertMentions(rejectedTransfer(1, Region.send(0, 2), Region.recv(0, 2)), "chunkCount 1");
     }
 
     @Test
     void rejectsEmptyTransfers() {
-        assertMentions(
-                rejected(
-                        schedule(0, 2, 4, Step.of(new Action.Send(1, Region.send(0, 0)))),
-                        schedule(1, 2, 4, Step.of(new Action.Receive(0, Region.recv(0, 0), null)))),
-                "transfer of 0 elements");
+        assertMentions(rejectedTransfer(4, Region.send(0, 0), Region.recv(0, 0)), "transfer of 0 elements");
     }
 
     @Test

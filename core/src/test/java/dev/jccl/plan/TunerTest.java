@@ -180,20 +180,23 @@ class TunerTest {
         // Tree Broadcast ones too, Bruck only AllGather's.
         String cell = " +[0-9.]+/ *[0-9.]+";
         String none = " +-";
-        String allReduce =
-                table.lines().filter(l -> l.startsWith("AllReduce")).findFirst().orElseThrow();
-        assertTrue(
-                allReduce.matches("AllReduce +\\|" + none + cell + " +\\|" + cell + cell + " +\\|" + none + none
-                        + " +\\|" + none + cell + " +\\|" + none + cell + " +\\|" + none + cell + " +\\|" + none
-                        + none + " *"),
-                allReduce);
-        String broadcast =
-                table.lines().filter(l -> l.startsWith("Broadcast")).findFirst().orElseThrow();
-        assertTrue(
-                broadcast.matches("Broadcast +\\|" + none + cell + " +\\|" + cell + none + " +\\|" + none + none
-                        + " +\\|" + none + cell + " +\\|" + none + none + " +\\|" + none + none + " +\\|" + none
-                        + none + " *"),
-                broadcast);
+        assertRowMatches(
+                table,
+                "AllReduce",
+                " +\\|" + none + cell + " +\\|" + cell + cell + " +\\|" + none + none + " +\\|" + none + cell + " +\\|"
+                        + none + cell + " +\\|" + none + cell + " +\\|" + none + none + " *");
+        assertRowMatches(
+                table,
+                "Broadcast",
+                " +\\|" + none + cell + " +\\|" + cell + none + " +\\|" + none + none + " +\\|" + none + cell + " +\\|"
+                        + none + none + " +\\|" + none + none + " +\\|" + none + none + " *");
+    }
+
+    /** The table's row for {@code collective} is the collective's name followed by what {@code cells} matches. */
+    private static void assertRowMatches(String table, String collective, String cells) {
+        String row =
+                table.lines().filter(l -> l.startsWith(collective)).findFirst().orElseThrow();
+        assertTrue(row.matches(collective + cells), row);
     }
 
     @Test

@@ -111,20 +111,25 @@ class ReduceKernelsTest {
     @Test
     @Timeout(240)
     void sameResultsFromC2CompiledKernels() throws Exception {
-        ChildJvm.Result child = compiledKernelChildren()[0].get(240, TimeUnit.SECONDS);
-        assertEquals(0, child.exitValue(), () -> lastLines(child.output(), 60));
-        assertTrue(child.output().contains("kernels: scalar"), () -> lastLines(child.output(), 5));
-        assertCompiledByC2(child, KERNEL_METHODS);
+        assertCompiledChildPassed(0, "kernels: scalar", KERNEL_METHODS);
     }
 
     /** The same for the Vector API kernels: C2 turns them into vector instructions, which must give the same bits. */
     @Test
     @Timeout(240)
     void sameResultsFromC2CompiledVectorKernels() throws Exception {
-        ChildJvm.Result child = compiledKernelChildren()[1].get(240, TimeUnit.SECONDS);
+        assertCompiledChildPassed(1, "kernels: Vector API", VECTOR_KERNEL_METHODS);
+    }
+
+    /**
+     * The -Xbatch child {@code which} of {@link #compiledKernelChildren} passed its checks, ran the kernels its
+     * {@code banner} names, and had C2 compile {@code methods}.
+     */
+    private static void assertCompiledChildPassed(int which, String banner, List<String> methods) throws Exception {
+        ChildJvm.Result child = compiledKernelChildren()[which].get(240, TimeUnit.SECONDS);
         assertEquals(0, child.exitValue(), () -> lastLines(child.output(), 60));
-        assertTrue(child.output().contains("kernels: Vector API"), () -> lastLines(child.output(), 5));
-        assertCompiledByC2(child, VECTOR_KERNEL_METHODS);
+        assertTrue(child.output().contains(banner), () -> lastLines(child.output(), 5));
+        assertCompiledByC2(child, methods);
     }
 
     private static CompletableFuture<ChildJvm.Result>[] compiledKernels;
