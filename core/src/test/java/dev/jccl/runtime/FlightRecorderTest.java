@@ -34,6 +34,14 @@ class FlightRecorderTest {
     @TempDir
     Path dir;
 
+    /** Loopback ranks that keep the last 16 operations and write their recorders into {@code dir}. */
+    private static Config recordingInto(Path dir) {
+        return TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
+                .traceBuffer(16)
+                .traceDir(dir.toString())
+                .build();
+    }
+
     @Test
     void theRingKeepsTheNewestOperationsOldestFirstWithTheirStates() throws Exception {
         FlightRecorder r = new FlightRecorder(4, 1, 3, "host:pid 7", 0xabcL);
@@ -85,10 +93,7 @@ class FlightRecorderTest {
      */
     @Test
     void flightRecorderSamplingStillWorksWithTheTraceHandlerInstalled() throws Exception {
-        Config config = TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
-                .traceBuffer(16)
-                .traceDir(dir.toString())
-                .build();
+        Config config = recordingInto(dir);
         Path jfr = dir.resolve("sampling.jfr");
         List<Object> results = TestRanks.run(1, config, (rank, c) -> {
             c.allReduce(new float[10], ReduceOp.SUM);
@@ -125,10 +130,7 @@ class FlightRecorderTest {
     /** {@code kill -USR1 <pid>}: every open communicator of the process writes its recorder, while it runs on. */
     @Test
     void sigusr1WritesEveryOpenCommunicatorsRecorder() throws Exception {
-        Config config = TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
-                .traceBuffer(16)
-                .traceDir(dir.toString())
-                .build();
+        Config config = recordingInto(dir);
         List<Object> results = TestRanks.run(2, config, (rank, c) -> {
             for (int i = 0; i < 5; i++) c.allReduce(new float[10], ReduceOp.SUM);
             c.barrier();

@@ -63,11 +63,7 @@ class SharedMemoryTest {
 
     @Test
     void aDevShmTooSmallForTheRingsIsAClearErrorOnEveryRank() throws Exception {
-        Path dir = Files.createTempDirectory("jccl-small-shm");
-        Assumptions.assumeTrue(mountTmpfs(dir, "1m"), "cannot mount a small tmpfs here (needs root); skipping");
-        String before = System.getProperty("jccl.shm.dir");
-        System.setProperty("jccl.shm.dir", dir.toString());
-        try {
+        onASmallDevShm("jccl-small-shm", "1m", dir -> {
             long start = System.nanoTime();
             List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(60)), (rank, c) -> {
                 c.allReduce(new float[1 << 20], ReduceOp.SUM); // needs the 8 MiB pair segment
@@ -84,19 +80,12 @@ class SharedMemoryTest {
             }
             assertTrue((System.nanoTime() - start) / 1e9 < 30, "both ranks fail long before the timeout");
             assertEquals(List.of(), jcclFiles(dir), "a failed creation leaves no file behind");
-        } finally {
-            restore(before);
-            unmount(dir);
-        }
+        });
     }
 
     @Test
     void aDevShmTooSmallForEvenTheRankPagesFailsAtInit() throws Exception {
-        Path dir = Files.createTempDirectory("jccl-tiny-shm");
-        Assumptions.assumeTrue(mountTmpfs(dir, "64k"), "cannot mount a small tmpfs here (needs root); skipping");
-        String before = System.getProperty("jccl.shm.dir");
-        System.setProperty("jccl.shm.dir", dir.toString());
-        try {
+        onASmallDevShm("jccl-tiny-shm", "64k", dir -> {
             List<Object> results =
                     TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(20)), (rank, c) -> "no error");
             boolean explained = false;
@@ -106,10 +95,7 @@ class SharedMemoryTest {
                         && e.getMessage().contains("JCCL_SHM_DISABLE=1");
             }
             assertTrue(explained, results.toString());
-        } finally {
-            restore(before);
-            unmount(dir);
-        }
+        });
     }
 
     @Test
@@ -258,6 +244,27 @@ class SharedMemoryTest {
                 return wrong;
             });
             assertEquals(List.of(0, 0), results, link.toString());
+        }
+    }
+
+    private interface ShmBody {
+        void run(Path dir) throws Exception;
+    }
+
+    /**
+     * Runs {@code body} with the shared-memory segments' directory on a fresh tmpfs of {@code size} (skipped where
+     * mounting one is not allowed), then puts the directory back and unmounts the tmpfs.
+     */
+    private static void onASmallDevShm(String prefix, String size, ShmBody body) throws Exception {
+        Path dir = Files.createTempDirectory(prefix);
+        Assumptions.assumeTrue(mountTmpfs(dir, size), "cannot mount a small tmpfs here (needs root); skipping");
+        String before = System.getProperty("jccl.shm.dir");
+        System.setProperty("jccl.shm.dir", dir.toString());
+        try {
+            body.run(dir);
+        } finally {
+            restore(before);
+            unmount(dir);
         }
     }
 

@@ -15,16 +15,25 @@ import org.junit.jupiter.api.Timeout;
 class ShmRingTest {
     private static final int RING = 4 * ShmLayout.PAGE; // the smallest ring: frames wrap often
 
+    private interface RingBody {
+        void run(Arena arena, ShmRing producer, ShmRing consumer);
+    }
+
+    /** Runs {@code body} with both ends of the ring from the {@code fromLow} side of a fresh pair segment. */
+    private static void withRing(boolean fromLow, RingBody body) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment seg = arena.allocate(ShmLayout.pairSegmentBytes(RING), 4096);
+            body.run(arena, new ShmRing(seg, RING, fromLow), new ShmRing(seg, RING, fromLow));
+        }
+    }
+
     private static FrameHeader header(int step, long length) {
         return new FrameHeader(0, 8, 0, step, -1, 7, length, length / 4);
     }
 
     @Test
     void framesOfEveryAwkwardLengthArriveWholeAndInOrderAcrossTheRingsEnd() {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment seg = arena.allocate(ShmLayout.pairSegmentBytes(RING), 4096);
-            ShmRing producer = new ShmRing(seg, RING, true);
-            ShmRing consumer = new ShmRing(seg, RING, true);
+        withRing(true, (arena, producer, consumer) -> {
             Random random = new Random(42);
             long[] lengths = {0, 1, 3, 63, 64, 65, 127, 4096, 9001, RING - 64, RING * 3 + 5};
             for (int round = 0; round < 40; round++) {
@@ -60,15 +69,12 @@ class ShmRingTest {
                 }
                 assertArrayEquals(data, got, "frame " + round + " of " + length + " bytes");
             }
-        }
+        });
     }
 
     @Test
     void theProducerWaitsForRoomAndNeverOverwritesUnreadData() {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment seg = arena.allocate(ShmLayout.pairSegmentBytes(RING), 4096);
-            ShmRing producer = new ShmRing(seg, RING, false);
-            ShmRing consumer = new ShmRing(seg, RING, false);
+        withRing(false, (arena, producer, consumer) -> {
             MemorySegment big = arena.allocate(2L * RING);
             for (long i = 0; i < big.byteSize(); i++) big.set(ValueLayout.JAVA_BYTE, i, (byte) i);
             assertTrue(producer.tryWriteHeader(header(0, big.byteSize())));
@@ -83,15 +89,12 @@ class ShmRingTest {
             consumer.consume(piece, false);
             assertTrue(
                     producer.writePayload(big, sent, big.byteSize() - sent, big.byteSize() - sent) > 0, "room again");
-        }
+        });
     }
 
     @Test
     void aSendWhoseDataIsNotReadyYetPublishesOnlyWholeLinesOfIt() {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment seg = arena.allocate(ShmLayout.pairSegmentBytes(RING), 4096);
-            ShmRing producer = new ShmRing(seg, RING, true);
-            ShmRing consumer = new ShmRing(seg, RING, true);
+        withRing(true, (arena, producer, consumer) -> {
             MemorySegment data = arena.allocate(1000);
             assertTrue(producer.tryWriteHeader(header(0, 1000)));
             assertEquals(0, producer.writePayload(data, 0, 40, 1000), "less than a line ready: nothing yet");
@@ -100,6 +103,6 @@ class ShmRingTest {
             assertTrue(consumer.headerReadable());
             consumer.readHeader();
             assertEquals(1000, consumer.readablePiece(1000));
-        }
+        });
     }
 }
