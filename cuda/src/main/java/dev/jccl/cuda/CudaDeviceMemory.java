@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongConsumer;
 
 /**
  * {@link DeviceMemory} on a real GPU, through {@link CudaRuntime}. Keeps a list of what it allocated, so {@link #close}
@@ -222,12 +223,27 @@ public final class CudaDeviceMemory implements DeviceMemory {
     }
 
     /** A CUDA stream of this device, and its events. */
-    private final class Stream implements DeviceStream {
-        private final long handle;
+    /** A native stream or event handle, destroyed by the first {@code close()} and left alone by any later one. */
+    private static class OwnedHandle {
+        final long handle;
+        private final LongConsumer destroy;
         private boolean closed;
 
-        Stream(long handle) {
+        OwnedHandle(long handle, LongConsumer destroy) {
             this.handle = handle;
+            this.destroy = destroy;
+        }
+
+        public void close() {
+            if (closed) return;
+            closed = true;
+            destroy.accept(handle);
+        }
+    }
+
+    private final class Stream extends OwnedHandle implements DeviceStream {
+        Stream(long handle) {
+            super(handle, cuda::streamDestroy);
         }
 
         @Override
@@ -276,33 +292,16 @@ public final class CudaDeviceMemory implements DeviceMemory {
         public boolean isIdle() {
             return cuda.streamQuery(handle);
         }
-
-        @Override
-        public void close() {
-            if (closed) return;
-            closed = true;
-            cuda.streamDestroy(handle);
-        }
     }
 
-    private final class Event implements DeviceEvent {
-        private final long handle;
-        private boolean closed;
-
+    private final class Event extends OwnedHandle implements DeviceEvent {
         Event(long handle) {
-            this.handle = handle;
+            super(handle, cuda::eventDestroy);
         }
 
         @Override
         public boolean isComplete() {
             return cuda.eventQuery(handle);
-        }
-
-        @Override
-        public void close() {
-            if (closed) return;
-            closed = true;
-            cuda.eventDestroy(handle);
         }
     }
 }

@@ -139,88 +139,49 @@ final class NcclCommunicator implements AutoCloseable {
     // ---------------------------------------------------------------- operations (queue, then poll)
 
     Pending allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, String label) {
-        check(
-                api.allReduce(
-                        send.address(),
-                        recv.address(),
-                        count,
-                        NcclTypes.dataType(type, version),
-                        NcclTypes.redOp(op, version),
-                        comm,
-                        stream.handle()),
+        return queued(
+                api.allReduce(send.address(), recv.address(), count, ncclType(type), ncclOp(op), comm, stream.handle()),
                 "ncclAllReduce",
                 label);
-        return pending(label);
     }
 
     Pending broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, String label) {
         long sendAddress = send == null ? recv.address() : send.address();
-        check(
-                api.broadcast(
-                        sendAddress,
-                        recv.address(),
-                        count,
-                        NcclTypes.dataType(type, version),
-                        root,
-                        comm,
-                        stream.handle()),
+        return queued(
+                api.broadcast(sendAddress, recv.address(), count, ncclType(type), root, comm, stream.handle()),
                 "ncclBroadcast",
                 label);
-        return pending(label);
     }
 
     Pending reduce(
             DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root, String label) {
         // Only the root's recv is written; other ranks pass their send buffer, a valid pointer NCCL will not touch.
         long recvAddress = recv == null ? send.address() : recv.address();
-        check(
-                api.reduce(
-                        send.address(),
-                        recvAddress,
-                        count,
-                        NcclTypes.dataType(type, version),
-                        NcclTypes.redOp(op, version),
-                        root,
-                        comm,
-                        stream.handle()),
+        return queued(
+                api.reduce(send.address(), recvAddress, count, ncclType(type), ncclOp(op), root, comm, stream.handle()),
                 "ncclReduce",
                 label);
-        return pending(label);
     }
 
     Pending allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, String label) {
-        check(
-                api.allGather(
-                        send.address(),
-                        recv.address(),
-                        sendCount,
-                        NcclTypes.dataType(type, version),
-                        comm,
-                        stream.handle()),
+        return queued(
+                api.allGather(send.address(), recv.address(), sendCount, ncclType(type), comm, stream.handle()),
                 "ncclAllGather",
                 label);
-        return pending(label);
     }
 
     Pending reduceScatter(
             DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op, String label) {
-        check(
+        return queued(
                 api.reduceScatter(
-                        send.address(),
-                        recv.address(),
-                        recvCount,
-                        NcclTypes.dataType(type, version),
-                        NcclTypes.redOp(op, version),
-                        comm,
-                        stream.handle()),
+                        send.address(), recv.address(), recvCount, ncclType(type), ncclOp(op), comm, stream.handle()),
                 "ncclReduceScatter",
                 label);
-        return pending(label);
     }
 
     /** A group of one send and one receive per peer, block {@code j} of {@code send} to rank {@code j}. */
     Pending allToAll(DeviceBuffer send, DeviceBuffer recv, long countPerPeer, DataType type, String label) {
-        int t = NcclTypes.dataType(type, version);
+        int t = ncclType(type);
         long block = countPerPeer * type.byteSize();
         DeviceBuffer from = send.address() == recv.address() ? outgoingCopy(send.slice(0, block * size)) : send;
         check(api.groupStart(), "ncclGroupStart", label);
@@ -231,31 +192,20 @@ final class NcclCommunicator implements AutoCloseable {
                 rc = api.recv(recv.address() + j * block, countPerPeer, t, j, comm, stream.handle());
             }
         }
-        int end = api.groupEnd();
-        check(rc, "ncclSend/ncclRecv", label);
-        check(end, "ncclGroupEnd", label);
-        return pending(label);
+        return groupEnded(rc, label);
     }
 
     Pending send(DeviceBuffer buf, long count, DataType type, int peer, String label) {
-        check(
-                api.send(buf.address(), count, NcclTypes.dataType(type, version), peer, comm, stream.handle()),
-                "ncclSend",
-                label);
-        return pending(label);
+        return queued(api.send(buf.address(), count, ncclType(type), peer, comm, stream.handle()), "ncclSend", label);
     }
 
     Pending recv(DeviceBuffer buf, long count, DataType type, int peer, String label) {
-        check(
-                api.recv(buf.address(), count, NcclTypes.dataType(type, version), peer, comm, stream.handle()),
-                "ncclRecv",
-                label);
-        return pending(label);
+        return queued(api.recv(buf.address(), count, ncclType(type), peer, comm, stream.handle()), "ncclRecv", label);
     }
 
     Pending sendRecv(
             DeviceBuffer send, int sendPeer, DeviceBuffer recv, int recvPeer, long count, DataType type, String label) {
-        int t = NcclTypes.dataType(type, version);
+        int t = ncclType(type);
         long bytes = count * type.byteSize();
         if (sendPeer == rank && recvPeer == rank) {
             if (send.address() != recv.address()) stream.copyOnDevice(send.slice(0, bytes), recv.slice(0, bytes));
@@ -265,10 +215,7 @@ final class NcclCommunicator implements AutoCloseable {
         check(api.groupStart(), "ncclGroupStart", label);
         int rc = api.send(from.address(), count, t, sendPeer, comm, stream.handle());
         if (rc == NcclTypes.SUCCESS) rc = api.recv(recv.address(), count, t, recvPeer, comm, stream.handle());
-        int end = api.groupEnd();
-        check(rc, "ncclSend/ncclRecv", label);
-        check(end, "ncclGroupEnd", label);
-        return pending(label);
+        return groupEnded(rc, label);
     }
 
     /**
@@ -286,6 +233,31 @@ final class NcclCommunicator implements AutoCloseable {
         DeviceBuffer copy = scratch.slice(0, data.byteSize());
         stream.copyOnDevice(data, copy);
         return copy;
+    }
+
+    /** Checks the return code of an operation just queued on the stream, then tracks the operation. */
+    private Pending queued(int rc, String call, String label) {
+        check(rc, call, label);
+        return pending(label);
+    }
+
+    /**
+     * Ends the group of sends and receives queued since {@code ncclGroupStart} and tracks it; {@code rc} is the first
+     * failed return code among them, or success.
+     */
+    private Pending groupEnded(int rc, String label) {
+        int end = api.groupEnd();
+        check(rc, "ncclSend/ncclRecv", label);
+        check(end, "ncclGroupEnd", label);
+        return pending(label);
+    }
+
+    private int ncclType(DataType type) {
+        return NcclTypes.dataType(type, version);
+    }
+
+    private int ncclOp(ReduceOp op) {
+        return NcclTypes.redOp(op, version);
     }
 
     private Pending pending(String label) {

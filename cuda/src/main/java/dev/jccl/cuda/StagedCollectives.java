@@ -165,14 +165,7 @@ final class StagedCollectives implements AutoCloseable {
             if (where.startsWith("host collective")) {
                 long until = System.nanoTime() + Math.min(timeoutNanos, TimeUnit.SECONDS.toNanos(2));
                 for (int k = nextToDevice; k < nextExchange; k++) {
-                    try {
-                        exchange[k].get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    } catch (ExecutionException | TimeoutException | java.util.concurrent.CancellationException x) {
-                        // looked at below
-                    } catch (InterruptedException x) {
-                        Thread.currentThread().interrupt();
-                        break;
-                    }
+                    if (!awaitUntil(exchange[k], until)) break; // its outcome is looked at below
                     if (!exchange[k].isCompletedExceptionally()) continue;
                     if (exchange[k].exceptionNow() instanceof RuntimeException first && first != e) {
                         cause = first;
@@ -187,6 +180,22 @@ final class StagedCollectives implements AutoCloseable {
                     "rank " + host.rank() + ": " + label
                             + " on device buffers (staged through host memory) failed at the " + where);
         }
+    }
+
+    /**
+     * Waits for {@code f} to end, however it ends, until {@code deadline} ({@link System#nanoTime}) at the latest;
+     * false if interrupted meanwhile (the interrupt is kept).
+     */
+    private static boolean awaitUntil(CompletableFuture<Void> f, long deadline) {
+        try {
+            f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException | TimeoutException | java.util.concurrent.CancellationException e) {
+            // the caller looks at how it ended, if it needs to
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return true;
     }
 
     private static String phase(String what, int chunk, int chunks) {
@@ -219,14 +228,8 @@ final class StagedCollectives implements AutoCloseable {
     private void settle(CompletableFuture<Void>[] exchange, int started) {
         long deadline = System.nanoTime() + Math.min(timeoutNanos, TimeUnit.SECONDS.toNanos(10));
         for (int k = 0; k < started; k++) {
-            try {
-                exchange[k].get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (ExecutionException | TimeoutException | java.util.concurrent.CancellationException e) {
-                // its error, if any, is reported by the failure already being thrown
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+            // its error, if any, is reported by the failure already being thrown
+            if (!awaitUntil(exchange[k], deadline)) return;
         }
         for (DeviceStream s : new DeviceStream[] {toHostStream, toDeviceStream}) {
             IdleStrategy idle = Idle.strategy();

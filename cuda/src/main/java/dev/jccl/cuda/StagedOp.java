@@ -104,7 +104,7 @@ abstract sealed class StagedOp {
             case REDUCE -> new Reduce(send, recv, n, t, op.op(), op.root(), rank, slotBytes);
             case ALL_GATHER -> new AllGather(send, recv, n, t, rank, size, slotBytes);
             case REDUCE_SCATTER -> new ReduceScatter(send, recv, n, t, op.op(), rank, size, slotBytes);
-            case ALL_TO_ALL -> new AllToAll(send, recv, n, t, size, slotBytes);
+            case ALL_TO_ALL -> new AllToAll(send, recv, n, t, rank, size, slotBytes);
             case SEND -> new Send(send, n, t, op.root(), slotBytes);
             case RECV -> new Recv(recv, n, t, op.root(), slotBytes);
             case SEND_RECV -> new SendRecv(send, op.root(), recv, op.recvPeer(), n, t, slotBytes);
@@ -327,12 +327,54 @@ abstract sealed class StagedOp {
 
     // ---------------------------------------------------------------- one block per rank
 
-    static final class AllGather extends StagedOp {
-        private final DeviceBuffer send;
-        private final DeviceBuffer recv;
-        private final int rank;
-        private final int ranks;
+    /**
+     * The collectives whose slot holds one block per rank: for a chunk of {@code len} elements, block {@code r} of the
+     * slot (at {@code r × len}) is that chunk of block {@code r} of the call (at {@code r × count}).
+     */
+    abstract static sealed class PerRankBlocks extends StagedOp {
+        final DeviceBuffer send;
+        final DeviceBuffer recv;
+        final int rank;
+        final int ranks;
 
+        PerRankBlocks(
+                String name,
+                DeviceBuffer send,
+                DeviceBuffer recv,
+                long count,
+                DataType type,
+                int rank,
+                int ranks,
+                long slotBytes) {
+            super(name, type, count, chunkElements(slotBytes, ranks, type));
+            this.send = send;
+            this.recv = recv;
+            this.rank = rank;
+            this.ranks = ranks;
+        }
+
+        /** Queues the copies of this chunk of every block of {@code send} into the slot; false for an empty call. */
+        final boolean everyBlockToHost(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            long len = length(chunk);
+            for (int r = 0; r < ranks; r++) {
+                stream.copyToHost(range(send, r * count + first(chunk), len), bytes(slot, r * len, len));
+            }
+            return true;
+        }
+
+        /** Queues the copies of every block of the slot into this chunk of {@code recv}; false for an empty call. */
+        final boolean everyBlockToDevice(int chunk, MemorySegment slot, DeviceStream stream) {
+            if (count == 0) return false;
+            long len = length(chunk);
+            for (int r = 0; r < ranks; r++) {
+                stream.copyToDevice(bytes(slot, r * len, len), range(recv, r * count + first(chunk), len));
+            }
+            return true;
+        }
+    }
+
+    static final class AllGather extends PerRankBlocks {
         AllGather(
                 DeviceBuffer send,
                 DeviceBuffer recv,
@@ -341,11 +383,7 @@ abstract sealed class StagedOp {
                 int rank,
                 int ranks,
                 long slotBytes) {
-            super("AllGather", type, sendCount, chunkElements(slotBytes, ranks, type));
-            this.send = send;
-            this.recv = recv;
-            this.rank = rank;
-            this.ranks = ranks;
+            super("AllGather", send, recv, sendCount, type, rank, ranks, slotBytes);
         }
 
         @Override
@@ -365,21 +403,12 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            long len = length(chunk);
-            for (int r = 0; r < ranks; r++) {
-                stream.copyToDevice(bytes(slot, r * len, len), range(recv, r * count + first(chunk), len));
-            }
-            return true;
+            return everyBlockToDevice(chunk, slot, stream);
         }
     }
 
-    static final class ReduceScatter extends StagedOp {
-        private final DeviceBuffer send;
-        private final DeviceBuffer recv;
+    static final class ReduceScatter extends PerRankBlocks {
         private final ReduceOp op;
-        private final int rank;
-        private final int ranks;
 
         ReduceScatter(
                 DeviceBuffer send,
@@ -390,22 +419,13 @@ abstract sealed class StagedOp {
                 int rank,
                 int ranks,
                 long slotBytes) {
-            super("ReduceScatter", type, recvCount, chunkElements(slotBytes, ranks, type));
-            this.send = send;
-            this.recv = recv;
+            super("ReduceScatter", send, recv, recvCount, type, rank, ranks, slotBytes);
             this.op = op;
-            this.rank = rank;
-            this.ranks = ranks;
         }
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            long len = length(chunk);
-            for (int r = 0; r < ranks; r++) {
-                stream.copyToHost(range(send, r * count + first(chunk), len), bytes(slot, r * len, len));
-            }
-            return true;
+            return everyBlockToHost(chunk, slot, stream);
         }
 
         @Override
@@ -424,26 +444,21 @@ abstract sealed class StagedOp {
         }
     }
 
-    static final class AllToAll extends StagedOp {
-        private final DeviceBuffer send;
-        private final DeviceBuffer recv;
-        private final int ranks;
-
-        AllToAll(DeviceBuffer send, DeviceBuffer recv, long countPerPeer, DataType type, int ranks, long slotBytes) {
-            super("AllToAll", type, countPerPeer, chunkElements(slotBytes, ranks, type));
-            this.send = send;
-            this.recv = recv;
-            this.ranks = ranks;
+    static final class AllToAll extends PerRankBlocks {
+        AllToAll(
+                DeviceBuffer send,
+                DeviceBuffer recv,
+                long countPerPeer,
+                DataType type,
+                int rank,
+                int ranks,
+                long slotBytes) {
+            super("AllToAll", send, recv, countPerPeer, type, rank, ranks, slotBytes);
         }
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            long len = length(chunk);
-            for (int j = 0; j < ranks; j++) {
-                stream.copyToHost(range(send, j * count + first(chunk), len), bytes(slot, j * len, len));
-            }
-            return true;
+            return everyBlockToHost(chunk, slot, stream);
         }
 
         @Override
@@ -455,12 +470,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            long len = length(chunk);
-            for (int j = 0; j < ranks; j++) {
-                stream.copyToDevice(bytes(slot, j * len, len), range(recv, j * count + first(chunk), len));
-            }
-            return true;
+            return everyBlockToDevice(chunk, slot, stream);
         }
     }
 }
