@@ -98,12 +98,7 @@ final class FakeLibraries {
      * that cudaPointerGetAttributes writes.
      */
     static long cudaGet(int what) {
-        try {
-            return (long) hook(cudart(), "fake_cuda_get", FunctionDescriptor.of(JAVA_LONG, JAVA_INT))
-                    .invokeExact(what);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        return counter(cudart(), "fake_cuda_get", what);
     }
 
     /** {@code fake_nccl_set}: 0 version code (read when first loaded), 1 asynchronous error to report. */
@@ -122,8 +117,13 @@ final class FakeLibraries {
      * reached ncclCommInitRank changed, 11 aborts, 12 destroys, 13 groups.
      */
     static long ncclGet(int what) {
+        return counter(nccl(), "fake_nccl_get", what);
+    }
+
+    /** Calls {@code long function(int what)} of the fake {@code library}: the fakes' way of reporting what they saw. */
+    private static long counter(Path library, String function, int what) {
         try {
-            return (long) hook(nccl(), "fake_nccl_get", FunctionDescriptor.of(JAVA_LONG, JAVA_INT))
+            return (long) hook(library, function, FunctionDescriptor.of(JAVA_LONG, JAVA_INT))
                     .invokeExact(what);
         } catch (Throwable t) {
             throw new AssertionError(t);
