@@ -2,6 +2,7 @@ package dev.jccl.runtime;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.jccl.Communicator;
 import dev.jccl.Config;
 import dev.jccl.DataType;
 import dev.jccl.JcclException;
@@ -12,6 +13,7 @@ import dev.jccl.TestRanks;
 import dev.jccl.TestRanks.Link;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -60,14 +62,7 @@ class FailureBehaviourTest {
             c.allReduce(x, ReduceOp.SUM);
             return "no error";
         });
-        for (Object r : results) {
-            Throwable t = assertInstanceOf(JcclException.class, r);
-            assertTrue(
-                    t.getMessage().contains("called different operations")
-                            && t.getMessage().contains("100 × FLOAT32")
-                            && t.getMessage().contains("101 × FLOAT32"),
-                    "every rank describes both sides: " + t.getMessage());
-        }
+        assertEveryRankDescribesBothSides(results, "100 × FLOAT32", "101 × FLOAT32");
     }
 
     @ParameterizedTest
@@ -96,24 +91,8 @@ class FailureBehaviourTest {
     @ParameterizedTest
     @EnumSource(Link.class)
     void aRankThatGoesAwayFailsItsPeersFast(Link link) throws Exception {
-        Config config = link.config(Duration.ofSeconds(60));
-        long start = System.nanoTime();
-        List<Object> results = TestRanks.run(3, config, (rank, c) -> {
-            float[] x = new float[1 << 16];
-            for (int i = 0; ; i++) {
-                if (rank == 2 && i == 5) {
-                    c.abort(); // as if the process died: its sockets close
-                    return "left";
-                }
-                c.allReduce(x, ReduceOp.SUM);
-            }
-        });
-        assertEquals("left", results.get(2));
-        for (int r = 0; r < 2; r++) {
-            JcclException e = assertInstanceOf(JcclException.class, results.get(r));
-            assertTrue(e instanceof PeerFailedException || e.getMessage().contains("lost peer"), e.getMessage());
-        }
-        assertTrue((System.nanoTime() - start) / 1e9 < 20, "peers must fail long before the 60 s timeout");
+        float[][] x = new float[3][1 << 16];
+        survivorsOfRank2GoingAway(link, (rank, c) -> c.allReduce(x[rank], ReduceOp.SUM));
     }
 
     @ParameterizedTest
@@ -205,15 +184,7 @@ class FailureBehaviourTest {
             c.sendRecv(x, 1 - rank, x, 1 - rank);
             return "no error";
         });
-        for (Object r : results) {
-            Throwable t = assertInstanceOf(JcclException.class, r);
-            assertTrue(
-                    t.getMessage().contains("called different operations")
-                            && t.getMessage().contains("SendRecv #0/#0")
-                            && t.getMessage().contains("100 × FLOAT32")
-                            && t.getMessage().contains("101 × FLOAT32"),
-                    "every rank describes both sides: " + t.getMessage());
-        }
+        assertEveryRankDescribesBothSides(results, "SendRecv #0/#0", "100 × FLOAT32", "101 × FLOAT32");
     }
 
     @ParameterizedTest
@@ -245,26 +216,53 @@ class FailureBehaviourTest {
     @ParameterizedTest
     @EnumSource(Link.class)
     void aRankThatGoesAwayFailsItsSendRecvPeersFast(Link link) throws Exception {
+        float[][] out = new float[3][1 << 18];
+        float[][] in = new float[3][1 << 18];
+        List<JcclException> survivors = survivorsOfRank2GoingAway(
+                link, (rank, c) -> c.sendRecv(out[rank], (rank + 1) % 3, in[rank], (rank + 2) % 3));
+        for (JcclException e : survivors) assertTrue(e.getMessage().contains("SendRecv #"), e.getMessage());
+    }
+
+    private interface Step {
+        void run(int rank, Communicator c) throws Exception;
+    }
+
+    /**
+     * Three ranks repeat {@code step} until rank 2 leaves before its sixth, aborting as if its process died (its
+     * sockets close); ranks 0 and 1 must fail well before the 60 s timeout, saying they lost a peer. Returns their
+     * failures.
+     */
+    private static List<JcclException> survivorsOfRank2GoingAway(Link link, Step step) throws Exception {
         Config config = link.config(Duration.ofSeconds(60));
         long start = System.nanoTime();
         List<Object> results = TestRanks.run(3, config, (rank, c) -> {
-            float[] out = new float[1 << 18];
-            float[] in = new float[1 << 18];
             for (int i = 0; ; i++) {
                 if (rank == 2 && i == 5) {
                     c.abort();
                     return "left";
                 }
-                c.sendRecv(out, (rank + 1) % 3, in, (rank + 2) % 3);
+                step.run(rank, c);
             }
         });
         assertEquals("left", results.get(2));
+        List<JcclException> survivors = new ArrayList<>();
         for (int r = 0; r < 2; r++) {
             JcclException e = assertInstanceOf(JcclException.class, results.get(r));
             assertTrue(e instanceof PeerFailedException || e.getMessage().contains("lost peer"), e.getMessage());
-            assertTrue(e.getMessage().contains("SendRecv #"), e.getMessage());
+            survivors.add(e);
         }
         assertTrue((System.nanoTime() - start) / 1e9 < 20, "peers must fail long before the 60 s timeout");
+        return survivors;
+    }
+
+    /** Every rank failed with a mismatch whose message describes both sides: it mentions each of {@code sides}. */
+    private static void assertEveryRankDescribesBothSides(List<Object> results, String... sides) {
+        for (Object r : results) {
+            Throwable t = assertInstanceOf(JcclException.class, r);
+            boolean all = t.getMessage().contains("called different operations");
+            for (String side : sides) all &= t.getMessage().contains(side);
+            assertTrue(all, "every rank describes both sides: " + t.getMessage());
+        }
     }
 
     @ParameterizedTest
