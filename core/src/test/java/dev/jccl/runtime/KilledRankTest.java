@@ -2,18 +2,13 @@ package dev.jccl.runtime;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import dev.jccl.Config;
 import dev.jccl.PeerFailedException;
 import dev.jccl.TestRanks.Link;
-import dev.jccl.UniqueId;
 import java.io.IOException;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,27 +27,15 @@ class KilledRankTest {
     @ParameterizedTest
     @EnumSource(Link.class)
     void aKilledRankFailsEverySurvivorWithinSeconds(Link link) throws Exception {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close(); // rank 0's JVM binds the root port itself
         Map<String, String> env = Map.of(
                 "JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "120", "JCCL_SHM_DISABLE", link == Link.TCP ? "1" : "0");
-        try (LoopWorkers w = LoopWorkers.start(RANKS, id.toString(), 4096, r -> env, (r, cmd) -> cmd)) {
-            w.awaitLooping(90);
-            Process victim = w.ranks.get(VICTIM);
-            long victimPid = victim.pid();
-            long killed = System.nanoTime();
-            victim.destroyForcibly(); // SIGKILL: no shutdown hook, no goodbye on any socket or page
-            List<Double> detection = new ArrayList<>();
+        try (LoopWorkers w = LoopWorkers.loopingOnLoopback(RANKS, env)) {
+            long victimPid = w.ranks.get(VICTIM).pid();
+            List<Double> detection = w.killAndAwaitSurvivors(VICTIM);
             for (int r = 0; r < RANKS; r++) {
                 if (r == VICTIM) continue;
-                Process survivor = w.ranks.get(r);
-                assertTrue(
-                        survivor.waitFor(30, TimeUnit.SECONDS),
-                        () -> "a survivor still waits 30 s after the kill: " + w.output());
-                detection.add((System.nanoTime() - killed) / 1e9);
                 String out = w.output(r);
-                assertEquals(3, survivor.exitValue(), out);
+                assertEquals(3, w.ranks.get(r).exitValue(), out);
                 assertTrue(
                         out.contains(PeerFailedException.class.getName()),
                         "rank " + r + " must fail with PeerFailedException: " + out);

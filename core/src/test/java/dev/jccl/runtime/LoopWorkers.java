@@ -2,8 +2,11 @@ package dev.jccl.runtime;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.jccl.Config;
+import dev.jccl.UniqueId;
 import java.io.File;
 import java.io.IOException;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,6 +60,42 @@ final class LoopWorkers implements AutoCloseable {
             w.close();
             throw e;
         }
+    }
+
+    /**
+     * {@code size} ranks on a fresh loopback unique id, each with the extra environment {@code env}, started and
+     * looping (90 s at most).
+     */
+    static LoopWorkers loopingOnLoopback(int size, Map<String, String> env) throws Exception {
+        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
+        ServerSocketChannel reserved = id.takeReservedListener();
+        if (reserved != null) reserved.close(); // rank 0's JVM binds the root port itself
+        LoopWorkers w = start(size, id.toString(), 4096, r -> env, (r, cmd) -> cmd);
+        try {
+            w.awaitLooping(90);
+        } catch (Exception | Error e) {
+            w.close();
+            throw e;
+        }
+        return w;
+    }
+
+    /**
+     * SIGKILLs rank {@code victim} (no shutdown hook, no goodbye on any socket or page), then waits, 30 s at most each,
+     * for every other rank to exit; returns each survivor's seconds from the kill to its exit, in rank order.
+     */
+    List<Double> killAndAwaitSurvivors(int victim) throws InterruptedException {
+        long killed = System.nanoTime();
+        ranks.get(victim).destroyForcibly();
+        List<Double> detection = new ArrayList<>();
+        for (int r = 0; r < ranks.size(); r++) {
+            if (r == victim) continue;
+            assertTrue(
+                    ranks.get(r).waitFor(30, TimeUnit.SECONDS),
+                    () -> "a survivor still waits 30 s after the kill: " + output());
+            detection.add((System.nanoTime() - killed) / 1e9);
+        }
+        return detection;
     }
 
     /** Waits until every rank has printed {@code looping}; fails if one exits first or none gets there in time. */

@@ -10,12 +10,9 @@ import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
-import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,25 +25,14 @@ class UcxFailureTest {
 
     @Test
     void aKilledRankFailsEverySurvivorWithinSeconds() throws Exception {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
         Map<String, String> env =
                 Map.of("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "120", "JCCL_SHM_DISABLE", "1", "JCCL_NET", "UCX");
-        try (LoopWorkers w = LoopWorkers.start(3, id.toString(), 4096, r -> env, (r, cmd) -> cmd)) {
-            w.awaitLooping(90);
+        try (LoopWorkers w = LoopWorkers.loopingOnLoopback(3, env)) {
             long victimPid = w.ranks.get(1).pid();
-            long killed = System.nanoTime();
-            w.ranks.get(1).destroyForcibly();
-            List<Double> detection = new ArrayList<>();
+            List<Double> detection = w.killAndAwaitSurvivors(1);
             for (int r : new int[] {0, 2}) {
-                Process survivor = w.ranks.get(r);
-                assertTrue(
-                        survivor.waitFor(30, TimeUnit.SECONDS),
-                        () -> "a survivor still waits 30 s after the kill: " + w.output());
-                detection.add((System.nanoTime() - killed) / 1e9);
                 String out = w.output(r);
-                assertEquals(3, survivor.exitValue(), out);
+                assertEquals(3, w.ranks.get(r).exitValue(), out);
                 assertTrue(
                         out.contains(PeerFailedException.class.getName()) && out.contains("pid " + victimPid),
                         "rank " + r + " must fail with PeerFailedException naming pid " + victimPid + ": " + out);
