@@ -6,35 +6,17 @@ import dev.jccl.reduce.ReduceKernel;
 import dev.jccl.reduce.ReduceKernels;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * A kernel that the JIT first compiled while it saw only native segments (a process whose first collectives ran on
  * native buffers), then called on {@code memory}: the order that sent C2 into a deoptimise/recompile cycle on JDK 25
  * (profiled loop predication). Compare with {@link ReduceKernelBench} for the same kernel, size and memory.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(
-        value = 1,
-        jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx2g"})
-public class PollutedProfileBench {
+public class PollutedProfileBench extends TrialArenaBench {
 
     @Param({"FLOAT32_SUM", "BFLOAT16_SUM", "INT32_SUM"})
     public String kernel;
@@ -45,7 +27,6 @@ public class PollutedProfileBench {
     @Param({"HEAP", "MIXED"})
     public Memory memory;
 
-    private Arena arena;
     private ReduceKernel reduce;
     private long count;
     private MemorySegment a;
@@ -69,11 +50,6 @@ public class PollutedProfileBench {
         a = Buffers.allocate(memory.a, type, bytes, arena, 1);
         b = Buffers.allocate(memory.b, type, bytes, arena, 2);
         dst = Buffers.allocate(memory.dst, type, bytes, arena, 3);
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        arena.close();
     }
 
     @Benchmark

@@ -6,20 +6,11 @@ import dev.jccl.reduce.ReduceKernel;
 import dev.jccl.reduce.ReduceKernels;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One reduce kernel, {@code dst = a op b} over {@code bytes} bytes of each operand, as the runtime calls it. Time per
@@ -30,15 +21,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * the result, what a 2-rank AVG costs in all. {@code kernels} picks the family: {@code vector} (the Vector API's, which
  * the forked JVM has) or {@code scalar} (what a JVM without {@code --add-modules jdk.incubator.vector} runs).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
 @Fork(
         value = 1,
         jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx2g", "--add-modules", "jdk.incubator.vector"})
-public class ReduceKernelBench {
+public class ReduceKernelBench extends TrialArenaBench {
 
     @Param({
         "INT8_SUM",
@@ -71,7 +57,6 @@ public class ReduceKernelBench {
     @Param({"NATIVE", "HEAP", "MIXED"})
     public Memory memory;
 
-    private Arena arena;
     private DataType type;
     private boolean average;
     private ReduceKernel reduce;
@@ -97,11 +82,6 @@ public class ReduceKernelBench {
         a = Buffers.allocate(memory.a, type, bytes, arena, 1);
         b = Buffers.allocate(memory.b, type, bytes, arena, 2);
         dst = Buffers.allocate(memory.dst, type, bytes, arena, 3);
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        arena.close();
     }
 
     @Benchmark
