@@ -21,9 +21,6 @@ public class CopyBench extends TrialArenaBench {
     @Param({"NATIVE", "HEAP", "MIXED"})
     public Memory memory;
 
-    private MemorySegment b;
-    private MemorySegment dst;
-
     @Setup(Level.Trial)
     public void setUp() {
         arena = Arena.ofShared();

@@ -29,9 +29,6 @@ public class PollutedProfileBench extends TrialArenaBench {
 
     private ReduceKernel reduce;
     private long count;
-    private MemorySegment a;
-    private MemorySegment b;
-    private MemorySegment dst;
 
     @Setup(Level.Trial)
     public void setUp() throws InterruptedException {
@@ -47,9 +44,7 @@ public class PollutedProfileBench extends TrialArenaBench {
             reduce.apply(x, 0, y, 0, x, 0, warmCount);
         }
         Thread.sleep(500); // let C2 finish what the loop queued
-        a = Buffers.allocate(memory.a, type, bytes, arena, 1);
-        b = Buffers.allocate(memory.b, type, bytes, arena, 2);
-        dst = Buffers.allocate(memory.dst, type, bytes, arena, 3);
+        allocateOperands(memory, type, bytes);
     }
 
     @Benchmark

@@ -5,7 +5,6 @@ import dev.jccl.ReduceOp;
 import dev.jccl.reduce.ReduceKernel;
 import dev.jccl.reduce.ReduceKernels;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
@@ -61,9 +60,6 @@ public class ReduceKernelBench extends TrialArenaBench {
     private boolean average;
     private ReduceKernel reduce;
     private long count;
-    private MemorySegment a;
-    private MemorySegment b;
-    private MemorySegment dst;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -79,9 +75,7 @@ public class ReduceKernelBench extends TrialArenaBench {
         reduce = ReduceKernels.forOperationBytes(type, op, bytes);
         count = bytes / type.byteSize();
         arena = Arena.ofShared();
-        a = Buffers.allocate(memory.a, type, bytes, arena, 1);
-        b = Buffers.allocate(memory.b, type, bytes, arena, 2);
-        dst = Buffers.allocate(memory.dst, type, bytes, arena, 3);
+        allocateOperands(memory, type, bytes);
     }
 
     @Benchmark

@@ -1,6 +1,8 @@
 package dev.jccl.bench;
 
+import dev.jccl.DataType;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -28,6 +30,16 @@ import org.openjdk.jmh.annotations.Warmup;
         jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx2g"})
 public abstract class TrialArenaBench {
     Arena arena;
+    MemorySegment a;
+    MemorySegment b;
+    MemorySegment dst;
+
+    /** Allocates, in the trial's arena, the operands of {@code bytes} bytes each where {@code memory} puts them. */
+    final void allocateOperands(Memory memory, DataType type, long bytes) {
+        a = Buffers.allocate(memory.a, type, bytes, arena, 1);
+        b = Buffers.allocate(memory.b, type, bytes, arena, 2);
+        dst = Buffers.allocate(memory.dst, type, bytes, arena, 3);
+    }
 
     @TearDown(Level.Trial)
     public void tearDown() {
