@@ -3,6 +3,7 @@ package dev.jccl.conformance;
 import dev.jccl.Communicator;
 import dev.jccl.Config;
 import dev.jccl.Jccl;
+import dev.jccl.TestRanks;
 import dev.jccl.UniqueId;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import java.util.function.UnaryOperator;
 
 /**
  * Runs one body on N ranks that are threads of this JVM, each with its own communicator, and collects what every rank
@@ -30,6 +32,29 @@ final class ThreadRanks {
             int size, Config config, Duration deadline, Function<Communicator, List<String>> body) {
         UniqueId id = UniqueId.create(config);
         return run(size, rank -> Jccl.init(rank, size, id, config), deadline, body);
+    }
+
+    /**
+     * {@code size} ranks on two hosts, shared memory inside a host and TCP between them: the first half (rounded up) on
+     * host "a", the rest on "b"; {@code settings} adds to every rank's configuration.
+     */
+    static List<List<String>> runOnTwoHosts(
+            int size,
+            UnaryOperator<Config.Builder> settings,
+            Duration deadline,
+            Function<Communicator, List<String>> body) {
+        Config base = TestRanks.Link.SHM.config(Duration.ofSeconds(60));
+        UniqueId id = UniqueId.create(base);
+        return run(
+                size,
+                rank -> Jccl.init(
+                        rank,
+                        size,
+                        id,
+                        settings.apply(base.toBuilder().hostId(rank < (size + 1) / 2 ? "a" : "b"))
+                                .build()),
+                deadline,
+                body);
     }
 
     /**

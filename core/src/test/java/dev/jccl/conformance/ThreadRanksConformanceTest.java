@@ -3,9 +3,7 @@ package dev.jccl.conformance;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jccl.Config;
-import dev.jccl.Jccl;
 import dev.jccl.TestRanks.Link;
-import dev.jccl.UniqueId;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,18 +62,10 @@ class ThreadRanksConformanceTest {
     @ParameterizedTest(name = "{0} thread ranks on two hosts, JCCL_ALGO={1}")
     @CsvSource({"3,", "4,", "5,Hierarchical"})
     void everyCollectiveConformsAcrossSharedMemoryAndTcp(int size, String algo) {
-        UniqueId id = UniqueId.create(Link.SHM.config(Duration.ofSeconds(60)));
         long start = System.nanoTime();
-        List<List<String>> results = ThreadRanks.run(
+        List<List<String>> results = ThreadRanks.runOnTwoHosts(
                 size,
-                rank -> Jccl.init(
-                        rank,
-                        size,
-                        id,
-                        Link.SHM.config(Duration.ofSeconds(60)).toBuilder()
-                                .hostId(rank < (size + 1) / 2 ? "a" : "b")
-                                .algo(algo)
-                                .build()),
+                settings -> settings.algo(algo),
                 Duration.ofMinutes(6),
                 c -> ConformanceBody.run(
                         c, ConformanceBody.Plan.FULL, c.rank() == 0 ? System.out::println : line -> {}));

@@ -3,7 +3,6 @@ package dev.jccl.conformance;
 import static org.junit.jupiter.api.Assertions.*;
 
 import dev.jccl.Config;
-import dev.jccl.Jccl;
 import dev.jccl.TestRanks;
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
@@ -79,18 +78,9 @@ class UcxConformanceTest {
 
     @Test
     void twoHostsUseSharedMemoryInsideAndUcxBetween() {
-        int size = 4;
-        UniqueId id = UniqueId.create(Link.SHM.config(Duration.ofSeconds(60)));
-        List<List<String>> results = ThreadRanks.run(
-                size,
-                rank -> Jccl.init(
-                        rank,
-                        size,
-                        id,
-                        Link.SHM.config(Duration.ofSeconds(60)).toBuilder()
-                                .net("UCX")
-                                .hostId(rank < 2 ? "a" : "b")
-                                .build()),
+        List<List<String>> results = ThreadRanks.runOnTwoHosts(
+                4, // hosts of 2 and 2
+                settings -> settings.net("UCX"),
                 Duration.ofMinutes(6),
                 c -> ConformanceBody.run(c, ConformanceBody.Plan.PROCESS, line -> {}));
         assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
