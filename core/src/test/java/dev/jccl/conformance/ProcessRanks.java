@@ -1,5 +1,6 @@
 package dev.jccl.conformance;
 
+import dev.jccl.ChildProcesses;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -77,24 +78,13 @@ final class ProcessRanks {
                 Process p = procs.get(r);
                 long left = Math.max(0, end - System.nanoTime());
                 Integer code = p.waitFor(left, TimeUnit.NANOSECONDS) ? p.exitValue() : null;
-                if (code == null) kill(p);
+                if (code == null) ChildProcesses.kill(p);
                 out.add(new Outcome(r, code, Files.readString(logs.get(r), StandardCharsets.UTF_8)));
             }
             return out;
         } finally {
-            for (Process p : procs) kill(p);
+            for (Process p : procs) ChildProcesses.kill(p);
             for (Path l : logs) Files.deleteIfExists(l);
-        }
-    }
-
-    private static void kill(Process p) {
-        if (!p.isAlive()) return;
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
-        try {
-            p.waitFor(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

@@ -29,27 +29,9 @@ class DataParallelTrainingTest {
      * A small model (5,477 parameters, so 6 buckets of 4 KiB: several per layer, and the first ones reduced while the
      * backward pass is still in the lower layers) and 48 steps of SGD with momentum.
      */
-    static final TrainingOptions SMALL = TrainingOptions.parse(
-            "--inputs",
-            "32",
-            "--hidden",
-            "64,48",
-            "--classes",
-            "5",
-            "--train-samples",
-            "512",
-            "--test-samples",
-            "128",
-            "--batch",
-            "32",
-            "--epochs",
-            "3",
-            "--lr",
-            "0.05",
-            "--bucket-kb",
-            "4",
-            "--warmup-steps",
-            "0");
+    static final TrainingOptions SMALL = TrainingOptions.parse(TrainingJob.args(TrainingJob.SMALL_MODEL
+            + " --train-samples 512 --test-samples 128 --batch 32 --epochs 3 --lr 0.05 --bucket-kb 4"
+            + " --warmup-steps 0"));
 
     /**
      * How far N ranks' weights may be from the single process's, as a fraction of the largest weight. The two compute
@@ -216,28 +198,9 @@ class DataParallelTrainingTest {
     @Test
     void mainPrintsLossPerEpochAndTheTimeSplitOnRankZeroOnly() throws Exception {
         List<String> outputs = TrainingJob.run(
-                List.of(
-                        "--inputs",
-                        "32",
-                        "--hidden",
-                        "64,48",
-                        "--classes",
-                        "5",
-                        "--train-samples",
-                        "512",
-                        "--test-samples",
-                        "128",
-                        "--batch",
-                        "32",
-                        "--epochs",
-                        "2",
-                        "--bucket-kb",
-                        "4",
-                        "--lr",
-                        "0.05",
-                        "--warmup-steps",
-                        "4",
-                        "--compare-overlap"),
+                List.of(TrainingJob.args(TrainingJob.SMALL_MODEL
+                        + " --train-samples 512 --test-samples 128 --batch 32 --epochs 2 --bucket-kb 4 --lr 0.05"
+                        + " --warmup-steps 4 --compare-overlap")),
                 List.of(0, 0),
                 60,
                 90);

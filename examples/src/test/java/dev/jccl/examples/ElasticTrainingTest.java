@@ -27,26 +27,8 @@ class ElasticTrainingTest {
     private static final int KILL_AT = 13;
 
     /** 48 divides by 4 and by 3; 480 samples make 10 steps an epoch, 30 in all. */
-    private static final String[] OPTIONS = {
-        "--inputs",
-        "32",
-        "--hidden",
-        "64,48",
-        "--classes",
-        "5",
-        "--train-samples",
-        "480",
-        "--test-samples",
-        "0",
-        "--batch",
-        "48",
-        "--epochs",
-        "3",
-        "--lr",
-        "0.05",
-        "--bucket-kb",
-        "4"
-    };
+    private static final String[] OPTIONS = TrainingJob.args(TrainingJob.SMALL_MODEL
+            + " --train-samples 480 --test-samples 0 --batch 48 --epochs 3 --lr 0.05 --bucket-kb 4");
 
     @Test
     void survivorsOfAKilledRankFinishWithTheWeightsOfAThreeRankRunFromThatStep(@TempDir Path dir) throws Exception {

@@ -3,13 +3,7 @@ package dev.jccl.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.jccl.Config;
-import dev.jccl.UniqueId;
-import java.io.File;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.jccl.ChildProcesses;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -24,44 +18,16 @@ class QuickStartTest {
     @ParameterizedTest(name = "{0} processes")
     @ValueSource(ints = {3, 4})
     void runsAndChecksItself(int size) throws Exception {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        // create() holds the root port for an in-process rank 0; rank 0 is another JVM here.
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
-
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<Process> procs = new ArrayList<>();
-        List<Path> logs = new ArrayList<>();
-        try {
-            for (int r = 0; r < size; r++) {
-                Path log = Files.createTempFile("quickstart-" + r + "-", ".log");
-                logs.add(log);
-                ProcessBuilder pb = new ProcessBuilder(
-                                java,
-                                "-Xmx256m",
-                                "--enable-native-access=ALL-UNNAMED",
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                QuickStart.class.getName())
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-                pb.environment().put("JCCL_RANK", Integer.toString(r));
-                pb.environment().put("JCCL_WORLD_SIZE", Integer.toString(size));
-                pb.environment().put("JCCL_ID", id.toString());
-                pb.environment().put("JCCL_SOCKET_IFNAME", "lo");
-                pb.environment().put("JCCL_TIMEOUT", "60");
-                procs.add(pb.start());
-            }
+        try (JobRanks job = JobRanks.start(size, "quickstart-", QuickStart.class, List.of(), 60)) {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
             List<String> outputs = new ArrayList<>();
             List<Integer> codes = new ArrayList<>();
             for (int r = 0; r < size; r++) {
-                Process p = procs.get(r);
+                Process p = job.processes.get(r);
                 boolean done = p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (!done) kill(p);
+                if (!done) ChildProcesses.kill(p);
                 codes.add(done ? p.exitValue() : null);
-                outputs.add(Files.readString(logs.get(r), StandardCharsets.UTF_8));
+                outputs.add(job.output(r));
             }
             StringBuilder all = new StringBuilder();
             for (int r = 0; r < size; r++) {
@@ -81,9 +47,6 @@ class QuickStartTest {
                             () -> "rank " + rank + " did not print \"" + line + "\":" + all);
                 }
             }
-        } finally {
-            for (Process p : procs) kill(p);
-            for (Path l : logs) Files.deleteIfExists(l);
         }
     }
 
@@ -101,16 +64,5 @@ class QuickStartTest {
                 me + " broadcast(root " + (n - 1) + "): [42, " + n + ", 7]",
                 me + " allGather: " + gathered,
                 me + " OK");
-    }
-
-    private static void kill(Process p) {
-        if (!p.isAlive()) return;
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
-        try {
-            p.waitFor(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }
