@@ -45,7 +45,7 @@ class FakeNcclBindingTest {
         long idsBefore = FakeLibraries.ncclGet(8);
         long initsBefore = FakeLibraries.ncclGet(9);
         long destroysBefore = FakeLibraries.ncclGet(12);
-        Object result = onFakeGpu(TestRanks.loopback(Duration.ofSeconds(20)), () -> {}, (comm, m, gpu) -> {
+        passesOnFakeGpu(TestRanks.loopback(Duration.ofSeconds(20)), () -> {}, (comm, m, gpu) -> {
             try (Arena arena = Arena.ofConfined()) {
                 assertEquals(DevicePath.NCCL, gpu.path());
                 assertEquals("nccl: NCCL 2.21.5 (" + FakeLibraries.nccl() + "), a GPU per rank", gpu.describePath());
@@ -92,9 +92,7 @@ class FakeNcclBindingTest {
                 m.download(a, back);
                 assertEquals(-1, host.mismatch(back));
             }
-            return "ok";
         });
-        if (result instanceof Throwable t) throw new AssertionError(t);
         assertEquals(destroysBefore + 1, FakeLibraries.ncclGet(12), "close() destroys the NCCL communicator");
     }
 
@@ -105,7 +103,7 @@ class FakeNcclBindingTest {
             FakeLibraries.cudaSet(0, 0);
             FakeLibraries.ncclSet(1, 0);
         };
-        Object result = onFakeGpu(TestRanks.loopback(Duration.ofSeconds(20)), reset, (comm, m, gpu) -> {
+        passesOnFakeGpu(TestRanks.loopback(Duration.ofSeconds(20)), reset, (comm, m, gpu) -> {
             DeviceBuffer a = m.allocate(64);
             FakeLibraries.cudaSet(0, 1); // the operation stays "running"
             FakeLibraries.ncclSet(1, 6); // ncclRemoteError
@@ -127,15 +125,13 @@ class FakeNcclBindingTest {
                             .startsWith("rank 0: AllReduce refused: this communicator "
                                     + "failed earlier (rank 0: AllReduce #2"),
                     later.getMessage());
-            return "ok";
         });
-        if (result instanceof Throwable t) throw new AssertionError(t);
     }
 
     @Test
     void aPassedDeadlineAbortsAndNamesTheOperation() throws Exception {
         long abortsBefore = FakeLibraries.ncclGet(11);
-        Object result = onFakeGpu(timingOutAfter(700), () -> FakeLibraries.cudaSet(0, 0), (comm, m, gpu) -> {
+        passesOnFakeGpu(timingOutAfter(700), () -> FakeLibraries.cudaSet(0, 0), (comm, m, gpu) -> {
             DeviceBuffer a = m.allocate(64);
             comm.broadcast(a.segment(), a.segment(), 16, DataType.UINT8, 0);
             FakeLibraries.cudaSet(0, 1);
@@ -157,9 +153,7 @@ class FakeNcclBindingTest {
                     next.getMessage().contains("AllGather #4 refused: this communicator failed earlier"),
                     next.getMessage());
             assertEquals(abortsBefore + 1, FakeLibraries.ncclGet(11));
-            return "ok";
         });
-        if (result instanceof Throwable t) throw new AssertionError(t);
     }
 
     /** A call that blocks inside NCCL (a peer that never connects) is cut short by the watchdog at the deadline. */
@@ -206,6 +200,19 @@ class FakeNcclBindingTest {
                             && s.endsWith("/0000:1B:00.0); NCCL needs a GPU per rank"),
                     String.valueOf(o));
         }
+    }
+
+    private interface Checks {
+        void run(Communicator comm, CudaDeviceMemory memory, CudaSupport gpu) throws Exception;
+    }
+
+    /** {@link #onFakeGpu}, for checks that must all pass: what they throw fails the test. */
+    private static void passesOnFakeGpu(Config config, Runnable resetFakes, Checks checks) throws Exception {
+        Object result = onFakeGpu(config, resetFakes, (comm, memory, gpu) -> {
+            checks.run(comm, memory, gpu);
+            return "ok";
+        });
+        if (result instanceof Throwable t) throw new AssertionError(t);
     }
 
     private interface OnGpu {

@@ -35,15 +35,15 @@ class MissingLibrariesTest {
                         + "here (realLibcudartWithoutAGpuSaysWhy covers that case)");
         assertFalse(p.available());
         String why = p.reason();
-        assertTrue(
-                why.startsWith("no CUDA runtime: libcudart not found (tried libcudart.so, libcudart.so.13, "
-                        + "libcudart.so.12, libcudart.so.11.0"),
+        assertStartsWith(
+                "no CUDA runtime: libcudart not found (tried libcudart.so, libcudart.so.13, "
+                        + "libcudart.so.12, libcudart.so.11.0",
                 why);
         assertTrue(why.contains("JCCL_CUDA_LIB may name the file"), why);
         assertTrue(why.contains("pip install torch"), why);
         CudaStatus status = CudaStatus.probe(env());
         assertFalse(status.available());
-        assertTrue(status.detail().startsWith("not available: no CUDA runtime: libcudart not found"), status.detail());
+        assertStartsWith("not available: no CUDA runtime: libcudart not found", status.detail());
         assertTrue(status.detail().endsWith("; host collectives are not affected"), status.detail());
     }
 
@@ -78,10 +78,9 @@ class MissingLibrariesTest {
         CudaUnavailableException e = assertThrows(
                 CudaUnavailableException.class,
                 () -> CudaRuntime.load(env("JCCL_CUDA_LIB", "/nonexistent/libcudart.so.12")));
-        assertTrue(
-                e.getMessage()
-                        .startsWith("no CUDA runtime: libcudart not found (JCCL_CUDA_LIB=/nonexistent/libcudart.so.12: "
-                                + "no such file); install "),
+        assertStartsWith(
+                "no CUDA runtime: libcudart not found (JCCL_CUDA_LIB=/nonexistent/libcudart.so.12: "
+                        + "no such file); install ",
                 e.getMessage());
         CudaUnavailableException open = assertThrows(
                 CudaUnavailableException.class,
@@ -93,10 +92,8 @@ class MissingLibrariesTest {
     void aLibraryThatIsNotCudaSaysSo() {
         CudaUnavailableException e =
                 assertThrows(CudaUnavailableException.class, () -> CudaRuntime.load(env("JCCL_CUDA_LIB", NOT_CUDA)));
-        assertTrue(
-                e.getMessage()
-                        .startsWith(NOT_CUDA
-                                + " has no cudaGetDeviceCount/cudaGetErrorString: it is not the CUDA runtime; "),
+        assertStartsWith(
+                NOT_CUDA + " has no cudaGetDeviceCount/cudaGetErrorString: it is not the CUDA runtime; ",
                 e.getMessage());
     }
 
@@ -146,10 +143,9 @@ class MissingLibrariesTest {
         } catch (NcclUnavailableException x) {
             e = x;
         }
-        assertTrue(
-                e.getMessage()
-                        .startsWith("NCCL not found (tried libnccl.so.2, libnccl.so (the dynamic loader's path: "
-                                + "LD_LIBRARY_PATH and ldconfig), /usr/local/cuda/lib64"),
+        assertStartsWith(
+                "NCCL not found (tried libnccl.so.2, libnccl.so (the dynamic loader's path: "
+                        + "LD_LIBRARY_PATH and ldconfig), /usr/local/cuda/lib64",
                 e.getMessage());
         assertTrue(e.getMessage().contains("site-packages/nvidia/nccl/lib of "), e.getMessage());
     }
@@ -158,10 +154,13 @@ class MissingLibrariesTest {
     void aLibraryThatIsNotNcclNamesTheMissingFunction() {
         NcclUnavailableException e =
                 assertThrows(NcclUnavailableException.class, () -> NcclLibrary.load(env("JCCL_NCCL_LIB", NOT_CUDA)));
-        assertTrue(
-                e.getMessage()
-                        .startsWith(NOT_CUDA + " has no function ncclGetVersion: not NCCL, or an NCCL too old for Jccl "
-                                + "(2.7 or newer); install NCCL"),
+        assertStartsWith(
+                NOT_CUDA + " has no function ncclGetVersion: not NCCL, or an NCCL too old for Jccl "
+                        + "(2.7 or newer); install NCCL",
                 e.getMessage());
+    }
+
+    private static void assertStartsWith(String prefix, String actual) {
+        assertTrue(actual.startsWith(prefix), actual);
     }
 }

@@ -3,6 +3,7 @@ package dev.jccl.cuda;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jccl.Communicator;
 import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
@@ -29,16 +30,20 @@ import org.junit.jupiter.api.Timeout;
 class MixedHostDeviceTest {
     private static final int COUNT = 1000; // 4000 bytes: 16 chunks of 256 B on the staged path
 
+    /** The staged path for {@code memory}, in chunks of 256 bytes: {@link #COUNT} ints make 16. */
+    private static CudaSupport attachIn256ByteChunks(Communicator comm, StandInDeviceMemory memory) {
+        return CudaSupport.attach(
+                comm,
+                memory,
+                CudaSupport.Options.fromEnvironment(Map.of(), comm.config()).withChunkBytes(256));
+    }
+
     @Test
     void asyncHostAndDeviceCallsInterleaveInCallOrder() throws Exception {
         int n = 3;
         List<Object> results = TestRanks.run(n, TestRanks.loopback(Duration.ofSeconds(30)), (rank, comm) -> {
             try (StandInDeviceMemory memory = StandInDeviceMemory.create(rank);
-                    CudaSupport gpu = CudaSupport.attach(
-                            comm,
-                            memory,
-                            CudaSupport.Options.fromEnvironment(Map.of(), comm.config())
-                                    .withChunkBytes(256));
+                    CudaSupport gpu = attachIn256ByteChunks(comm, memory);
                     Arena arena = Arena.ofShared()) {
                 Random pattern = new Random(42); // the same sequence of host/device choices on every rank
                 List<Check> checks = new ArrayList<>();
@@ -85,11 +90,7 @@ class MixedHostDeviceTest {
     void callsFromTwoThreadsFollowTheirCallOrder() throws Exception {
         List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(30)), (rank, comm) -> {
             try (StandInDeviceMemory memory = StandInDeviceMemory.create(rank);
-                    CudaSupport gpu = CudaSupport.attach(
-                            comm,
-                            memory,
-                            CudaSupport.Options.fromEnvironment(Map.of(), comm.config())
-                                    .withChunkBytes(256));
+                    CudaSupport gpu = attachIn256ByteChunks(comm, memory);
                     Arena arena = Arena.ofShared()) {
                 MemorySegment hostData = arena.allocate(4L * COUNT, 8);
                 MemorySegment deviceData = arena.allocate(4L * COUNT, 8);

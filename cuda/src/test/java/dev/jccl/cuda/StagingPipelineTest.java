@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -383,18 +384,7 @@ class StagingPipelineTest {
      */
     @Test
     void thePathIsAgreedByAllRanks() throws Exception {
-        List<Object> forced = TestRanks.run(2, TestRanks.loopback(TIMEOUT), (rank, comm) -> {
-            try (StandInDeviceMemory memory = StandInDeviceMemory.create(rank)) {
-                return assertThrows(
-                                JcclException.class,
-                                () -> CudaSupport.attach(
-                                        comm,
-                                        memory,
-                                        CudaSupport.Options.fromEnvironment(
-                                                Map.of(DevicePath.VARIABLE, "NCCL"), comm.config())))
-                        .getMessage();
-            }
-        });
+        List<Object> forced = attachRefusals(rank -> "NCCL");
         for (int r = 0; r < 2; r++) {
             String m = (String) forced.get(r);
             assertTrue(
@@ -407,19 +397,7 @@ class StagingPipelineTest {
                             + "stage device buffers through host memory"),
                     m);
         }
-        List<Object> mixed = TestRanks.run(2, TestRanks.loopback(TIMEOUT), (rank, comm) -> {
-            try (StandInDeviceMemory memory = StandInDeviceMemory.create(rank)) {
-                return assertThrows(
-                                JcclException.class,
-                                () -> CudaSupport.attach(
-                                        comm,
-                                        memory,
-                                        CudaSupport.Options.fromEnvironment(
-                                                Map.of(DevicePath.VARIABLE, rank == 0 ? "staged" : "auto"),
-                                                comm.config())))
-                        .getMessage();
-            }
-        });
+        List<Object> mixed = attachRefusals(rank -> rank == 0 ? "staged" : "auto");
         assertEquals(
                 "rank 1: JCCL_CUDA_PATH differs between ranks (rank 0: staged, rank 1: "
                         + "auto); every rank must use the same path, so set it alike everywhere",
@@ -427,5 +405,22 @@ class StagingPipelineTest {
         IllegalArgumentException bad =
                 assertThrows(IllegalArgumentException.class, () -> DevicePath.Request.parse("gpu"));
         assertEquals("JCCL_CUDA_PATH='gpu' is not a path; use auto, staged or nccl", bad.getMessage());
+    }
+
+    /**
+     * Two ranks attach stand-in devices with JCCL_CUDA_PATH set to {@code path.apply(rank)}; each must be refused with
+     * a JcclException, whose message it returns.
+     */
+    private static List<Object> attachRefusals(IntFunction<String> path) throws Exception {
+        return TestRanks.run(2, TestRanks.loopback(TIMEOUT), (rank, comm) -> {
+            try (StandInDeviceMemory memory = StandInDeviceMemory.create(rank)) {
+                Map<String, String> env = Map.of(DevicePath.VARIABLE, path.apply(rank));
+                return assertThrows(
+                                JcclException.class,
+                                () -> CudaSupport.attach(
+                                        comm, memory, CudaSupport.Options.fromEnvironment(env, comm.config())))
+                        .getMessage();
+            }
+        });
     }
 }
