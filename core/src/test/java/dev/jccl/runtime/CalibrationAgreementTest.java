@@ -11,12 +11,9 @@ import dev.jccl.Jccl;
 import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
 import dev.jccl.UniqueId;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,47 +39,37 @@ class CalibrationAgreementTest {
         // ring (6 steps) that the built-in figures pick; only rank 0 has that file, the others read none.
         Path slow = Files.writeString(dir.resolve("slow.properties"), "shm.step.us = 10000\n");
         Path broken = Files.writeString(dir.resolve("broken.properties"), "shm.step.us = quick\n");
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream original = System.out;
         UniqueId id = UniqueId.create(TestRanks.loopback(Duration.ofSeconds(30)));
         int n = 4;
         long count = 1 << 18;
         List<Throwable> failures = new ArrayList<>();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            List<Thread> threads = new ArrayList<>();
-            for (int r = 0; r < n; r++) {
-                int rank = r;
-                Config config = TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
-                        .algo("Ring,RecursiveDoubling")
-                        .proto("Simple")
-                        .debugLevel(Config.DebugLevel.TRACE)
-                        .debugSubsys("COLL,TUNING")
-                        .calibration(rank == 0 ? slow.toString() : rank == 1 ? broken.toString() : "none")
-                        .build();
-                Thread t = new Thread(() -> {
-                    try (Communicator c = Jccl.init(rank, n, id, config);
-                            Arena arena = Arena.ofConfined()) {
-                        MemorySegment buf = arena.allocate(count * 4);
-                        for (long i = 0; i < count; i++) buf.setAtIndex(ValueLayout.JAVA_FLOAT, i, rank + 1);
-                        c.allReduce(buf, buf, count, DataType.FLOAT32, ReduceOp.SUM);
-                        for (long i = 0; i < count; i += 4099) {
-                            assertEquals(10f, buf.getAtIndex(ValueLayout.JAVA_FLOAT, i), "element " + i);
+        String log = PrintingRanks.printedBy(
+                n,
+                rank -> {
+                    Config config = TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
+                            .algo("Ring,RecursiveDoubling")
+                            .proto("Simple")
+                            .debugLevel(Config.DebugLevel.TRACE)
+                            .debugSubsys("COLL,TUNING")
+                            .calibration(rank == 0 ? slow.toString() : rank == 1 ? broken.toString() : "none")
+                            .build();
+                    return () -> {
+                        try (Communicator c = Jccl.init(rank, n, id, config);
+                                Arena arena = Arena.ofConfined()) {
+                            MemorySegment buf = arena.allocate(count * 4);
+                            for (long i = 0; i < count; i++) buf.setAtIndex(ValueLayout.JAVA_FLOAT, i, rank + 1);
+                            c.allReduce(buf, buf, count, DataType.FLOAT32, ReduceOp.SUM);
+                            for (long i = 0; i < count; i += 4099) {
+                                assertEquals(10f, buf.getAtIndex(ValueLayout.JAVA_FLOAT, i), "element " + i);
+                            }
+                        } catch (Throwable e) {
+                            synchronized (failures) {
+                                failures.add(e);
+                            }
                         }
-                    } catch (Throwable e) {
-                        synchronized (failures) {
-                            failures.add(e);
-                        }
-                    }
-                });
-                t.start();
-                threads.add(t);
-            }
-            for (Thread t : threads) t.join(100_000);
-        } finally {
-            System.setOut(original);
-        }
-        String log = captured.toString(StandardCharsets.UTF_8);
+                    };
+                },
+                100_000);
         assertEquals(List.of(), failures, log);
         for (int r = 0; r < n; r++) {
             assertTrue(

@@ -10,10 +10,7 @@ import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
 import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -133,44 +130,34 @@ class SharedMemoryTest {
 
     @Test
     void debugLinesNameTheTransportOfEveryPeerAndTheTuningTable() throws Exception {
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream original = System.out;
         UniqueId id = UniqueId.create(TestRanks.loopback(Duration.ofSeconds(20)));
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            List<Thread> threads = new ArrayList<>();
-            for (int r = 0; r < 3; r++) {
-                int rank = r;
-                Config config = TestRanks.loopback(Duration.ofSeconds(20)).toBuilder()
-                        .debugLevel(Config.DebugLevel.INFO)
-                        .debugSubsys("INIT,TUNING")
-                        .hostId(rank < 2 ? "host-a" : "host-b")
-                        .build();
-                Thread t = new Thread(() -> {
-                    try (Communicator c = Jccl.init(rank, 3, id, config)) {
-                        c.barrier();
-                    }
-                });
-                t.start();
-                threads.add(t);
-            }
-            for (Thread t : threads) t.join(60_000);
-        } finally {
-            System.setOut(original);
-        }
-        String log = captured.toString(StandardCharsets.UTF_8);
-        assertTrue(
-                log.matches("(?s).*\\[0] JCCL INFO INIT : peer 1 \\([^)]*\\) via SHM/direct \\(same host\\).*"), log);
-        assertTrue(
-                log.matches("(?s).*\\[0] JCCL INFO INIT : peer 2 \\([^)]*\\) via NET/Socket/127\\.0\\.0\\.1 "
-                        + "\\(different host\\).*"),
-                log);
-        assertTrue(
-                log.matches("(?s).*\\[2] JCCL INFO INIT : peer 0 \\([^)]*\\) via NET/Socket/127\\.0\\.0\\.1 "
-                        + "\\(different host\\).*"),
-                log);
+        String log = PrintingRanks.printedBy(
+                3,
+                rank -> {
+                    Config config = TestRanks.loopback(Duration.ofSeconds(20)).toBuilder()
+                            .debugLevel(Config.DebugLevel.INFO)
+                            .debugSubsys("INIT,TUNING")
+                            .hostId(rank < 2 ? "host-a" : "host-b")
+                            .build();
+                    return () -> {
+                        try (Communicator c = Jccl.init(rank, 3, id, config)) {
+                            c.barrier();
+                        }
+                    };
+                },
+                60_000);
+        assertContainsMatch(log, "\\[0] JCCL INFO INIT : peer 1 \\([^)]*\\) via SHM/direct \\(same host\\)");
+        assertContainsMatch(
+                log, "\\[0] JCCL INFO INIT : peer 2 \\([^)]*\\) via NET/Socket/127\\.0\\.0\\.1 \\(different host\\)");
+        assertContainsMatch(
+                log, "\\[2] JCCL INFO INIT : peer 0 \\([^)]*\\) via NET/Socket/127\\.0\\.0\\.1 \\(different host\\)");
         assertTrue(log.contains("JCCL INFO TUNING : Algorithm"), log);
-        assertTrue(log.matches("(?s).*JCCL INFO TUNING : AllReduce +\\|.*"), log);
+        assertContainsMatch(log, "JCCL INFO TUNING : AllReduce +\\|");
+    }
+
+    /** {@code log} contains a match of {@code regex} (which may span lines). */
+    private static void assertContainsMatch(String log, String regex) {
+        assertTrue(log.matches("(?s).*" + regex + ".*"), log);
     }
 
     /**
