@@ -101,8 +101,7 @@ public final class DeviceBattery {
         Dist d = TestData.exactFor(t, op);
         long bytes = count * t.byteSize();
         DeviceBuffer recv = guarded(bytes);
-        DeviceBuffer send = inPlace ? recv : guarded(bytes);
-        upload(send, s, rank, 0, count, t, d);
+        DeviceBuffer send = sendFor(recv, inPlace, bytes, s, count, t, d);
         comm.allReduce(send.slice(0, bytes).segment(), recv.slice(0, bytes).segment(), count, t, op);
         Reference.Reduction ref = new Reference.Reduction(s, n, t, op, d);
         check("AllReduce " + t + " " + op + " " + count + (inPlace ? " in place" : ""), recv, count, t, ref::expected);
@@ -114,8 +113,7 @@ public final class DeviceBattery {
         long s = seed++;
         long bytes = count * t.byteSize();
         DeviceBuffer recv = guarded(bytes);
-        DeviceBuffer send = inPlace ? recv : guarded(bytes);
-        upload(send, s, rank, 0, count, t, Dist.BITS);
+        DeviceBuffer send = sendFor(recv, inPlace, bytes, s, count, t, Dist.BITS);
         comm.broadcast(
                 rank == root || !inPlace ? send.slice(0, bytes).segment() : null,
                 recv.slice(0, bytes).segment(),
@@ -136,8 +134,7 @@ public final class DeviceBattery {
         Dist d = TestData.exactFor(t, op);
         long bytes = count * t.byteSize();
         DeviceBuffer recv = guarded(bytes);
-        DeviceBuffer send = inPlace ? recv : guarded(bytes);
-        upload(send, s, rank, 0, count, t, d);
+        DeviceBuffer send = sendFor(recv, inPlace, bytes, s, count, t, d);
         if (!inPlace) memory.fill(recv, SENTINEL);
         comm.reduce(
                 send.slice(0, bytes).segment(),
@@ -235,8 +232,7 @@ public final class DeviceBattery {
         int next = (rank + 1) % n;
         int prev = (rank - 1 + n) % n;
         DeviceBuffer recv = guarded(bytes);
-        DeviceBuffer send = inPlace ? recv : guarded(bytes);
-        upload(send, s, rank, 0, count, t, Dist.BITS);
+        DeviceBuffer send = sendFor(recv, inPlace, bytes, s, count, t, Dist.BITS);
         comm.sendRecv(send.slice(0, bytes).segment(), next, recv.slice(0, bytes).segment(), prev, count, t);
         check(
                 "SendRecv " + t + " " + count + (inPlace ? " in place" : ""),
@@ -278,6 +274,17 @@ public final class DeviceBattery {
     // ------------------------------------------------------------ buffers
 
     /** A device buffer of {@code bytes} plus guard bytes, all set to the sentinel. */
+    /**
+     * The send buffer of a call with {@code recv}: recv itself in place, else a guarded buffer of {@code bytes}; either
+     * way holding this rank's {@code count} elements of seed {@code s}.
+     */
+    private DeviceBuffer sendFor(
+            DeviceBuffer recv, boolean inPlace, long bytes, long s, long count, DataType t, Dist d) {
+        DeviceBuffer send = inPlace ? recv : guarded(bytes);
+        upload(send, s, rank, 0, count, t, d);
+        return send;
+    }
+
     private DeviceBuffer guarded(long bytes) {
         DeviceBuffer b = memory.allocate(bytes + GUARD);
         memory.fill(b, SENTINEL);
