@@ -199,11 +199,12 @@ final class UcxTransport implements NetTransport {
 
     // ---------------------------------------------------------------- sends
 
-    /** A frame on its way out; issued to UCX once all of its payload is ready. */
-    private final class OutgoingFrame {
+    /**
+     * A frame to or from {@code peer}: its header and its payload travel as two tagged messages (an abandon frame's
+     * reason rides with its header), each with its completion, through staging buffers where needed.
+     */
+    private abstract static class Frame {
         final int peer;
-        final FrameHeader header;
-        final MemorySegment data;
         final TransferHandle handle;
         final long tag;
         final Completion completion = new Completion();
@@ -212,12 +213,22 @@ final class UcxTransport implements NetTransport {
         MemorySegment staging;
         UcpRequest request;
 
-        OutgoingFrame(int peer, FrameHeader header, MemorySegment data, TransferHandle handle, long tag) {
+        Frame(int peer, TransferHandle handle, long tag) {
             this.peer = peer;
-            this.header = header;
-            this.data = data;
             this.handle = handle;
             this.tag = tag;
+        }
+    }
+
+    /** A frame on its way out; issued to UCX once all of its payload is ready. */
+    private final class OutgoingFrame extends Frame {
+        final FrameHeader header;
+        final MemorySegment data;
+
+        OutgoingFrame(int peer, FrameHeader header, MemorySegment data, TransferHandle handle, long tag) {
+            super(peer, handle, tag);
+            this.header = header;
+            this.data = data;
         }
 
         boolean issued() {
@@ -262,9 +273,7 @@ final class UcxTransport implements NetTransport {
 
     @Override
     public TransferHandle postSend(int peer, FrameHeader header, MemorySegment data, long readyBytes) {
-        if (endpoints[peer] == null) {
-            throw new IllegalStateException("rank " + rank + " has no endpoint to " + peer + " (tryConnect first)");
-        }
+        requireEndpoint(peer);
         TransferHandle handle = new TransferHandle(peer, readyBytes);
         synchronized (lock) {
             OutgoingFrame f = new OutgoingFrame(peer, header, data, handle, headerTag(rank, sendSeq[peer]++));
@@ -277,27 +286,17 @@ final class UcxTransport implements NetTransport {
     // ---------------------------------------------------------------- receives
 
     /** A frame this rank expects; its message is received once a probe finds it. */
-    private final class IncomingFrame {
-        final int peer;
+    private final class IncomingFrame extends Frame {
         final FrameHeader expected;
         final RecvSink sink;
-        final TransferHandle handle;
-        final long tag;
-        final Completion completion = new Completion();
-        final Completion payloadCompletion = new Completion();
-        MemorySegment headerStaging;
-        MemorySegment staging;
-        UcpRequest request;
         UcpRequest payloadRequest;
         /** The header arrived and matched the expected one; only the payload is awaited. */
         boolean headerChecked;
 
         IncomingFrame(int peer, FrameHeader expected, RecvSink sink, TransferHandle handle, long tag) {
-            this.peer = peer;
+            super(peer, handle, tag);
             this.expected = expected;
             this.sink = sink;
-            this.handle = handle;
-            this.tag = tag;
         }
 
         /** Posts both receives, the header's with room for an abandon frame's reason. */
@@ -318,9 +317,7 @@ final class UcxTransport implements NetTransport {
 
     @Override
     public TransferHandle postRecv(int peer, FrameHeader expected, int elementBytes, RecvSink sink) {
-        if (endpoints[peer] == null) {
-            throw new IllegalStateException("rank " + rank + " has no endpoint to " + peer + " (tryConnect first)");
-        }
+        requireEndpoint(peer);
         TransferHandle handle = new TransferHandle(peer);
         synchronized (lock) {
             IncomingFrame f = new IncomingFrame(peer, expected, sink, handle, headerTag(peer, recvSeq[peer]++));
@@ -328,6 +325,12 @@ final class UcxTransport implements NetTransport {
             if (!closed) f.post();
         }
         return handle;
+    }
+
+    private void requireEndpoint(int peer) {
+        if (endpoints[peer] == null) {
+            throw new IllegalStateException("rank " + rank + " has no endpoint to " + peer + " (tryConnect first)");
+        }
     }
 
     // ---------------------------------------------------------------- progress
