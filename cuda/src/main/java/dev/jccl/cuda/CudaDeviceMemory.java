@@ -142,10 +142,7 @@ public final class CudaDeviceMemory implements DeviceMemory {
 
     @Override
     public void upload(MemorySegment src, DeviceBuffer dst) {
-        checkDevice(dst);
-        checkHost(src, dst.byteSize());
-        if (dst.byteSize() == 0) return;
-        bindThread();
+        if (!readyToCopy(dst, src)) return;
         if (!src.isNative()) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment copy = arena.allocate(dst.byteSize(), 64).copyFrom(src.asSlice(0, dst.byteSize()));
@@ -158,10 +155,7 @@ public final class CudaDeviceMemory implements DeviceMemory {
 
     @Override
     public void download(DeviceBuffer src, MemorySegment dst) {
-        checkDevice(src);
-        checkHost(dst, src.byteSize());
-        if (src.byteSize() == 0) return;
-        bindThread();
+        if (!readyToCopy(src, dst)) return;
         if (!dst.isNative()) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment copy = arena.allocate(src.byteSize(), 64);
@@ -171,6 +165,18 @@ public final class CudaDeviceMemory implements DeviceMemory {
             return;
         }
         cuda.memcpy(dst.address(), src.address(), src.byteSize(), CudaRuntime.DEVICE_TO_HOST);
+    }
+
+    /**
+     * Checks both sides of a blocking copy between {@code device} and {@code host}; false when there is nothing to
+     * copy, else true with this thread bound to the device.
+     */
+    private boolean readyToCopy(DeviceBuffer device, MemorySegment host) {
+        checkDevice(device);
+        checkHost(host, device.byteSize());
+        if (device.byteSize() == 0) return false;
+        bindThread();
+        return true;
     }
 
     @Override
