@@ -115,11 +115,14 @@ class JcclSparkTest {
         }
     }
 
-    /** Opens a communicator and returns without closing it: the task's completion listener must. */
-    static final class OpenAndLeave
+    /** What a barrier stage's tasks run on their partition's rows: serializable, so that Spark can ship it. */
+    abstract static class PartitionTask
             extends scala.runtime.AbstractFunction1<
                     scala.collection.Iterator<Integer>, scala.collection.Iterator<Integer>>
-            implements java.io.Serializable {
+            implements java.io.Serializable {}
+
+    /** Opens a communicator and returns without closing it: the task's completion listener must. */
+    static final class OpenAndLeave extends PartitionTask {
         @Override
         public scala.collection.Iterator<Integer> apply(scala.collection.Iterator<Integer> rows) {
             Communicator comm = JcclSpark.communicator(BarrierTaskContext.get());
@@ -253,10 +256,7 @@ class JcclSparkTest {
     }
 
     /** Rank 3 takes part in the id's allGather, then throws instead of joining; ranks 0-2 record how they end. */
-    static final class DieWhileOthersJoin
-            extends scala.runtime.AbstractFunction1<
-                    scala.collection.Iterator<Integer>, scala.collection.Iterator<Integer>>
-            implements java.io.Serializable {
+    static final class DieWhileOthersJoin extends PartitionTask {
         @Override
         public scala.collection.Iterator<Integer> apply(scala.collection.Iterator<Integer> rows) {
             BarrierTaskContext task = BarrierTaskContext.get();
