@@ -13,89 +13,54 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Timeout(10)
 class SlurmHostlistTest {
 
-    @Test
-    void plainName() {
-        assertEquals(List.of("login1"), SlurmHostlist.expand("login1"));
-        assertEquals("login1", SlurmHostlist.first("login1"));
+    /** Each expression and its expansion in order, hosts separated by spaces. */
+    @ParameterizedTest(name = "[{index}] ''{0}''")
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                // plain names, separated by commas
+                "login1                    | login1",
+                "a,b.example.org,c-1       | a b.example.org c-1",
+                // a single range; a zero-padded one keeps its width, an unpadded one grows, a padded one can outgrow it
+                "node[1-3]                 | node1 node2 node3",
+                "node[08-11]               | node08 node09 node10 node11",
+                "n[001-002]                | n001 n002",
+                "n[9-11]                   | n9 n10 n11",
+                "n[98-100]                 | n98 n99 n100",
+                "n[099-100]                | n099 n100",
+                // lists and singles inside brackets, commas inside and outside them
+                "node[01-03,07]            | node01 node02 node03 node07",
+                "x[5,1-2]                  | x5 x1 x2",
+                "node[01-03,07],gpu-a[1-2] | node01 node02 node03 node07 gpu-a1 gpu-a2",
+                // several groups in one name multiply, the leftmost slowest
+                "rack[1-2]-node[01-02]     | rack1-node01 rack1-node02 rack2-node01 rack2-node02",
+                // a suffix after the bracket; a name that is only a bracket group; digits before it stay literal
+                "n[1-2]-ib                 | n1-ib n2-ib",
+                "n[1,3].cluster            | n1.cluster n3.cluster",
+                "[7-8]                     | 7 8",
+                "n1[0-2]                   | n10 n11 n12",
+                // a single-element range; duplicates are kept
+                "n[5-5]                    | n5",
+                "a,a                       | a a",
+                // white space separates like a comma and is trimmed
+                "\"  a[1-2] b \"           | a1 a2 b",
+                "a, b                      | a b",
+                "a ,b                      | a b",
+            })
+    void expands(String hostlist, String hosts) {
+        assertEquals(List.of(hosts.split(" ")), SlurmHostlist.expand(hostlist));
     }
 
-    @Test
-    void plainNamesSeparatedByCommas() {
-        assertEquals(List.of("a", "b.example.org", "c-1"), SlurmHostlist.expand("a,b.example.org,c-1"));
-    }
-
-    @Test
-    void singleRange() {
-        assertEquals(List.of("node1", "node2", "node3"), SlurmHostlist.expand("node[1-3]"));
-    }
-
-    @Test
-    void zeroPaddedRangeKeepsItsWidth() {
-        assertEquals(List.of("node08", "node09", "node10", "node11"), SlurmHostlist.expand("node[08-11]"));
-        assertEquals(List.of("n001", "n002"), SlurmHostlist.expand("n[001-002]"));
-        assertEquals("node08", SlurmHostlist.first("node[08-11]"));
-    }
-
-    @Test
-    void unpaddedRangeGrowsInWidth() {
-        assertEquals(List.of("n9", "n10", "n11"), SlurmHostlist.expand("n[9-11]"));
-    }
-
-    @Test
-    void paddedRangePastItsWidth() {
-        assertEquals(List.of("n98", "n99", "n100"), SlurmHostlist.expand("n[98-100]"));
-        assertEquals(List.of("n099", "n100"), SlurmHostlist.expand("n[099-100]"));
-    }
-
-    @Test
-    void listsAndSinglesInsideBrackets() {
-        assertEquals(List.of("node01", "node02", "node03", "node07"), SlurmHostlist.expand("node[01-03,07]"));
-        assertEquals(List.of("x5", "x1", "x2"), SlurmHostlist.expand("x[5,1-2]"));
-    }
-
-    @Test
-    void commasInsideAndOutsideBrackets() {
-        assertEquals(
-                List.of("node01", "node02", "node03", "node07", "gpu-a1", "gpu-a2"),
-                SlurmHostlist.expand("node[01-03,07],gpu-a[1-2]"));
-        assertEquals("node01", SlurmHostlist.first("node[01-03,07],gpu-a[1-2]"));
-    }
-
-    @Test
-    void severalGroupsInOneNameMultiplyLeftmostSlowest() {
-        assertEquals(
-                List.of("rack1-node01", "rack1-node02", "rack2-node01", "rack2-node02"),
-                SlurmHostlist.expand("rack[1-2]-node[01-02]"));
-        assertEquals("rack1-node01", SlurmHostlist.first("rack[1-2]-node[01-02]"));
-    }
-
-    @Test
-    void suffixAfterBracket() {
-        assertEquals(List.of("n1-ib", "n2-ib"), SlurmHostlist.expand("n[1-2]-ib"));
-        assertEquals(List.of("n1.cluster", "n3.cluster"), SlurmHostlist.expand("n[1,3].cluster"));
-    }
-
-    @Test
-    void nameThatIsOnlyABracketGroup() {
-        assertEquals(List.of("7", "8"), SlurmHostlist.expand("[7-8]"));
-    }
-
-    @Test
-    void digitsBeforeBracketStayLiteral() {
-        assertEquals(List.of("n10", "n11", "n12"), SlurmHostlist.expand("n1[0-2]"));
-    }
-
-    @Test
-    void singleElementRangeAndDuplicatesKept() {
-        assertEquals(List.of("n5"), SlurmHostlist.expand("n[5-5]"));
-        assertEquals(List.of("a", "a"), SlurmHostlist.expand("a,a"));
-    }
-
-    @Test
-    void whiteSpaceSeparatesLikeACommaAndIsTrimmed() {
-        assertEquals(List.of("a1", "a2", "b"), SlurmHostlist.expand("  a[1-2] b "));
-        assertEquals(List.of("a", "b"), SlurmHostlist.expand("a, b"));
-        assertEquals(List.of("a", "b"), SlurmHostlist.expand("a ,b"));
+    @ParameterizedTest(name = "[{index}] first of ''{0}''")
+    @CsvSource({
+        "login1, login1",
+        "node[08-11], node08",
+        "'node[01-03,07],gpu-a[1-2]', node01",
+        "rack[1-2]-node[01-02], rack1-node01"
+    })
+    void firstIsTheFirstHost(String hostlist, String first) {
+        assertEquals(first, SlurmHostlist.first(hostlist));
     }
 
     @Test
