@@ -23,9 +23,7 @@ final class SubGroup {
             Tuner.Algorithm algorithm,
             dev.jccl.ReduceOp op,
             boolean inPlace) {
-        OpRequest sub = new OpRequest(
-                r.collective(), index, groupSize, r.count(), op, rootIndex, -1, inPlace, r.chunkCount(), algorithm);
-        return Planner.plan(sub, null);
+        return plan(r, r.collective(), r.count(), groupSize, index, rootIndex, algorithm, op, inPlace);
     }
 
     /**
