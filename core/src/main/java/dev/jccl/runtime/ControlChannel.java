@@ -182,11 +182,21 @@ final class ControlChannel implements AutoCloseable {
         }
     }
 
-    /** Asks the rank at {@code address} where it is. */
+    /**
+     * The rank answered, but its communicator is not made yet ({@link #serve} not called): it is alive and answers once
+     * its start-up ends. A rank that aborts as soon as its own init returns can ask while its peers finish theirs.
+     */
+    static final class NotReadyException extends IOException {
+        NotReadyException(String message) {
+            super(message);
+        }
+    }
+
+    /** Asks the rank at {@code address} where it is; {@link NotReadyException} while it is still starting. */
     static RankStatus askStatus(InetSocketAddress address, byte[] token, int timeoutMillis) throws IOException {
         try (Socket s = connect(address, token, ASK_STATUS, timeoutMillis)) {
             DataInputStream in = new DataInputStream(s.getInputStream());
-            if (!in.readBoolean()) throw new IOException("it is " + in.readUTF());
+            if (!in.readBoolean()) throw new NotReadyException("it is " + in.readUTF());
             return RankStatus.read(in);
         }
     }
