@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the bundle bundle.sh made (no JDK, no network needed there):
-#   run.sh tests   the GPU tests (CUDA binding, staged path with 2 ranks on GPU 0, NCCL with 1 rank, NCCL with a rank per GPU)
+#   run.sh tests   the GPU tests (CUDA binding, staged path with 1, 2, 3 and 5 ranks on GPU 0, NCCL with 1 rank, NCCL with a rank per GPU)
 #   run.sh perf    all_reduce and all_gather tables: host memory, staged (2 ranks sharing GPU 0), NCCL (1 rank per GPU)
 # Writes its results under $OUT (the device tool's output folder), else ./out.
 set -uo pipefail

@@ -64,10 +64,10 @@ class GpuTest {
         }
     }
 
-    /** Two ranks on GPU 0 (the staged path is the one that allows it), and one. */
+    /** 1, 2, 3 and 5 ranks on GPU 0 (the staged path is the one that lets ranks share a GPU). */
     @Test
     void stagedPathOnTheGpu() throws Exception {
-        for (int n : new int[] {1, 2}) {
+        for (int n : new int[] {1, 2, 3, 5}) {
             List<Object> results = TestRanks.run(n, TestRanks.loopback(Duration.ofSeconds(60)), (rank, comm) -> {
                 try (CudaDeviceMemory m = CudaDeviceMemory.open(0);
                         CudaSupport gpu = CudaSupport.attach(
