@@ -19,6 +19,11 @@ record BinomialTree(int size, int root, boolean mirrored) {
 
     /** ⌈log2 size⌉. */
     int rounds() {
+        return rounds(size);
+    }
+
+    /** The rounds of a binomial tree of {@code size} ranks, ⌈log2 size⌉: what the tuner's tree estimates count. */
+    static int rounds(int size) {
         return 32 - Integer.numberOfLeadingZeros(size - 1);
     }
 

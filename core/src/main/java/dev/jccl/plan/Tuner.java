@@ -285,35 +285,24 @@ public final class Tuner {
         if (a == Algorithm.HIERARCHICAL && (c == Collective.BROADCAST || c == Collective.REDUCE)) {
             if (!Planner.spansHosts(hosts)) return Double.NaN;
             // A tree among the hosts' leaders, one sender per host, then trees inside the hosts.
-            int acrossRounds = 32 - Integer.numberOfLeadingZeros(hosts.hosts() - 1);
-            int insideRounds = 32 - Integer.numberOfLeadingZeros(perHost - 1);
+            int acrossRounds = BinomialTree.rounds(hosts.hosts());
+            int insideRounds = BinomialTree.rounds(perHost);
             double t = acrossRounds * round(true, perRank, 1) + insideRounds * round(false, perRank, 1);
             return t + (c == Collective.REDUCE ? reduce((acrossRounds + insideRounds) * perRank) : 0);
         }
-        if (a == Algorithm.HIERARCHICAL && c == Collective.ALL_GATHER) {
+        if (a == Algorithm.HIERARCHICAL && (c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER)) {
             if (!Planner.spansHosts(hosts)) return Double.NaN;
-            // The largest host's blocks to its leader, a ring of leaders passing whole hosts' blocks, then the result
-            // down a tree inside each host.
-            int l = hosts.maxLocalSize();
-            int insideRounds = 32 - Integer.numberOfLeadingZeros(l - 1);
-            return round(false, perRank * (l - 1), 1)
-                    // The leader takes l - 1 messages in that step, each with its share of the per-step cost.
-                    + Math.max(0, l - 2) * intra.stepMicros() * MESSAGE_SHARE
-                    + (hosts.hosts() - 1) * round(true, perRank * l, 1)
-                    + insideRounds * round(false, total, 1);
-        }
-        if (a == Algorithm.HIERARCHICAL && c == Collective.REDUCE_SCATTER) {
-            if (!Planner.spansHosts(hosts)) return Double.NaN;
-            // Everything reduced up a tree inside each host, a ring of leaders reducing whole hosts' blocks, then each
-            // leader hands its ranks their blocks.
+            // AllGather: the largest host's blocks to its leader, a ring of leaders passing whole hosts' blocks, then
+            // the result down a tree inside each host. ReduceScatter: the same in reverse, reducing on the way.
             int l = hosts.maxLocalSize();
             int h = hosts.hosts();
-            int insideRounds = 32 - Integer.numberOfLeadingZeros(l - 1);
-            return insideRounds * round(false, total, 1)
-                    + (h - 1) * round(true, perRank * l, 1)
-                    + round(false, perRank * (l - 1), 1)
+            int insideRounds = BinomialTree.rounds(l);
+            double t = round(false, perRank * (l - 1), 1)
+                    // The leader exchanges l - 1 messages with its ranks in one step, each with its share of a step.
                     + Math.max(0, l - 2) * intra.stepMicros() * MESSAGE_SHARE
-                    + reduce(insideRounds * total + (h - 1) * perRank * l);
+                    + (h - 1) * round(true, perRank * l, 1)
+                    + insideRounds * round(false, total, 1);
+            return c == Collective.REDUCE_SCATTER ? t + reduce(insideRounds * total + (h - 1) * perRank * l) : t;
         }
         if (a == Algorithm.HIERARCHICAL) {
             if (c != Collective.ALL_REDUCE || !hierarchical(hosts)) return Double.NaN;
