@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jccl.ReduceOp;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -28,52 +27,46 @@ class HierarchicalRootedTest {
     static final int[] COUNTS = {0, 1, 2, 7, 64, 97};
     static final long[] CHUNKS = {1, 5, 1 << 20};
 
+    static final ReduceOp[] EVERY_OP = {ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.AVG};
+
     @Test
     void broadcastAndReduceMatchTheReferenceOnEveryLayoutAndRoot() {
+        int runs = checkEveryLayout(Collective.BROADCAST, new ReduceOp[] {null}, true)
+                + checkEveryLayout(Collective.REDUCE, EVERY_OP, true);
+        assertTrue(runs > 1000, "ran " + runs);
+    }
+
+    /**
+     * Plans {@code c} with {@link Tuner.Algorithm#HIERARCHICAL} as the runtime would (OperationRun.plan) on every
+     * layout, count, chunk, op, in and out of place, from every root or from rank 0, checks that the two-level schedule
+     * was made and that it matches the reference; returns the number of runs.
+     */
+    static int checkEveryLayout(Collective c, ReduceOp[] ops, boolean everyRoot) {
         int runs = 0;
-        for (Collective c : List.of(Collective.BROADCAST, Collective.REDUCE)) {
-            ReduceOp[] ops = c == Collective.REDUCE
-                    ? new ReduceOp[] {ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.AVG}
-                    : new ReduceOp[] {null};
-            for (List<String> layout : LAYOUTS) {
-                HostGroups hosts = HostGroups.of(layout);
-                int size = layout.size();
-                for (int root = 0; root < size; root++) {
-                    for (int count : COUNTS) {
-                        for (long chunk : CHUNKS) {
-                            if (chunk == 1 && count > 64) continue;
-                            for (ReduceOp op : ops) {
-                                for (boolean inPlace : new boolean[] {false, true}) {
-                                    OperationRun run = new OperationRun(
-                                            c, size, count, chunk, op, root, inPlace, Tuner.Algorithm.HIERARCHICAL);
-                                    List<Schedule> schedules = new ArrayList<>();
-                                    for (int rank = 0; rank < size; rank++) {
-                                        Schedule s = Planner.plan(
-                                                new OpRequest(
-                                                        c,
-                                                        rank,
-                                                        size,
-                                                        count,
-                                                        op,
-                                                        root,
-                                                        -1,
-                                                        inPlace,
-                                                        chunk,
-                                                        Tuner.Algorithm.HIERARCHICAL),
-                                                hosts);
-                                        if (count > 0) assertEquals("hierarchical", s.algorithm(), run::toString);
-                                        schedules.add(s);
-                                    }
-                                    run.check(schedules);
-                                    runs++;
+        for (List<String> layout : LAYOUTS) {
+            HostGroups hosts = HostGroups.of(layout);
+            int size = layout.size();
+            for (int root = 0; root < (everyRoot ? size : 1); root++) {
+                for (int count : COUNTS) {
+                    for (long chunk : CHUNKS) {
+                        if (chunk == 1 && count > 64) continue;
+                        for (ReduceOp op : ops) {
+                            for (boolean inPlace : new boolean[] {false, true}) {
+                                OperationRun run = new OperationRun(
+                                        c, size, count, chunk, op, root, inPlace, Tuner.Algorithm.HIERARCHICAL);
+                                List<Schedule> schedules = run.plan(hosts);
+                                for (Schedule s : schedules) {
+                                    if (count > 0) assertEquals("hierarchical", s.algorithm(), run::toString);
                                 }
+                                run.check(schedules);
+                                runs++;
                             }
                         }
                     }
                 }
             }
         }
-        assertTrue(runs > 1000, "ran " + runs);
+        return runs;
     }
 
     @Test

@@ -44,10 +44,15 @@ record OperationRun(
     }
 
     List<Schedule> plan() {
+        return plan(null);
+    }
+
+    /** Every rank's schedule, planned as the runtime would for ranks on {@code hosts} (null: not known). */
+    List<Schedule> plan(HostGroups hosts) {
         List<Schedule> schedules = new ArrayList<>();
         for (int rank = 0; rank < size; rank++) {
             schedules.add(Planner.plan(
-                    new OpRequest(collective, rank, size, count, op, root, -1, sameMemory(), chunk, algorithm)));
+                    new OpRequest(collective, rank, size, count, op, root, -1, sameMemory(), chunk, algorithm), hosts));
         }
         return schedules;
     }
