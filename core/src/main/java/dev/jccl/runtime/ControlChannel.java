@@ -201,7 +201,10 @@ final class ControlChannel implements AutoCloseable {
         }
     }
 
-    /** Asks the rank at {@code address} for the verdict, which it decides if no one has asked it before. */
+    /**
+     * Asks the rank at {@code address} for the verdict, which it decides if no one has asked it before;
+     * {@link NotReadyException} while it is still starting.
+     */
     static FailureVerdict askVerdict(InetSocketAddress address, byte[] token, int asker, int timeoutMillis)
             throws IOException {
         try (Socket s = connect(address, token, ASK_VERDICT, timeoutMillis)) {
@@ -209,7 +212,7 @@ final class ControlChannel implements AutoCloseable {
             out.writeInt(asker);
             out.flush();
             DataInputStream in = new DataInputStream(s.getInputStream());
-            if (!in.readBoolean()) throw new IOException("it is " + in.readUTF());
+            if (!in.readBoolean()) throw new NotReadyException("it is " + in.readUTF());
             return readVerdict(in);
         }
     }

@@ -71,7 +71,9 @@ final class FailureAgreement implements ControlChannel.Responder {
         for (int c = 0; c < peers.size(); c++) {
             if (c == rank) return verdictFor(rank);
             try {
-                FailureVerdict v = ControlChannel.askVerdict(address(c), token, rank, verdictMillis);
+                int decider = c;
+                FailureVerdict v =
+                        askWhileStarting(() -> ControlChannel.askVerdict(address(decider), token, rank, verdictMillis));
                 synchronized (this) {
                     if (decided == null) decided = v;
                     return decided;
@@ -122,7 +124,13 @@ final class FailureAgreement implements ControlChannel.Responder {
                 continue;
             }
             int peer = r;
-            askers.add(Thread.ofVirtual().name("jccl-ask-rank" + r).start(() -> ask(peer, token, status, unreachable)));
+            askers.add(Thread.ofVirtual().name("jccl-ask-rank" + r).start(() -> {
+                try {
+                    status[peer] = askWhileStarting(() -> ControlChannel.askStatus(address(peer), token, statusMillis));
+                } catch (IOException e) {
+                    unreachable[peer] = why(e);
+                }
+            }));
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * statusMillis + 500);
         for (Thread t : askers) {
@@ -152,34 +160,33 @@ final class FailureAgreement implements ControlChannel.Responder {
         return v;
     }
 
+    /** One request to a peer's control channel. */
+    @FunctionalInterface
+    private interface Question<T> {
+        T ask() throws IOException;
+    }
+
     /**
-     * Asks one peer where it is, into {@code status} or, failing that, why not into {@code unreachable}. A peer still
-     * in its start-up is asked again until a status timeout has passed (so that the last answer still comes within
-     * {@link #decide}'s wait): it is alive, and naming it as a cause would leave it out of a shrink it belongs to
-     * (seen: three ranks that aborted straight after init; rank 0 asked before ranks 1 and 2 had finished theirs, named
-     * both, and was left alone, not a majority).
+     * Asks, and while the peer answers that it is still starting, asks again every {@value #NOT_READY_RETRY_MILLIS} ms
+     * for up to a status timeout (so that the last answer still comes within {@link #decide}'s wait); then throws its
+     * last {@link ControlChannel.NotReadyException}. A peer in its start-up is alive: counting it as unreachable would
+     * name it as a cause and leave it out of a shrink it belongs to (seen: three ranks that aborted straight after
+     * init; rank 0 asked before ranks 1 and 2 had finished theirs, named both, and was left alone, not a majority), and
+     * passing over a decider that is still starting would let a later rank decide a second verdict.
      */
-    private void ask(int peer, byte[] token, RankStatus[] status, String[] unreachable) {
+    private <T> T askWhileStarting(Question<T> question) throws IOException {
         long giveUp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(statusMillis);
         while (true) {
             try {
-                status[peer] = ControlChannel.askStatus(address(peer), token, statusMillis);
-                return;
+                return question.ask();
             } catch (ControlChannel.NotReadyException e) {
-                if (System.nanoTime() > giveUp) {
-                    unreachable[peer] = why(e);
-                    return;
-                }
+                if (System.nanoTime() > giveUp) throw e;
                 try {
                     Thread.sleep(NOT_READY_RETRY_MILLIS);
                 } catch (InterruptedException interrupted) {
-                    unreachable[peer] = why(e);
                     Thread.currentThread().interrupt();
-                    return;
+                    throw e;
                 }
-            } catch (IOException e) {
-                unreachable[peer] = why(e);
-                return;
             }
         }
     }

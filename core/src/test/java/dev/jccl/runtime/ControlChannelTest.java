@@ -23,6 +23,10 @@ class ControlChannelTest {
                     ControlChannel.NotReadyException.class,
                     () -> ControlChannel.askStatus(address, channel.token(), 2_000));
             assertTrue(notYet.getMessage().contains("still initialising"), notYet.getMessage());
+            // Nor can it decide a verdict yet: an asker must wait for it, not pass it over and decide a second one.
+            assertThrows(
+                    ControlChannel.NotReadyException.class,
+                    () -> ControlChannel.askVerdict(address, channel.token(), 1, 2_000));
 
             RankActivity activity = new RankActivity();
             channel.serve(new ControlChannel.Responder() {
