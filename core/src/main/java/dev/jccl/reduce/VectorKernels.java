@@ -142,7 +142,7 @@ final class VectorKernels {
             long done,
             long bytes) {
         if (done < bytes) {
-            ReduceKernels.scalar(type, op)
+            ReduceKernels.plain(type, op)
                     .apply(a, ao + done, b, bo + done, d, dOff + done, (bytes - done) / type.byteSize());
         }
     }

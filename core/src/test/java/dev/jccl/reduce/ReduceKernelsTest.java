@@ -65,6 +65,37 @@ class ReduceKernelsTest {
                         type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
     }
 
+    /**
+     * The plain loops that the smallest operations and the vector kernels' tails take: with the Vector API they are not
+     * what {@link ReduceKernels#streaming} gives, so the test above does not reach them.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("everyTypeAndOp")
+    void plainKernelMatchesReferenceForEveryCountMemoryAndAliasing(DataType type, ReduceOp op) {
+        List<String> failures = KernelChecks.everyCase(ReduceKernels.plain(type, op), type, op, BASE_SEED);
+        assertTrue(
+                failures.isEmpty(),
+                () -> String.format(
+                        "plain %s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
+                        type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
+    }
+
+    @Test
+    void operationsSmallerThanAVectorTakeThePlainLoop() {
+        for (DataType type : DataType.values()) {
+            for (ReduceOp op : ReduceOp.values()) {
+                assertSame(
+                        ReduceKernels.plain(type, op),
+                        ReduceKernels.forOperationBytes(type, op, ReduceKernels.SMALL_BYTES - 1),
+                        type + " " + op);
+                assertSame(
+                        ReduceKernels.of(type, op),
+                        ReduceKernels.forOperationBytes(type, op, ReduceKernels.SMALL_BYTES),
+                        type + " " + op);
+            }
+        }
+    }
+
     @Test
     void operationsTooBigForTheCachesTakeTheStreamingKernels() {
         assertSame(
