@@ -56,6 +56,7 @@ final class Dispatcher {
 
     private CompletableFuture<Void> issue(Operation op, boolean async) {
         lifecycle.checkUsable(op.collective().displayName());
+        if (async) sequencer.awaitRoomForAsync();
         if (op.kind() == MemoryKind.DEVICE) return issueOnDevice(op, async);
         Sequencer.Turn turn = sequencer.take();
         Tuner.Choice choice = host.choose(op);

@@ -106,6 +106,15 @@ final class Sequencer implements AutoCloseable {
         progress().submit(task);
     }
 
+    /**
+     * Before an async call takes its turn: waits (up to the communicator's timeout) while the progress thread has
+     * {@link ProgressThread#MAX_QUEUED} tasks waiting, so that a loop of async calls cannot queue without bound.
+     */
+    void awaitRoomForAsync() {
+        ProgressThread t = progressThread;
+        if (t != null) t.awaitRoom(timeout.toNanos());
+    }
+
     /** The progress thread, started on first use (its identity is needed to check memory is accessible from it). */
     Thread progressThread() {
         return progress().thread();
