@@ -8,17 +8,15 @@ package dev.jccl.plan;
  * rounds in shared memory.
  */
 final class HierarchicalBroadcast {
-    static final String NAME = "hierarchical";
-
     private HierarchicalBroadcast() {}
 
-    static Schedule plan(OpRequest r, HostGroups g) {
+    static void build(ScheduleBuilder b, OpRequest r, HostGroups g) {
         int me = r.rank();
         int host = g.hostOf(me);
         int[] leaders = Leaders.of(g, r.root());
         int[] locals = g.ranksOn(host);
         int netSteps = SubGroup.steps(r, leaders.length, Tuner.Algorithm.TREE, r.op());
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(netSteps);
+        b.steps(netSteps);
         if (me == leaders[host]) {
             Schedule across = SubGroup.plan(
                     r, leaders.length, host, g.hostOf(r.root()), Tuner.Algorithm.TREE, r.op(), r.inPlace());
@@ -29,6 +27,5 @@ final class HierarchicalBroadcast {
         Schedule inside = SubGroup.plan(
                 r, locals.length, g.localIndex(me), g.localIndex(leaders[host]), Tuner.Algorithm.TREE, r.op(), true);
         SubGroup.append(b, netSteps, inside, locals, region -> region.in(BufferRole.RECV));
-        return b.build();
     }
 }

@@ -12,11 +12,9 @@ import dev.jccl.ReduceOp;
  * communicator's size, so hosts of different sizes average right.
  */
 final class HierarchicalReduce {
-    static final String NAME = "hierarchical";
-
     private HierarchicalReduce() {}
 
-    static Schedule plan(OpRequest r, HostGroups g) {
+    static void build(ScheduleBuilder b, OpRequest r, HostGroups g) {
         int me = r.rank();
         int host = g.hostOf(me);
         int[] leaders = Leaders.of(g, r.root());
@@ -28,7 +26,7 @@ final class HierarchicalReduce {
         // Every host's first level must end before the leaders start: the largest host sets the step (a tree's steps,
         // ⌈log2 size⌉, grow with its size), so one plan of it instead of one per host.
         int localSteps = SubGroup.steps(r, g.maxLocalSize(), Tuner.Algorithm.TREE, op);
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(localSteps);
+        b.steps(localSteps);
         Schedule inside = SubGroup.plan(
                 r,
                 locals.length,
@@ -59,6 +57,6 @@ final class HierarchicalReduce {
             last += across.steps().size();
         }
         if (root && r.op() == ReduceOp.AVG) b.divide(last, Region.recv(0, n));
-        return b.scratch(scratch).build();
+        b.scratch(scratch);
     }
 }

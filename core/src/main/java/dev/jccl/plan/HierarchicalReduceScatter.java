@@ -16,11 +16,9 @@ import java.util.List;
  * tree is done with SEND.
  */
 final class HierarchicalReduceScatter {
-    static final String NAME = "hierarchical";
-
     private HierarchicalReduceScatter() {}
 
-    static Schedule plan(OpRequest r, HostGroups g) {
+    static void build(ScheduleBuilder b, OpRequest r, HostGroups g) {
         long n = r.count();
         long all = n * r.size();
         int me = r.rank();
@@ -36,7 +34,7 @@ final class HierarchicalReduceScatter {
                 .size();
         int ringSteps = hosts - 1;
         int handOut = treeSteps + ringSteps;
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(handOut + 1);
+        b.steps(handOut + 1);
 
         Schedule inside = SubGroup.plan(
                 r, Collective.REDUCE, all, locals.length, g.localIndex(me), 0, Tuner.Algorithm.TREE, op, false);
@@ -70,7 +68,6 @@ final class HierarchicalReduceScatter {
             b.scratch(inside.scratchCount());
         }
         if (r.op() == ReduceOp.AVG) b.divide(handOut + 1, Region.recv(0, n));
-        return b.build();
     }
 
     /** A host's blocks, as runs of consecutive ranks, in the leader's partial. */
