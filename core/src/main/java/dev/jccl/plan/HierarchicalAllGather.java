@@ -53,16 +53,8 @@ final class HierarchicalAllGather {
         }
 
         // Then everything, P blocks, down the host's tree from its leader, in place on RECV.
-        Schedule inside = SubGroup.plan(
-                r,
-                Collective.BROADCAST,
-                n * r.size(),
-                locals.length,
-                g.localIndex(me),
-                0,
-                Tuner.Algorithm.TREE,
-                null,
-                true);
+        Schedule inside =
+                SubGroup.plan(r, Collective.BROADCAST, n * r.size(), locals.length, g.localIndex(me), 0, null, true);
         SubGroup.append(b, 1 + ringSteps, inside, locals, region -> region.in(BufferRole.RECV));
     }
 

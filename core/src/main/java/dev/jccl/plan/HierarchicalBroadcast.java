@@ -15,17 +15,15 @@ final class HierarchicalBroadcast {
         int host = g.hostOf(me);
         int[] leaders = Leaders.of(g, r.root());
         int[] locals = g.ranksOn(host);
-        int netSteps = SubGroup.steps(r, leaders.length, Tuner.Algorithm.TREE, r.op());
+        int netSteps = SubGroup.steps(r, leaders.length, r.op());
         b.steps(netSteps);
         if (me == leaders[host]) {
-            Schedule across = SubGroup.plan(
-                    r, leaders.length, host, g.hostOf(r.root()), Tuner.Algorithm.TREE, r.op(), r.inPlace());
+            Schedule across = SubGroup.plan(r, leaders.length, host, g.hostOf(r.root()), r.op(), r.inPlace());
             SubGroup.append(b, 0, across, leaders, region -> region);
         }
         // Inside the host the leader's message is in RECV (the root's too, after the first level): the host's tree runs
         // in place on RECV.
-        Schedule inside = SubGroup.plan(
-                r, locals.length, g.localIndex(me), g.localIndex(leaders[host]), Tuner.Algorithm.TREE, r.op(), true);
+        Schedule inside = SubGroup.plan(r, locals.length, g.localIndex(me), g.localIndex(leaders[host]), r.op(), true);
         SubGroup.append(b, netSteps, inside, locals, region -> region.in(BufferRole.RECV));
     }
 }

@@ -25,16 +25,10 @@ final class HierarchicalReduce {
         long n = r.count();
         // Every host's first level must end before the leaders start: the largest host sets the step (a tree's steps,
         // ⌈log2 size⌉, grow with its size), so one plan of it instead of one per host.
-        int localSteps = SubGroup.steps(r, g.maxLocalSize(), Tuner.Algorithm.TREE, op);
+        int localSteps = SubGroup.steps(r, g.maxLocalSize(), op);
         b.steps(localSteps);
-        Schedule inside = SubGroup.plan(
-                r,
-                locals.length,
-                g.localIndex(me),
-                g.localIndex(leaders[host]),
-                Tuner.Algorithm.TREE,
-                op,
-                r.inPlace() && root);
+        Schedule inside =
+                SubGroup.plan(r, locals.length, g.localIndex(me), g.localIndex(leaders[host]), op, r.inPlace() && root);
         long firstScratch = inside.scratchCount();
         long partial = firstScratch; // a non-root leader's host partial: SCRATCH [partial, partial + n)
         SubGroup.append(b, 0, inside, locals, region -> switch (region.buffer()) {
@@ -45,8 +39,7 @@ final class HierarchicalReduce {
         int last = localSteps;
         if (leader) {
             // The root's partial is in RECV already: it reduces in place there.
-            Schedule across =
-                    SubGroup.plan(r, leaders.length, host, g.hostOf(r.root()), Tuner.Algorithm.TREE, op, root);
+            Schedule across = SubGroup.plan(r, leaders.length, host, g.hostOf(r.root()), op, root);
             long second = scratch;
             SubGroup.append(b, localSteps, across, leaders, region -> switch (region.buffer()) {
                 case SEND, RECV ->

@@ -28,16 +28,14 @@ final class HierarchicalReduceScatter {
         int[] locals = g.ranksOn(host);
         ReduceOp op = r.op() == ReduceOp.AVG ? ReduceOp.SUM : r.op();
         // Every host's tree must end before the leaders start: the largest host's sets the step.
-        int treeSteps = SubGroup.plan(
-                        r, Collective.REDUCE, all, g.maxLocalSize(), 0, 0, Tuner.Algorithm.TREE, op, false)
+        int treeSteps = SubGroup.plan(r, Collective.REDUCE, all, g.maxLocalSize(), 0, 0, op, false)
                 .steps()
                 .size();
         int ringSteps = hosts - 1;
         int handOut = treeSteps + ringSteps;
         b.steps(handOut + 1);
 
-        Schedule inside = SubGroup.plan(
-                r, Collective.REDUCE, all, locals.length, g.localIndex(me), 0, Tuner.Algorithm.TREE, op, false);
+        Schedule inside = SubGroup.plan(r, Collective.REDUCE, all, locals.length, g.localIndex(me), 0, op, false);
         long partial = inside.scratchCount(); // the leader's host partial: SCRATCH [partial, partial + all)
         SubGroup.append(b, 0, inside, locals, region -> switch (region.buffer()) {
             case RECV -> Region.scratch(partial + region.offset(), region.count());
