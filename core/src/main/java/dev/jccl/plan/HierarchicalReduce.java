@@ -15,23 +15,19 @@ final class HierarchicalReduce {
     private HierarchicalReduce() {}
 
     static void build(ScheduleBuilder b, OpRequest r, HostGroups g) {
-        int me = r.rank();
-        int host = g.hostOf(me);
-        int[] leaders = Leaders.of(g, r.root());
-        int[] locals = g.ranksOn(host);
-        boolean root = me == r.root();
-        boolean leader = me == leaders[host];
+        RootedLevels levels = new RootedLevels(r, g);
+        boolean root = r.rank() == r.root();
+        boolean leader = levels.isLeader();
         ReduceOp op = r.op() == ReduceOp.AVG ? ReduceOp.SUM : r.op();
         long n = r.count();
         // Every host's first level must end before the leaders start: the largest host sets the step (a tree's steps,
         // ⌈log2 size⌉, grow with its size), so one plan of it instead of one per host.
         int localSteps = SubGroup.steps(r, g.maxLocalSize(), op);
         b.steps(localSteps);
-        Schedule inside =
-                SubGroup.plan(r, locals.length, g.localIndex(me), g.localIndex(leaders[host]), op, r.inPlace() && root);
+        Schedule inside = levels.inside(op, r.inPlace() && root);
         long firstScratch = inside.scratchCount();
         long partial = firstScratch; // a non-root leader's host partial: SCRATCH [partial, partial + n)
-        SubGroup.append(b, 0, inside, locals, region -> switch (region.buffer()) {
+        SubGroup.append(b, 0, inside, levels.locals(), region -> switch (region.buffer()) {
             case RECV -> root ? region : Region.scratch(partial + region.offset(), region.count());
             default -> region;
         });
@@ -39,9 +35,9 @@ final class HierarchicalReduce {
         int last = localSteps;
         if (leader) {
             // The root's partial is in RECV already: it reduces in place there.
-            Schedule across = SubGroup.plan(r, leaders.length, host, g.hostOf(r.root()), op, root);
+            Schedule across = levels.across(op, root);
             long second = scratch;
-            SubGroup.append(b, localSteps, across, leaders, region -> switch (region.buffer()) {
+            SubGroup.append(b, localSteps, across, levels.leaders(), region -> switch (region.buffer()) {
                 case SEND, RECV ->
                     root ? region.in(BufferRole.RECV) : Region.scratch(partial + region.offset(), region.count());
                 case SCRATCH -> Region.scratch(second + region.offset(), region.count());
