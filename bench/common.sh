@@ -1,5 +1,17 @@
 # bench/common.sh: what the benchmark scripts share; sourced, not run.
 
+# Prints script $1's help: its opening comment (from line 2 to the first line that is not one), without "# ".
+# Read from the comment itself, so the help never goes stale when the comment grows.
+print_help() {
+  awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$1"
+}
+
+# Refuses an argument script $1 does not know, as every benchmark script does: a message and exit status 2.
+unknown_argument() {
+  echo "$1: unknown argument '$2' (try --help)" >&2
+  exit 2
+}
+
 # Sets java_bin to a JDK 25's java ($JAVA_HOME first, then /usr/lib/jvm), or exits naming the caller.
 find_java25() {
   java_bin=""

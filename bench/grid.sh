@@ -26,6 +26,7 @@
 # A benchmark, not a test: CI does not run it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/common.sh
 
 reps=3
 quick=0
@@ -37,8 +38,8 @@ while [[ $# -gt 0 ]]; do
     -r|--reps) reps="${2:?-r needs a number}"; shift ;;
     --only) only="${2:?--only needs a list}"; shift ;;
     --np) np_filter="${2:?--np needs a number}"; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "bench/grid.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+    -h|--help) print_help "$0"; exit 0 ;;
+    *) unknown_argument bench/grid.sh "$1" ;;
   esac
   shift
 done

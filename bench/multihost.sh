@@ -13,6 +13,7 @@
 # the gain of sending each byte across fewer network hops is larger. A benchmark, not a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/common.sh
 
 reps=3
 hosts=2
@@ -21,15 +22,14 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     -r|--reps) reps="${2:?-r needs a number}"; shift ;;
     --hosts) hosts="${2:?--hosts needs a number}"; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "bench/multihost.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+    -h|--help) print_help "$0"; exit 0 ;;
+    *) unknown_argument bench/multihost.sh "$1" ;;
   esac
   shift
 done
 [[ "$(id -u)" == 0 ]] || { echo "bench/multihost.sh: needs root for ip netns" >&2; exit 1; }
 
 ./jccl info >/dev/null   # builds tools/target/jccl.jar when needed
-source bench/common.sh
 find_java25 bench/multihost.sh
 jar="$PWD/tools/target/jccl.jar"
 out="bench/target/multihost"

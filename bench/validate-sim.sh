@@ -16,6 +16,7 @@
 # cell: a benchmark, not a test. The two-host part needs root. About 40 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/common.sh
 
 nps="2 3 4 5 6 7 8"
 only=""
@@ -27,13 +28,12 @@ while [[ $# -gt 0 ]]; do
     --only) only="${2:?--only needs local or hosts}"; shift ;;
     --calibration) calibration="${2:?--calibration needs a file}"; shift ;;
     --rate) rate="${2:?--rate needs a tc rate such as 4gbit}"; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "bench/validate-sim.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+    -h|--help) print_help "$0"; exit 0 ;;
+    *) unknown_argument bench/validate-sim.sh "$1" ;;
   esac
   shift
 done
 
-source bench/common.sh
 out="bench/target/validate-sim"
 mkdir -p "$out"
 say() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }

@@ -10,15 +10,12 @@ package dev.jccl.plan;
  * blocks that wraps past the last rank is sent as two runs, which sender and receiver cut alike.
  */
 final class BruckAllGather {
-    static final String NAME = "bruck";
-
     private BruckAllGather() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         long n = r.count();
         int size = r.size();
         int me = r.rank();
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME);
         b.copy(0, Region.send(0, n), Region.recv(me * n, n));
         int step = 0;
         for (int d = 1; d < size; d <<= 1, step++) {
@@ -27,7 +24,6 @@ final class BruckAllGather {
             blocksFrom(b, step, r.ringRank(-d), me, blocks, n, size, true);
             blocksFrom(b, step, r.ringRank(d), (me + d) % size, blocks, n, size, false);
         }
-        return b.build();
     }
 
     /** Sends (or receives) blocks {@code first} … {@code first+blocks−1} modulo size: one or two runs of RECV. */

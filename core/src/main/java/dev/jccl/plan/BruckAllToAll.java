@@ -17,11 +17,9 @@ package dev.jccl.plan;
  * size slots and two staging runs of at most ⌈size/2⌉ blocks.
  */
 final class BruckAllToAll {
-    static final String NAME = "bruck";
-
     private BruckAllToAll() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         int size = r.size();
         int me = r.rank();
         long n = r.count();
@@ -29,7 +27,7 @@ final class BruckAllToAll {
         long staged = (size + 1) / 2 * n; // the most blocks a round moves: the indices below size with one bit set
         long outbox = size * n;
         long inbox = outbox + staged;
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(rounds + 1).scratch(inbox + staged);
+        b.steps(rounds + 1).scratch(inbox + staged);
         // Slot i = the block for rank (me + i) mod size: two runs of SEND.
         b.copy(0, Region.send(me * n, (size - me) * n), Region.scratch(0, (size - me) * n));
         b.copy(0, Region.send(0, me * n), Region.scratch((size - me) * n, me * n));
@@ -50,7 +48,6 @@ final class BruckAllToAll {
         for (int j = 0; j < size; j++) {
             b.copy(rounds, Region.scratch(Math.floorMod(me - j, size) * n, n), Region.recv(j * n, n));
         }
-        return b.build();
     }
 
     /** Copies the run received in the round of {@code bit} back into the slots with that bit set. */

@@ -7,18 +7,16 @@ package dev.jccl.plan;
  * the others receive into RECV and forward from there. A forwarding rank's step sends chunk c and receives chunk c+1.
  */
 final class ChainBroadcast {
-    static final String NAME = "chain";
-
     private ChainBroadcast() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         int size = r.size();
         int position = r.ringRank(-r.root());
         int next = r.ringRank(1);
         int prev = r.ringRank(-1);
         long n = r.count();
         Pieces chunks = Pieces.of(n, r.chunkCount());
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(chunks.count() == 0 ? 0 : chunks.steps() + size - 2);
+        b.steps(chunks.count() == 0 ? 0 : chunks.steps() + size - 2);
         if (position == 0) {
             b.copy(0, Region.send(0, n), Region.recv(0, n));
         }
@@ -34,6 +32,5 @@ final class ChainBroadcast {
                 b.send(c + position, next, Region.recv(off, len));
             }
         }
-        return b.build();
     }
 }

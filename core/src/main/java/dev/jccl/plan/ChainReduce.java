@@ -10,11 +10,9 @@ import dev.jccl.ReduceOp;
  * {@code chunks + size - 2} steps, one more for AVG's division at the root.
  */
 final class ChainReduce {
-    static final String NAME = "chain";
-
     private ChainReduce() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         int size = r.size();
         int position = r.ringRank(-r.root() - 1);
         int next = r.ringRank(1);
@@ -25,7 +23,7 @@ final class ChainReduce {
         long half = chunks.longest();
         int transferSteps = chunks.count() == 0 ? 0 : chunks.steps() + size - 2;
         boolean avg = r.op() == ReduceOp.AVG && n > 0;
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(transferSteps + (avg ? 1 : 0));
+        b.steps(transferSteps + (avg ? 1 : 0));
         boolean middle = position > 0 && !root;
         if (middle) {
             b.scratch(half * Math.min(2, chunks.count()));
@@ -45,6 +43,5 @@ final class ChainReduce {
         if (avg && root) {
             b.divide(transferSteps, Region.recv(0, n));
         }
-        return b.build();
     }
 }

@@ -18,11 +18,9 @@ import java.util.List;
  * then writes every block of RECV, block r with the values it already holds.
  */
 final class HierarchicalAllGather {
-    static final String NAME = "hierarchical";
-
     private HierarchicalAllGather() {}
 
-    static Schedule plan(OpRequest r, HostGroups g) {
+    static void build(ScheduleBuilder b, OpRequest r, HostGroups g) {
         long n = r.count();
         int me = r.rank();
         int hosts = g.hosts();
@@ -30,7 +28,7 @@ final class HierarchicalAllGather {
         int leader = g.rankAt(host, 0);
         int[] locals = g.ranksOn(host);
         int ringSteps = hosts - 1;
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(1 + ringSteps);
+        b.steps(1 + ringSteps);
 
         // Step 0: the host's blocks come to its leader.
         if (me == leader) {
@@ -55,18 +53,9 @@ final class HierarchicalAllGather {
         }
 
         // Then everything, P blocks, down the host's tree from its leader, in place on RECV.
-        Schedule inside = SubGroup.plan(
-                r,
-                Collective.BROADCAST,
-                n * r.size(),
-                locals.length,
-                g.localIndex(me),
-                0,
-                Tuner.Algorithm.TREE,
-                null,
-                true);
+        Schedule inside =
+                SubGroup.plan(r, Collective.BROADCAST, n * r.size(), locals.length, g.localIndex(me), 0, null, true);
         SubGroup.append(b, 1 + ringSteps, inside, locals, region -> region.in(BufferRole.RECV));
-        return b.build();
     }
 
     /**

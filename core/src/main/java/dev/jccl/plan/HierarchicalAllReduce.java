@@ -28,11 +28,9 @@ import dev.jccl.ReduceOp;
  * {@link RingAllReduce} gives, level by level.
  */
 final class HierarchicalAllReduce {
-    static final String NAME = "hierarchical";
-
     private HierarchicalAllReduce() {}
 
-    static Schedule plan(OpRequest r, HostGroups g) {
+    static void build(ScheduleBuilder b, OpRequest r, HostGroups g) {
         int me = r.rank();
         int host = g.hostOf(me);
         int index = g.localIndex(me);
@@ -49,7 +47,7 @@ final class HierarchicalAllReduce {
                 : Math.ceilDiv(count, pieces * r.chunkCount());
         Pieces sliceSplit = new Pieces(count, slices);
         int stepsPerSlice = 2 * (local - 1) + 2 * (hosts - 1);
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(Math.multiplyExact(sliceSplit.steps(), stepsPerSlice));
+        b.steps(Math.multiplyExact(sliceSplit.steps(), stepsPerSlice));
         // Where the host-reduced block lives when the network phase starts.
         BufferRole hostReduced = local > 1 ? BufferRole.RECV : BufferRole.SEND;
         for (int s = 0; s < sliceSplit.steps(); s++) {
@@ -85,7 +83,6 @@ final class HierarchicalAllReduce {
                 }
             }
         }
-        return b.build();
     }
 
     /**

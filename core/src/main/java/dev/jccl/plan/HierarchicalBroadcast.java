@@ -8,27 +8,18 @@ package dev.jccl.plan;
  * rounds in shared memory.
  */
 final class HierarchicalBroadcast {
-    static final String NAME = "hierarchical";
-
     private HierarchicalBroadcast() {}
 
-    static Schedule plan(OpRequest r, HostGroups g) {
-        int me = r.rank();
-        int host = g.hostOf(me);
-        int[] leaders = Leaders.of(g, r.root());
-        int[] locals = g.ranksOn(host);
-        int netSteps = SubGroup.steps(r, leaders.length, Tuner.Algorithm.TREE, r.op());
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(netSteps);
-        if (me == leaders[host]) {
-            Schedule across = SubGroup.plan(
-                    r, leaders.length, host, g.hostOf(r.root()), Tuner.Algorithm.TREE, r.op(), r.inPlace());
-            SubGroup.append(b, 0, across, leaders, region -> region);
+    static void build(ScheduleBuilder b, OpRequest r, HostGroups g) {
+        RootedLevels levels = new RootedLevels(r, g);
+        int netSteps = SubGroup.steps(r, levels.leaders().length, r.op());
+        b.steps(netSteps);
+        if (levels.isLeader()) {
+            SubGroup.append(b, 0, levels.across(r.op(), r.inPlace()), levels.leaders(), region -> region);
         }
         // Inside the host the leader's message is in RECV (the root's too, after the first level): the host's tree runs
         // in place on RECV.
-        Schedule inside = SubGroup.plan(
-                r, locals.length, g.localIndex(me), g.localIndex(leaders[host]), Tuner.Algorithm.TREE, r.op(), true);
-        SubGroup.append(b, netSteps, inside, locals, region -> region.in(BufferRole.RECV));
-        return b.build();
+        Schedule inside = levels.inside(r.op(), true);
+        SubGroup.append(b, netSteps, inside, levels.locals(), region -> region.in(BufferRole.RECV));
     }
 }

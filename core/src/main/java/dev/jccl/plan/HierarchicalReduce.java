@@ -12,34 +12,22 @@ import dev.jccl.ReduceOp;
  * communicator's size, so hosts of different sizes average right.
  */
 final class HierarchicalReduce {
-    static final String NAME = "hierarchical";
-
     private HierarchicalReduce() {}
 
-    static Schedule plan(OpRequest r, HostGroups g) {
-        int me = r.rank();
-        int host = g.hostOf(me);
-        int[] leaders = Leaders.of(g, r.root());
-        int[] locals = g.ranksOn(host);
-        boolean root = me == r.root();
-        boolean leader = me == leaders[host];
+    static void build(ScheduleBuilder b, OpRequest r, HostGroups g) {
+        RootedLevels levels = new RootedLevels(r, g);
+        boolean root = r.rank() == r.root();
+        boolean leader = levels.isLeader();
         ReduceOp op = r.op() == ReduceOp.AVG ? ReduceOp.SUM : r.op();
         long n = r.count();
         // Every host's first level must end before the leaders start: the largest host sets the step (a tree's steps,
         // ⌈log2 size⌉, grow with its size), so one plan of it instead of one per host.
-        int localSteps = SubGroup.steps(r, g.maxLocalSize(), Tuner.Algorithm.TREE, op);
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(localSteps);
-        Schedule inside = SubGroup.plan(
-                r,
-                locals.length,
-                g.localIndex(me),
-                g.localIndex(leaders[host]),
-                Tuner.Algorithm.TREE,
-                op,
-                r.inPlace() && root);
+        int localSteps = SubGroup.steps(r, g.maxLocalSize(), op);
+        b.steps(localSteps);
+        Schedule inside = levels.inside(op, r.inPlace() && root);
         long firstScratch = inside.scratchCount();
         long partial = firstScratch; // a non-root leader's host partial: SCRATCH [partial, partial + n)
-        SubGroup.append(b, 0, inside, locals, region -> switch (region.buffer()) {
+        SubGroup.append(b, 0, inside, levels.locals(), region -> switch (region.buffer()) {
             case RECV -> root ? region : Region.scratch(partial + region.offset(), region.count());
             default -> region;
         });
@@ -47,10 +35,9 @@ final class HierarchicalReduce {
         int last = localSteps;
         if (leader) {
             // The root's partial is in RECV already: it reduces in place there.
-            Schedule across =
-                    SubGroup.plan(r, leaders.length, host, g.hostOf(r.root()), Tuner.Algorithm.TREE, op, root);
+            Schedule across = levels.across(op, root);
             long second = scratch;
-            SubGroup.append(b, localSteps, across, leaders, region -> switch (region.buffer()) {
+            SubGroup.append(b, localSteps, across, levels.leaders(), region -> switch (region.buffer()) {
                 case SEND, RECV ->
                     root ? region.in(BufferRole.RECV) : Region.scratch(partial + region.offset(), region.count());
                 case SCRATCH -> Region.scratch(second + region.offset(), region.count());
@@ -59,6 +46,6 @@ final class HierarchicalReduce {
             last += across.steps().size();
         }
         if (root && r.op() == ReduceOp.AVG) b.divide(last, Region.recv(0, n));
-        return b.scratch(scratch).build();
+        b.scratch(scratch);
     }
 }

@@ -16,11 +16,9 @@ import java.util.List;
  * tree is done with SEND.
  */
 final class HierarchicalReduceScatter {
-    static final String NAME = "hierarchical";
-
     private HierarchicalReduceScatter() {}
 
-    static Schedule plan(OpRequest r, HostGroups g) {
+    static void build(ScheduleBuilder b, OpRequest r, HostGroups g) {
         long n = r.count();
         long all = n * r.size();
         int me = r.rank();
@@ -30,16 +28,14 @@ final class HierarchicalReduceScatter {
         int[] locals = g.ranksOn(host);
         ReduceOp op = r.op() == ReduceOp.AVG ? ReduceOp.SUM : r.op();
         // Every host's tree must end before the leaders start: the largest host's sets the step.
-        int treeSteps = SubGroup.plan(
-                        r, Collective.REDUCE, all, g.maxLocalSize(), 0, 0, Tuner.Algorithm.TREE, op, false)
+        int treeSteps = SubGroup.plan(r, Collective.REDUCE, all, g.maxLocalSize(), 0, 0, op, false)
                 .steps()
                 .size();
         int ringSteps = hosts - 1;
         int handOut = treeSteps + ringSteps;
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(handOut + 1);
+        b.steps(handOut + 1);
 
-        Schedule inside = SubGroup.plan(
-                r, Collective.REDUCE, all, locals.length, g.localIndex(me), 0, Tuner.Algorithm.TREE, op, false);
+        Schedule inside = SubGroup.plan(r, Collective.REDUCE, all, locals.length, g.localIndex(me), 0, op, false);
         long partial = inside.scratchCount(); // the leader's host partial: SCRATCH [partial, partial + all)
         SubGroup.append(b, 0, inside, locals, region -> switch (region.buffer()) {
             case RECV -> Region.scratch(partial + region.offset(), region.count());
@@ -70,7 +66,6 @@ final class HierarchicalReduceScatter {
             b.scratch(inside.scratchCount());
         }
         if (r.op() == ReduceOp.AVG) b.divide(handOut + 1, Region.recv(0, n));
-        return b.build();
     }
 
     /** A host's blocks, as runs of consecutive ranks, in the leader's partial. */

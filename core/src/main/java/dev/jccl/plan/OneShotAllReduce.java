@@ -18,16 +18,13 @@ import dev.jccl.ReduceOp;
  * sends of chunk c read SEND before the reduce of chunk c writes RECV, a step later, and the reduce reads only SCRATCH.
  */
 final class OneShotAllReduce {
-    static final String NAME = "oneshot";
-
     private OneShotAllReduce() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         int size = r.size();
         Pieces chunks = Pieces.of(r.count(), r.chunkCount());
         long block = chunks.longest();
-        ScheduleBuilder b =
-                new ScheduleBuilder(r, NAME).scratch(block * size).steps(chunks.count() == 0 ? 0 : chunks.steps() + 1);
+        b.scratch(block * size).steps(chunks.count() == 0 ? 0 : chunks.steps() + 1);
         for (int s = 0; s <= chunks.steps() && chunks.count() > 0; s++) {
             if (s > 0) {
                 long off = chunks.offset(s - 1);
@@ -50,6 +47,5 @@ final class OneShotAllReduce {
                 b.receive(s, peer, Region.scratch(peer * block, len), null);
             }
         }
-        return b.build();
     }
 }

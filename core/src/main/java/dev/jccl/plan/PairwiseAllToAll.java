@@ -13,20 +13,16 @@ package dev.jccl.plan;
  * copy per chunk, and one trailing step, buy correctness in place.
  */
 final class PairwiseAllToAll {
-    static final String NAME = "pairwise";
-
     private PairwiseAllToAll() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         int size = r.size();
         int me = r.rank();
         long n = r.count();
         Pieces chunks = Pieces.of(n, r.chunkCount());
         int rounds = rounds(size);
         int transferSteps = Math.multiplyExact(rounds, chunks.steps());
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME)
-                .steps(transferSteps == 0 ? 0 : transferSteps + 1)
-                .scratch(chunks.longest());
+        b.steps(transferSteps == 0 ? 0 : transferSteps + 1).scratch(chunks.longest());
         b.copy(0, Region.send(me * n, n), Region.recv(me * n, n));
         for (int k = 0; k < rounds; k++) {
             int peer = partner(me, k, size);
@@ -42,7 +38,6 @@ final class PairwiseAllToAll {
                 b.copy(step + 1, Region.scratch(0, len), Region.recv(off, len));
             }
         }
-        return b.build();
     }
 
     static int rounds(int size) {

@@ -67,15 +67,7 @@ public final class Planner {
         if (hosts != null && hosts.ranks() != r.size()) {
             throw new IllegalArgumentException("host groups for " + hosts.ranks() + " ranks, operation on " + r.size());
         }
-        return switch (r.collective()) {
-            case SEND, RECV, SEND_RECV -> PointToPoint.plan(r);
-            default -> {
-                if (r.count() == 0) { // nothing to move, whatever the algorithm
-                    yield new ScheduleBuilder(r, "empty").build();
-                }
-                yield r.size() == 1 ? SingleRank.plan(r) : planCollective(r, hosts);
-            }
-        };
+        return choose(r, hosts).plan(r, hosts);
     }
 
     /** A schedule as text, one line per step, for debug output and test failures. */
@@ -83,44 +75,56 @@ public final class Planner {
         return ScheduleText.render(schedule);
     }
 
-    private static Schedule planCollective(OpRequest r, HostGroups hosts) {
+    /** The schedule that runs {@code r}: see the table above for which request gets which. */
+    static ScheduleAlgorithm choose(OpRequest r, HostGroups hosts) {
+        if (r.collective().isPointToPoint()) return ScheduleAlgorithm.POINT_TO_POINT;
+        if (r.count() == 0) return ScheduleAlgorithm.EMPTY; // nothing to move, whatever the algorithm
+        if (r.size() == 1) return ScheduleAlgorithm.LOCAL;
         Tuner.Algorithm a = r.algorithm();
         return switch (r.collective()) {
             case ALL_REDUCE ->
                 switch (a) {
-                    case ONE_SHOT -> OneShotAllReduce.plan(r);
+                    case ONE_SHOT -> ScheduleAlgorithm.ONE_SHOT_ALL_REDUCE;
                     case HIERARCHICAL ->
-                        Tuner.hierarchical(hosts) ? HierarchicalAllReduce.plan(r, hosts) : RingAllReduce.plan(r);
-                    case TREE -> TreeAllReduce.plan(r);
-                    case RECURSIVE_DOUBLING -> RecursiveDoublingAllReduce.plan(r);
-                    case RABENSEIFNER -> RabenseifnerAllReduce.plan(r);
-                    case RING, BRUCK -> RingAllReduce.plan(r);
+                        Tuner.hierarchical(hosts)
+                                ? ScheduleAlgorithm.HIERARCHICAL_ALL_REDUCE
+                                : ScheduleAlgorithm.RING_ALL_REDUCE;
+                    case TREE -> ScheduleAlgorithm.TREE_ALL_REDUCE;
+                    case RECURSIVE_DOUBLING -> ScheduleAlgorithm.RECURSIVE_DOUBLING_ALL_REDUCE;
+                    case RABENSEIFNER -> ScheduleAlgorithm.RABENSEIFNER_ALL_REDUCE;
+                    case RING, BRUCK -> ScheduleAlgorithm.RING_ALL_REDUCE;
                 };
             case REDUCE_SCATTER ->
                 a == Tuner.Algorithm.HIERARCHICAL && spansHosts(hosts)
-                        ? HierarchicalReduceScatter.plan(r, hosts)
-                        : RingReduceScatter.plan(r);
+                        ? ScheduleAlgorithm.HIERARCHICAL_REDUCE_SCATTER
+                        : ScheduleAlgorithm.RING_REDUCE_SCATTER;
             case ALL_GATHER ->
                 switch (a) {
-                    case BRUCK -> BruckAllGather.plan(r);
+                    case BRUCK -> ScheduleAlgorithm.BRUCK_ALL_GATHER;
                     case HIERARCHICAL ->
-                        spansHosts(hosts) ? HierarchicalAllGather.plan(r, hosts) : RingAllGather.plan(r);
-                    default -> RingAllGather.plan(r);
+                        spansHosts(hosts)
+                                ? ScheduleAlgorithm.HIERARCHICAL_ALL_GATHER
+                                : ScheduleAlgorithm.RING_ALL_GATHER;
+                    default -> ScheduleAlgorithm.RING_ALL_GATHER;
                 };
             case BROADCAST ->
                 switch (a) {
-                    case TREE -> TreeBroadcast.plan(r);
+                    case TREE -> ScheduleAlgorithm.TREE_BROADCAST;
                     case HIERARCHICAL ->
-                        spansHosts(hosts) ? HierarchicalBroadcast.plan(r, hosts) : ChainBroadcast.plan(r);
-                    default -> ChainBroadcast.plan(r);
+                        spansHosts(hosts)
+                                ? ScheduleAlgorithm.HIERARCHICAL_BROADCAST
+                                : ScheduleAlgorithm.CHAIN_BROADCAST;
+                    default -> ScheduleAlgorithm.CHAIN_BROADCAST;
                 };
             case REDUCE ->
                 switch (a) {
-                    case TREE -> TreeReduce.plan(r);
-                    case HIERARCHICAL -> spansHosts(hosts) ? HierarchicalReduce.plan(r, hosts) : ChainReduce.plan(r);
-                    default -> ChainReduce.plan(r);
+                    case TREE -> ScheduleAlgorithm.TREE_REDUCE;
+                    case HIERARCHICAL ->
+                        spansHosts(hosts) ? ScheduleAlgorithm.HIERARCHICAL_REDUCE : ScheduleAlgorithm.CHAIN_REDUCE;
+                    default -> ScheduleAlgorithm.CHAIN_REDUCE;
                 };
-            case ALL_TO_ALL -> a == Tuner.Algorithm.BRUCK ? BruckAllToAll.plan(r) : PairwiseAllToAll.plan(r);
+            case ALL_TO_ALL ->
+                a == Tuner.Algorithm.BRUCK ? ScheduleAlgorithm.BRUCK_ALL_TO_ALL : ScheduleAlgorithm.PAIRWISE_ALL_TO_ALL;
             case SEND, RECV, SEND_RECV -> throw new AssertionError(r.collective());
         };
     }

@@ -21,16 +21,15 @@ package dev.jccl.plan;
  * </pre>
  */
 final class PointToPoint {
-    static final String NAME = "p2p";
-
     private PointToPoint() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         if (r.collective() == Collective.SEND_RECV) {
-            return sendRecv(r);
+            sendRecv(b, r);
+            return;
         }
         Pieces chunks = Pieces.of(r.count(), r.chunkCount());
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(chunks.steps());
+        b.steps(chunks.steps());
         for (int c = 0; c < chunks.steps(); c++) {
             long off = chunks.offset(c);
             long len = chunks.length(c);
@@ -40,18 +39,17 @@ final class PointToPoint {
                 b.receive(c, r.root(), Region.recv(off, len), null);
             }
         }
-        return b.build();
     }
 
-    private static Schedule sendRecv(OpRequest r) {
+    private static void sendRecv(ScheduleBuilder b, OpRequest r) {
         long n = r.count();
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).pacing(Schedule.Pacing.PER_DIRECTION);
+        b.pacing(Schedule.Pacing.PER_DIRECTION);
         if (r.root() == r.rank()) {
             // To and from itself (the planner allows that only both ways at once): a local copy.
             if (!r.inPlace()) {
                 b.copy(0, Region.send(0, n), Region.recv(0, n));
             }
-            return b.build();
+            return;
         }
         Pieces chunks = Pieces.of(n, r.chunkCount());
         int m = chunks.steps();
@@ -71,6 +69,5 @@ final class PointToPoint {
                 b.receive(c, r.recvPeer(), Region.recv(off, len), null);
             }
         }
-        return b.build();
     }
 }

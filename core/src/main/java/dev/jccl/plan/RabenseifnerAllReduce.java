@@ -16,13 +16,10 @@ import dev.jccl.ReduceOp;
  * blocks each partner holds, until every rank has them all.
  */
 final class RabenseifnerAllReduce {
-    static final String NAME = "rabenseifner";
-
     private RabenseifnerAllReduce() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         long n = r.count();
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME);
         Fold fold = Fold.of(r);
         int rounds = fold.rounds();
         int halving = fold.firstRound();
@@ -30,7 +27,7 @@ final class RabenseifnerAllReduce {
         int last = doubling + rounds;
         Region all = Region.recv(0, n);
         BufferRole held = fold.handOver(b, all, last);
-        if (held == null) return b.build();
+        if (held == null) return;
         Pieces blocks = new Pieces(n, fold.powerOfTwo());
         int v = fold.virtualRank();
         int lo = 0;
@@ -61,7 +58,6 @@ final class RabenseifnerAllReduce {
             b.receiveAll(doubling + j, fold.realRank(partner), blocks(blocks, theirs, theirs + mask), null);
         }
         fold.handBack(b, all, last);
-        return b.build();
     }
 
     /** Blocks {@code from} (inclusive) to {@code to} (exclusive) of RECV. */

@@ -16,18 +16,15 @@ import dev.jccl.ReduceOp;
  * and max are commutative, so every rank ends with the same bits.
  */
 final class RecursiveDoublingAllReduce {
-    static final String NAME = "recursive-doubling";
-
     private RecursiveDoublingAllReduce() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         long n = r.count();
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME);
         Fold fold = Fold.of(r);
         int last = fold.firstRound() + fold.rounds();
         Region all = Region.recv(0, n);
         BufferRole held = fold.handOver(b, all, last);
-        if (held == null) return b.build();
+        if (held == null) return;
         // RECV and SCRATCH take turns; a round never writes what it sends. Out of place, a rank that starts from SEND
         // picks the first so that the last round lands in RECV, which saves the copy.
         BufferRole into = held == BufferRole.SEND && !r.inPlace() && fold.rounds() % 2 == 1
@@ -46,6 +43,5 @@ final class RecursiveDoublingAllReduce {
         if (held != BufferRole.RECV) b.copy(last, all.in(held), all);
         if (r.op() == ReduceOp.AVG) b.divide(last, all);
         fold.handBack(b, all, last);
-        return b.build();
     }
 }

@@ -6,18 +6,16 @@ package dev.jccl.plan;
  * block r) the copy is skipped and block r, the only block that aliases SEND, is never written.
  */
 final class RingAllGather {
-    static final String NAME = "ring";
-
     private RingAllGather() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         int size = r.size();
         int next = r.ringRank(1);
         int prev = r.ringRank(-1);
         long n = r.count();
         Pieces chunks = Pieces.of(n, r.chunkCount());
         int stepsPerChunk = size - 1;
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(Math.multiplyExact(chunks.steps(), stepsPerChunk));
+        b.steps(Math.multiplyExact(chunks.steps(), stepsPerChunk));
         b.copy(0, Region.send(0, n), Region.recv(r.rank() * n, n));
         for (int c = 0; c < chunks.steps(); c++) {
             long off = chunks.offset(c);
@@ -28,6 +26,5 @@ final class RingAllGather {
                 b.receive(base + k, prev, Region.recv(r.ringRank(-k - 1) * n + off, len), null);
             }
         }
-        return b.build();
     }
 }

@@ -22,11 +22,9 @@ import dev.jccl.ReduceOp;
  * no SEND. Slices are disjoint, so one slice never disturbs another.
  */
 final class RingAllReduce {
-    static final String NAME = "ring";
-
     private RingAllReduce() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         int size = r.size();
         int next = r.ringRank(1);
         int prev = r.ringRank(-1);
@@ -37,7 +35,7 @@ final class RingAllReduce {
                 : Math.ceilDiv(count, size * r.chunkCount());
         Pieces sliceSplit = new Pieces(count, slices);
         int stepsPerSlice = 2 * (size - 1);
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME).steps(Math.multiplyExact(sliceSplit.steps(), stepsPerSlice));
+        b.steps(Math.multiplyExact(sliceSplit.steps(), stepsPerSlice));
         for (int s = 0; s < sliceSplit.steps(); s++) {
             Blocks blocks = new Blocks(sliceSplit.offset(s), sliceSplit.length(s), size);
             int base = s * stepsPerSlice;
@@ -57,7 +55,6 @@ final class RingAllReduce {
                 b.receive(gather + k, prev, blocks.in(BufferRole.RECV, r.ringRank(-k)), null);
             }
         }
-        return b.build();
     }
 
     /** One slice cut into {@code size} blocks of {@code ceil(length / size)}; trailing blocks may be short or empty. */

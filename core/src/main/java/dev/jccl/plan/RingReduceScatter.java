@@ -20,11 +20,9 @@ import dev.jccl.ReduceOp;
  * the same memory it reads from.
  */
 final class RingReduceScatter {
-    static final String NAME = "ring";
-
     private RingReduceScatter() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         int size = r.size();
         int next = r.ringRank(1);
         int prev = r.ringRank(-1);
@@ -34,9 +32,7 @@ final class RingReduceScatter {
         int stepsPerChunk = size - 1;
         int transferSteps = Math.multiplyExact(chunks.steps(), stepsPerChunk);
         boolean avg = r.op() == ReduceOp.AVG && n > 0;
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME)
-                .steps(transferSteps + (avg ? 1 : 0))
-                .scratch(half * Math.min(2, size - 2));
+        b.steps(transferSteps + (avg ? 1 : 0)).scratch(half * Math.min(2, size - 2));
         for (int c = 0; c < chunks.steps(); c++) {
             long off = chunks.offset(c);
             long len = chunks.length(c);
@@ -53,6 +49,5 @@ final class RingReduceScatter {
         if (avg) {
             b.divide(transferSteps, Region.recv(0, n));
         }
-        return b.build();
     }
 }

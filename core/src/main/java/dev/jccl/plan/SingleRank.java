@@ -7,17 +7,13 @@ import dev.jccl.ReduceOp;
  * and, for AVG, divides by the size, 1 — harmless, and it keeps the shape of the larger schedules.
  */
 final class SingleRank {
-    static final String NAME = "local";
-
     private SingleRank() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         long n = r.count();
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME);
         b.copy(0, Region.send(0, n), Region.recv(0, n));
         if (r.op() == ReduceOp.AVG) {
             b.divide(0, Region.recv(0, n));
         }
-        return b.build();
     }
 }

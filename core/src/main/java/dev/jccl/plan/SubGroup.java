@@ -1,33 +1,28 @@
 package dev.jccl.plan;
 
+import dev.jccl.ReduceOp;
 import java.util.function.UnaryOperator;
 
 /**
  * A group of this communicator's ranks planned as a communicator of its own: the schedule a member would run there, its
  * peers turned back into this communicator's ranks and its buffers moved where the caller says, appended to a builder
  * from a given step. The hierarchical Broadcast and Reduce are made of two such groups: the hosts' leaders, and each
- * host's ranks.
+ * host's ranks. Every group runs binomial trees ({@link Tuner.Algorithm#TREE}), the only schedules the two-level
+ * algorithms build on.
  */
 final class SubGroup {
     private SubGroup() {}
 
     /**
-     * The schedule of member {@code index} of a group of {@code groupSize}, for an operation like {@code r} but rooted
-     * at member {@code rootIndex}, with {@code algorithm}, reducing with {@code op}, in place or not.
+     * The tree schedule of member {@code index} of a group of {@code groupSize}, for an operation like {@code r} but
+     * rooted at member {@code rootIndex}, reducing with {@code op}, in place or not.
      */
-    static Schedule plan(
-            OpRequest r,
-            int groupSize,
-            int index,
-            int rootIndex,
-            Tuner.Algorithm algorithm,
-            dev.jccl.ReduceOp op,
-            boolean inPlace) {
-        return plan(r, r.collective(), r.count(), groupSize, index, rootIndex, algorithm, op, inPlace);
+    static Schedule plan(OpRequest r, int groupSize, int index, int rootIndex, ReduceOp op, boolean inPlace) {
+        return plan(r, r.collective(), r.count(), groupSize, index, rootIndex, op, inPlace);
     }
 
     /**
-     * The schedule of member {@code index} of a group of {@code groupSize} for another collective and count than
+     * The tree schedule of member {@code index} of a group of {@code groupSize} for another collective and count than
      * {@code r}'s: the Broadcast of everything gathered that ends a two-level AllGather, the Reduce of every block that
      * starts a two-level ReduceScatter.
      */
@@ -38,11 +33,10 @@ final class SubGroup {
             int groupSize,
             int index,
             int rootIndex,
-            Tuner.Algorithm algorithm,
-            dev.jccl.ReduceOp op,
+            ReduceOp op,
             boolean inPlace) {
         OpRequest sub = new OpRequest(
-                collective, index, groupSize, count, op, rootIndex, -1, inPlace, r.chunkCount(), algorithm);
+                collective, index, groupSize, count, op, rootIndex, -1, inPlace, r.chunkCount(), Tuner.Algorithm.TREE);
         return Planner.plan(sub, null);
     }
 
@@ -50,8 +44,8 @@ final class SubGroup {
      * The steps every member's schedule in such a group has: the builders give every rank of a tree or chain the same
      * number (ranks with nothing to do stay in step), so member 0's count is the group's.
      */
-    static int steps(OpRequest r, int groupSize, Tuner.Algorithm algorithm, dev.jccl.ReduceOp op) {
-        return plan(r, groupSize, 0, 0, algorithm, op, false).steps().size();
+    static int steps(OpRequest r, int groupSize, ReduceOp op) {
+        return plan(r, groupSize, 0, 0, op, false).steps().size();
     }
 
     /**

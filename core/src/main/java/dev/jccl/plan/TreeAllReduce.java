@@ -14,13 +14,10 @@ import dev.jccl.ReduceOp;
  * disjoint, so a step may send one while it receives the other. AVG divides each half at its root before it goes down.
  */
 final class TreeAllReduce {
-    static final String NAME = "tree";
-
     private TreeAllReduce() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         long n = r.count();
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME);
         int size = r.size();
         long half = Math.ceilDiv(n, 2);
         Region first = Region.recv(0, half);
@@ -37,6 +34,5 @@ final class TreeAllReduce {
         }
         up.broadcast(b, rounds, r.rank(), first, BufferRole.RECV);
         mirrored.broadcast(b, rounds, r.rank(), second, BufferRole.RECV);
-        return b.build();
     }
 }

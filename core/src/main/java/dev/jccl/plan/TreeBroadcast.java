@@ -6,18 +6,14 @@ package dev.jccl.plan;
  * SEND.
  */
 final class TreeBroadcast {
-    static final String NAME = "tree";
-
     private TreeBroadcast() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         long n = r.count();
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME);
         BinomialTree tree = new BinomialTree(r.size(), r.root(), false);
         b.steps(tree.rounds());
         Region all = Region.recv(0, n);
         if (r.rank() == r.root()) b.copy(0, all.in(BufferRole.SEND), all);
         tree.broadcast(b, 0, r.rank(), all, BufferRole.SEND);
-        return b.build();
     }
 }

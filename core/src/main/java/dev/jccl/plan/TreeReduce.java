@@ -8,13 +8,10 @@ import dev.jccl.ReduceOp;
  * combines straight into RECV.
  */
 final class TreeReduce {
-    static final String NAME = "tree";
-
     private TreeReduce() {}
 
-    static Schedule plan(OpRequest r) {
+    static void build(ScheduleBuilder b, OpRequest r) {
         long n = r.count();
-        ScheduleBuilder b = new ScheduleBuilder(r, NAME);
         BinomialTree tree = new BinomialTree(r.size(), r.root(), false);
         boolean root = r.rank() == r.root();
         boolean avg = r.op() == ReduceOp.AVG;
@@ -23,6 +20,5 @@ final class TreeReduce {
         BufferRole held = tree.reduce(b, 0, r.rank(), all, root ? BufferRole.RECV : BufferRole.SCRATCH);
         if (held == BufferRole.SCRATCH) b.scratch(n);
         if (root && avg) b.divide(tree.rounds(), all);
-        return b.build();
     }
 }

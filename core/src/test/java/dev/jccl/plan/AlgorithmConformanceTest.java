@@ -63,9 +63,9 @@ class AlgorithmConformanceTest {
                             List<Schedule> schedules = run.plan();
                             String expected = switch (algorithm) {
                                 case TREE -> "tree";
-                                case RECURSIVE_DOUBLING -> RecursiveDoublingAllReduce.NAME;
-                                case RABENSEIFNER -> RabenseifnerAllReduce.NAME;
-                                case BRUCK -> c == Collective.ALL_TO_ALL ? BruckAllToAll.NAME : BruckAllGather.NAME;
+                                case RECURSIVE_DOUBLING -> "recursive-doubling";
+                                case RABENSEIFNER -> "rabenseifner";
+                                case BRUCK -> "bruck";
                                 default -> throw new AssertionError(algorithm);
                             };
                             if (count > 0) {

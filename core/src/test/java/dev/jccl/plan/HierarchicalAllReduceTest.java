@@ -49,7 +49,7 @@ class HierarchicalAllReduceTest {
                                                 chunk,
                                                 Tuner.Algorithm.HIERARCHICAL),
                                         hosts);
-                                if (count > 0) assertEquals(HierarchicalAllReduce.NAME, s.algorithm());
+                                if (count > 0) assertEquals("hierarchical", s.algorithm());
                                 schedules.add(s);
                             }
                             run.check(schedules);
@@ -78,7 +78,7 @@ class HierarchicalAllReduceTest {
                             10,
                             Tuner.Algorithm.HIERARCHICAL),
                     HostGroups.of(layout));
-            assertEquals(RingAllReduce.NAME, s.algorithm(), layout.toString());
+            assertEquals("ring", s.algorithm(), layout.toString());
         }
     }
 

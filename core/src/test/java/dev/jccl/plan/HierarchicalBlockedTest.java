@@ -62,7 +62,7 @@ class HierarchicalBlockedTest {
             names = {"ALL_GATHER", "REDUCE_SCATTER"})
     void aCommunicatorOnOneHostIsPlannedAsTheRing(Collective c) {
         Schedule s = Planner.plan(request(c, 1, 4, 10, ReduceOp.SUM, 1 << 20, false), HostGroups.evenly(1, 4));
-        assertEquals(c == Collective.ALL_GATHER ? RingAllGather.NAME : RingReduceScatter.NAME, s.algorithm());
+        assertEquals("ring", s.algorithm());
     }
 
     @ParameterizedTest

@@ -389,10 +389,7 @@ public final class CudaRuntime {
 
     /** True when the stream's work is done, false while it runs; throws if it failed. */
     public boolean streamQuery(long stream) {
-        int rc = call(streamQuery, stream);
-        if (rc == ERROR_NOT_READY) return false;
-        check(rc, "cudaStreamQuery");
-        return true;
+        return isDone(call(streamQuery, stream), "cudaStreamQuery");
     }
 
     /**
@@ -417,10 +414,7 @@ public final class CudaRuntime {
 
     /** True when the work before the event is done, false while it runs; throws if it failed. */
     public boolean eventQuery(long event) {
-        int rc = call(eventQuery, event);
-        if (rc == ERROR_NOT_READY) return false;
-        check(rc, "cudaEventQuery");
-        return true;
+        return isDone(call(eventQuery, event), "cudaEventQuery");
     }
 
     /** Destroys an event from {@link #eventCreate} ({@code cudaEventDestroy}). */
@@ -437,17 +431,21 @@ public final class CudaRuntime {
 
     private String text(NativeFunction f, int error) {
         try {
-            MemorySegment s = (MemorySegment) f.handle().invokeExact(error);
-            return s.equals(MemorySegment.NULL) ? null : s.reinterpret(4096).getString(0);
+            return f.callForString(h -> (MemorySegment) h.invokeExact(error));
         } catch (CudaUnavailableException e) {
             return null;
-        } catch (Throwable t) {
-            throw new IllegalStateException("calling " + f.name() + " failed", t);
         }
     }
 
     private void check(int rc, String call) {
         if (rc != SUCCESS) throw new CudaException(rc, call + " failed: " + describeError(rc));
+    }
+
+    /** A query's answer: done (true), still running (false, {@code cudaErrorNotReady}), or the failure it reports. */
+    private boolean isDone(int rc, String call) {
+        if (rc == ERROR_NOT_READY) return false;
+        check(rc, call);
+        return true;
     }
 
     static String kindName(int kind) {
@@ -461,92 +459,38 @@ public final class CudaRuntime {
 
     // One invoker per shape, so that invokeExact sees exact types.
     private static int call(NativeFunction f, long a) {
-        try {
-            return (int) f.handle().invokeExact(a);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(f.name(), t);
-        }
+        return f.call(h -> (int) h.invokeExact(a));
     }
 
     private static int call(NativeFunction f, int a) {
-        try {
-            return (int) f.handle().invokeExact(a);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(f.name(), t);
-        }
+        return f.call(h -> (int) h.invokeExact(a));
     }
 
     private static int call(NativeFunction f, long a, long b) {
-        try {
-            return (int) f.handle().invokeExact(a, b);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(f.name(), t);
-        }
+        return f.call(h -> (int) h.invokeExact(a, b));
     }
 
     private static int call(NativeFunction f, long a, int b) {
-        try {
-            return (int) f.handle().invokeExact(a, b);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(f.name(), t);
-        }
+        return f.call(h -> (int) h.invokeExact(a, b));
     }
 
     private static int call(NativeFunction f, long a, long b, int c) {
-        try {
-            return (int) f.handle().invokeExact(a, b, c);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(f.name(), t);
-        }
+        return f.call(h -> (int) h.invokeExact(a, b, c));
     }
 
     private static int call(NativeFunction f, long a, int b, long c) {
-        try {
-            return (int) f.handle().invokeExact(a, b, c);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(f.name(), t);
-        }
+        return f.call(h -> (int) h.invokeExact(a, b, c));
     }
 
     private static int call(NativeFunction f, long a, int b, int c) {
-        try {
-            return (int) f.handle().invokeExact(a, b, c);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(f.name(), t);
-        }
+        return f.call(h -> (int) h.invokeExact(a, b, c));
     }
 
     private static int call(NativeFunction f, long a, long b, long c, int d) {
-        try {
-            return (int) f.handle().invokeExact(a, b, c, d);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(f.name(), t);
-        }
+        return f.call(h -> (int) h.invokeExact(a, b, c, d));
     }
 
     private static int callAsync(NativeFunction f, long a, long b, long c, int d, long e) {
-        try {
-            return (int) f.handle().invokeExact(a, b, c, d, e);
-        } catch (RuntimeException | Error x) {
-            throw x;
-        } catch (Throwable t) {
-            throw new IllegalStateException(f.name(), t);
-        }
+        return f.call(h -> (int) h.invokeExact(a, b, c, d, e));
     }
 }

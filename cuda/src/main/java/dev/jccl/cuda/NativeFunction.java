@@ -80,4 +80,46 @@ final class NativeFunction {
         handle = h;
         return h;
     }
+
+    /** One call of the bound function, {@code h -> (int) h.invokeExact(…)}, with its C signature's exact Java types. */
+    @FunctionalInterface
+    interface IntCall {
+        int on(MethodHandle h) throws Throwable;
+    }
+
+    /** The same for a function that returns a C string ({@code const char *}). */
+    @FunctionalInterface
+    interface StringCall {
+        MemorySegment on(MethodHandle h) throws Throwable;
+    }
+
+    /**
+     * Calls the function: the one place that turns invokeExact's {@code throws Throwable} into what callers see. A
+     * downcall throws unchecked exceptions only (the library's "unavailable" one for a missing symbol among them),
+     * which pass as they are; anything else would be a bug here, reported naming the function.
+     */
+    int call(IntCall call) {
+        try {
+            return call.on(handle());
+        } catch (Throwable t) {
+            throw unchecked(t);
+        }
+    }
+
+    /** Calls a function that returns a C string: its text, read up to 4 KiB, or null for a NULL pointer. */
+    String callForString(StringCall call) {
+        MemorySegment s;
+        try {
+            s = call.on(handle());
+        } catch (Throwable t) {
+            throw unchecked(t);
+        }
+        return s.equals(MemorySegment.NULL) ? null : s.reinterpret(4096).getString(0);
+    }
+
+    private RuntimeException unchecked(Throwable t) {
+        if (t instanceof RuntimeException r) return r;
+        if (t instanceof Error e) throw e;
+        return new IllegalStateException("calling " + name + " failed", t);
+    }
 }

@@ -123,14 +123,7 @@ final class NcclLibrary implements NcclApi {
     private int readVersion() {
         MemorySegment out = OUT.get();
         out.set(JAVA_INT, 0, 0);
-        int rc;
-        try {
-            rc = (int) getVersion.handle().invokeExact(out.address());
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("ncclGetVersion", t);
-        }
+        int rc = getVersion.call(h -> (int) h.invokeExact(out.address()));
         if (rc != NcclTypes.SUCCESS) {
             throw new NcclUnavailableException(library + ": ncclGetVersion failed with " + NcclTypes.resultName(rc));
         }
@@ -150,12 +143,7 @@ final class NcclLibrary implements NcclApi {
     @Override
     public int getUniqueId(byte[] id) {
         MemorySegment seg = ID.get();
-        int rc;
-        try {
-            rc = (int) getUniqueId.handle().invokeExact(seg.address());
-        } catch (Throwable t) {
-            throw rethrow(getUniqueId, t);
-        }
+        int rc = getUniqueId.call(h -> (int) h.invokeExact(seg.address()));
         MemorySegment.copy(seg, JAVA_BYTE, 0, id, 0, NcclTypes.UNIQUE_ID_BYTES);
         return rc;
     }
@@ -166,155 +154,84 @@ final class NcclLibrary implements NcclApi {
         MemorySegment.copy(id, 0, seg, JAVA_BYTE, 0, NcclTypes.UNIQUE_ID_BYTES);
         MemorySegment out = OUT.get();
         out.set(JAVA_LONG, 0, 0);
-        int rc;
-        try {
-            rc = (int) commInitRank.handle().invokeExact(out.address(), nranks, seg, rank);
-        } catch (Throwable t) {
-            throw rethrow(commInitRank, t);
-        }
+        int rc = commInitRank.call(h -> (int) h.invokeExact(out.address(), nranks, seg, rank));
         comm[0] = out.get(JAVA_LONG, 0);
         return rc;
     }
 
     @Override
     public int allReduce(long sendBuf, long recvBuf, long count, int type, int op, long comm, long stream) {
-        try {
-            return (int) allReduce.handle().invokeExact(sendBuf, recvBuf, count, type, op, comm, stream);
-        } catch (Throwable t) {
-            throw rethrow(allReduce, t);
-        }
+        return allReduce.call(h -> (int) h.invokeExact(sendBuf, recvBuf, count, type, op, comm, stream));
     }
 
     @Override
     public int broadcast(long sendBuf, long recvBuf, long count, int type, int root, long comm, long stream) {
-        try {
-            return (int) broadcast.handle().invokeExact(sendBuf, recvBuf, count, type, root, comm, stream);
-        } catch (Throwable t) {
-            throw rethrow(broadcast, t);
-        }
+        return broadcast.call(h -> (int) h.invokeExact(sendBuf, recvBuf, count, type, root, comm, stream));
     }
 
     @Override
     public int reduce(long sendBuf, long recvBuf, long count, int type, int op, int root, long comm, long stream) {
-        try {
-            return (int) reduce.handle().invokeExact(sendBuf, recvBuf, count, type, op, root, comm, stream);
-        } catch (Throwable t) {
-            throw rethrow(reduce, t);
-        }
+        return reduce.call(h -> (int) h.invokeExact(sendBuf, recvBuf, count, type, op, root, comm, stream));
     }
 
     @Override
     public int allGather(long sendBuf, long recvBuf, long sendCount, int type, long comm, long stream) {
-        try {
-            return (int) allGather.handle().invokeExact(sendBuf, recvBuf, sendCount, type, comm, stream);
-        } catch (Throwable t) {
-            throw rethrow(allGather, t);
-        }
+        return allGather.call(h -> (int) h.invokeExact(sendBuf, recvBuf, sendCount, type, comm, stream));
     }
 
     @Override
     public int reduceScatter(long sendBuf, long recvBuf, long recvCount, int type, int op, long comm, long stream) {
-        try {
-            return (int) reduceScatter.handle().invokeExact(sendBuf, recvBuf, recvCount, type, op, comm, stream);
-        } catch (Throwable t) {
-            throw rethrow(reduceScatter, t);
-        }
+        return reduceScatter.call(h -> (int) h.invokeExact(sendBuf, recvBuf, recvCount, type, op, comm, stream));
     }
 
     @Override
     public int send(long buf, long count, int type, int peer, long comm, long stream) {
-        try {
-            return (int) send.handle().invokeExact(buf, count, type, peer, comm, stream);
-        } catch (Throwable t) {
-            throw rethrow(send, t);
-        }
+        return send.call(h -> (int) h.invokeExact(buf, count, type, peer, comm, stream));
     }
 
     @Override
     public int recv(long buf, long count, int type, int peer, long comm, long stream) {
-        try {
-            return (int) recv.handle().invokeExact(buf, count, type, peer, comm, stream);
-        } catch (Throwable t) {
-            throw rethrow(recv, t);
-        }
+        return recv.call(h -> (int) h.invokeExact(buf, count, type, peer, comm, stream));
     }
 
     @Override
     public int groupStart() {
-        try {
-            return (int) groupStart.handle().invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(groupStart, t);
-        }
+        return groupStart.call(h -> (int) h.invokeExact());
     }
 
     @Override
     public int groupEnd() {
-        try {
-            return (int) groupEnd.handle().invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(groupEnd, t);
-        }
+        return groupEnd.call(h -> (int) h.invokeExact());
     }
 
     @Override
     public int commGetAsyncError(long comm, int[] error) {
         MemorySegment out = OUT.get();
         out.set(JAVA_INT, 0, 0);
-        int rc;
-        try {
-            rc = (int) commGetAsyncError.handle().invokeExact(comm, out.address());
-        } catch (Throwable t) {
-            throw rethrow(commGetAsyncError, t);
-        }
+        int rc = commGetAsyncError.call(h -> (int) h.invokeExact(comm, out.address()));
         error[0] = out.get(JAVA_INT, 0);
         return rc;
     }
 
     @Override
     public int commAbort(long comm) {
-        try {
-            return (int) commAbort.handle().invokeExact(comm);
-        } catch (Throwable t) {
-            throw rethrow(commAbort, t);
-        }
+        return commAbort.call(h -> (int) h.invokeExact(comm));
     }
 
     @Override
     public int commDestroy(long comm) {
-        try {
-            return (int) commDestroy.handle().invokeExact(comm);
-        } catch (Throwable t) {
-            throw rethrow(commDestroy, t);
-        }
+        return commDestroy.call(h -> (int) h.invokeExact(comm));
     }
 
     @Override
     public String errorString(int result) {
-        try {
-            MemorySegment s = (MemorySegment) getErrorString.handle().invokeExact(result);
-            return s.equals(MemorySegment.NULL) ? null : s.reinterpret(4096).getString(0);
-        } catch (Throwable t) {
-            throw rethrow(getErrorString, t);
-        }
+        return getErrorString.callForString(h -> (MemorySegment) h.invokeExact(result));
     }
 
     @Override
     public String lastError(long comm) {
         if (!getLastError.exists()) return null;
-        try {
-            MemorySegment s = (MemorySegment) getLastError.handle().invokeExact(comm);
-            if (s.equals(MemorySegment.NULL)) return null;
-            String text = s.reinterpret(4096).getString(0);
-            return text.isBlank() ? null : text;
-        } catch (Throwable t) {
-            throw rethrow(getLastError, t);
-        }
-    }
-
-    private static RuntimeException rethrow(NativeFunction f, Throwable t) {
-        if (t instanceof RuntimeException r) return r;
-        if (t instanceof Error e) throw e;
-        return new IllegalStateException("calling " + f.name() + " failed", t);
+        String text = getLastError.callForString(h -> (MemorySegment) h.invokeExact(comm));
+        return text == null || text.isBlank() ? null : text;
     }
 }

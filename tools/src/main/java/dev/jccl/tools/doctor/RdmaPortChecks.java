@@ -116,13 +116,28 @@ record RdmaPortChecks(HostFacts facts) {
         return f.conclude("Every InfiniBand port with link has a LID and sees a subnet manager.");
     }
 
-    /** C6 {@code roce-gid-v2}. */
-    CheckResult roceGid() {
-        Findings f = new Findings(Check.ROCE_GID_V2);
+    /** What a RoCE check looks at: the selected RoCE ports, and the GID family NCCL wants on them. */
+    @FunctionalInterface
+    private interface RoceCheck {
+        CheckResult run(Findings f, List<HostFacts.RdmaPort> roce, GidTable.Wanted wanted);
+    }
+
+    /** C6 and C7 look at RoCE ports only, and skip alike where there are none (or no RDMA at all). */
+    private CheckResult onRocePorts(Check check, RoceCheck body) {
+        Findings f = new Findings(check);
         if (!facts.hasRdma()) return f.skip(facts.noRdmaReason());
         List<HostFacts.RdmaPort> roce = rocePorts();
         if (roce.isEmpty()) return f.skip("no RoCE port (link layer Ethernet) among the selected RDMA ports");
         GidTable.Wanted wanted = GidTable.Wanted.fromEnvironment(facts);
+        return body.run(f, roce, wanted);
+    }
+
+    /** C6 {@code roce-gid-v2}. */
+    CheckResult roceGid() {
+        return onRocePorts(Check.ROCE_GID_V2, this::roceGid);
+    }
+
+    private CheckResult roceGid(Findings f, List<HostFacts.RdmaPort> roce, GidTable.Wanted wanted) {
         Version nccl = facts.oldestNccl();
         String forcedText = facts.env("NCCL_IB_GID_INDEX");
         Integer forced = null;
@@ -218,11 +233,10 @@ record RdmaPortChecks(HostFacts facts) {
 
     /** C7 {@code roce-mtu}. */
     CheckResult roceMtu() {
-        Findings f = new Findings(Check.ROCE_MTU);
-        if (!facts.hasRdma()) return f.skip(facts.noRdmaReason());
-        List<HostFacts.RdmaPort> roce = rocePorts();
-        if (roce.isEmpty()) return f.skip("no RoCE port (link layer Ethernet) among the selected RDMA ports");
-        GidTable.Wanted wanted = GidTable.Wanted.fromEnvironment(facts);
+        return onRocePorts(Check.ROCE_MTU, this::roceMtu);
+    }
+
+    private CheckResult roceMtu(Findings f, List<HostFacts.RdmaPort> roce, GidTable.Wanted wanted) {
         Set<Integer> roceMtus = new TreeSet<>();
         String fix = "ip link set <netdev> mtu 9000 on every host, and jumbo frames on the switches (the whole path)";
         for (HostFacts.RdmaPort p : roce) {
