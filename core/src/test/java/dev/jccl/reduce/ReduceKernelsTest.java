@@ -42,42 +42,40 @@ class ReduceKernelsTest {
                 .flatMap(type -> Arrays.stream(ReduceOp.values()).map(op -> Arguments.of(type, op)));
     }
 
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("everyTypeAndOp")
-    void kernelMatchesReferenceForEveryCountMemoryAndAliasing(DataType type, ReduceOp op) {
-        List<String> failures = KernelChecks.everyCase(type, op, BASE_SEED);
-        assertTrue(
-                failures.isEmpty(),
-                () -> String.format(
-                        "%s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
-                        type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
-    }
-
-    /** The loops for operands that stream from memory: the same results, case for case. */
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("everyTypeAndOp")
-    void streamingKernelMatchesReferenceForEveryCountMemoryAndAliasing(DataType type, ReduceOp op) {
-        List<String> failures = KernelChecks.everyCase(ReduceKernels.streaming(type, op), type, op, BASE_SEED);
-        assertTrue(
-                failures.isEmpty(),
-                () -> String.format(
-                        "streaming %s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
-                        type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
-    }
-
     /**
-     * The plain loops that the smallest operations and the vector kernels' tails take: with the Vector API they are not
-     * what {@link ReduceKernels#streaming} gives, so the test above does not reach them.
+     * The kernel families {@link ReduceKernels#forOperationBytes} picks from: {@code of} (vector, or staged through
+     * L1), {@code streaming} (operands from memory) and {@code plain} (the smallest operations and the vector kernels'
+     * tails; with the Vector API, {@code streaming} does not give it).
      */
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("everyTypeAndOp")
-    void plainKernelMatchesReferenceForEveryCountMemoryAndAliasing(DataType type, ReduceOp op) {
-        List<String> failures = KernelChecks.everyCase(ReduceKernels.plain(type, op), type, op, BASE_SEED);
+    enum Family {
+        OF,
+        STREAMING,
+        PLAIN;
+
+        ReduceKernel kernel(DataType type, ReduceOp op) {
+            return switch (this) {
+                case OF -> ReduceKernels.of(type, op);
+                case STREAMING -> ReduceKernels.streaming(type, op);
+                case PLAIN -> ReduceKernels.plain(type, op);
+            };
+        }
+    }
+
+    static Stream<Arguments> everyFamilyTypeAndOp() {
+        return Arrays.stream(Family.values())
+                .flatMap(family -> everyTypeAndOp().map(a -> Arguments.of(family, a.get()[0], a.get()[1])));
+    }
+
+    /** Every family's kernels give the reference's results, case for case. */
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("everyFamilyTypeAndOp")
+    void kernelMatchesReferenceForEveryCountMemoryAndAliasing(Family family, DataType type, ReduceOp op) {
+        List<String> failures = KernelChecks.everyCase(family.kernel(type, op), type, op, BASE_SEED);
         assertTrue(
                 failures.isEmpty(),
                 () -> String.format(
-                        "plain %s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
-                        type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
+                        "%s %s %s, base seed 0x%x (-Djccl.test.seed=%d): %s",
+                        family, type, op, BASE_SEED, BASE_SEED, Failures.summary(failures)));
     }
 
     @Test
