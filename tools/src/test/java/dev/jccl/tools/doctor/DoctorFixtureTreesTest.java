@@ -20,6 +20,9 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.aggregator.ArgumentsAccessor;
+import org.junit.jupiter.params.provider.CsvFileSource;
 
 /**
  * Every check's verdict on each fixture tree, and the catalogue's promise: every check can be driven both to ok and to
@@ -76,6 +79,31 @@ class DoctorFixtureTreesTest {
         assertEquals(CATALOGUE_IDS, catalogueOrder);
     }
 
+    /**
+     * One row of src/test/resources/doctor/findings.csv: a check's verdict on an unedited tree and fragments of its
+     * summary, fixes ({@code fix: TEXT}) and evidence ({@code evidence SOURCE :: TEXT}).
+     */
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @CsvFileSource(resources = "/doctor/findings.csv", delimiter = '|', quoteCharacter = '`')
+    void whatEachTreeReports(ArgumentsAccessor row) {
+        String tree = row.getString(0);
+        CheckResult r = Fixtures.assertVerdict(Fixtures.examine(tree), row.getString(1), row.get(2, Verdict.class));
+        for (int i = 3; i < row.size(); i++) {
+            String expected = row.getString(i);
+            if (expected.startsWith("fix: ")) {
+                Fixtures.assertFix(r, expected.substring("fix: ".length()));
+            } else if (expected.startsWith("evidence ")) {
+                int value = expected.indexOf(" :: ");
+                Fixtures.assertEvidence(
+                        r,
+                        expected.substring("evidence ".length(), value),
+                        expected.substring(value + " :: ".length()));
+            } else {
+                Fixtures.assertSummary(r, expected);
+            }
+        }
+    }
+
     @Test
     void healthyNodePassesEveryCheckThatApplies() {
         Map<String, CheckResult> r = Fixtures.examine(HEALTHY);
@@ -93,48 +121,48 @@ class DoctorFixtureTreesTest {
     @Test
     void brokenNodeHasEveryProblemItWasBuiltWith() {
         Map<String, CheckResult> r = Fixtures.examine(BROKEN);
+        Map<Verdict, List<String>> byVerdict = new LinkedHashMap<>();
+        byVerdict.put(
+                Verdict.FAIL,
+                List.of(
+                        "gdr-peermem-module",
+                        "gdr-dmabuf-support",
+                        "rdma-devnodes-container",
+                        "rdma-userspace-stack",
+                        "rdma-port-state",
+                        "ib-subnet-manager",
+                        "rdma-hca-filter",
+                        "memlock-limit",
+                        "shm-size",
+                        "gpu-visibility-mapping",
+                        "net-socket-ifname",
+                        "jccl-socket-ifname",
+                        "driver-kernel-user-match",
+                        "nccl-version-gaps",
+                        "env-nccl-unknown"));
+        byVerdict.put(
+                Verdict.WARN,
+                List.of(
+                        "container-caps-sysfs",
+                        "topo-gpu-nic-distance",
+                        "topo-numa-affinity",
+                        "pcie-link-degraded",
+                        "k8s-mpi-hcoll",
+                        "cross-container-gpu-ipc",
+                        "env-jccl-unknown",
+                        "env-transport-overrides"));
+        byVerdict.put(
+                Verdict.SKIP,
+                List.of(
+                        "gdr-peermem-nccl-probe",
+                        "roce-gid-v2",
+                        "roce-mtu",
+                        "pcie-acs-iommu",
+                        "vm-sriov-relaxed-ordering",
+                        "hugepages-info"));
+        byVerdict.put(Verdict.OK, List.of("context-runtime", "rdma-devices-present", "net-ports-firewall"));
         Map<String, Verdict> expected = new LinkedHashMap<>();
-        for (String id : List.of(
-                "gdr-peermem-module",
-                "gdr-dmabuf-support",
-                "rdma-devnodes-container",
-                "rdma-userspace-stack",
-                "rdma-port-state",
-                "ib-subnet-manager",
-                "rdma-hca-filter",
-                "memlock-limit",
-                "shm-size",
-                "gpu-visibility-mapping",
-                "net-socket-ifname",
-                "jccl-socket-ifname",
-                "driver-kernel-user-match",
-                "nccl-version-gaps",
-                "env-nccl-unknown")) {
-            expected.put(id, Verdict.FAIL);
-        }
-        for (String id : List.of(
-                "container-caps-sysfs",
-                "topo-gpu-nic-distance",
-                "topo-numa-affinity",
-                "pcie-link-degraded",
-                "k8s-mpi-hcoll",
-                "cross-container-gpu-ipc",
-                "env-jccl-unknown",
-                "env-transport-overrides")) {
-            expected.put(id, Verdict.WARN);
-        }
-        for (String id : List.of(
-                "gdr-peermem-nccl-probe",
-                "roce-gid-v2",
-                "roce-mtu",
-                "pcie-acs-iommu",
-                "vm-sriov-relaxed-ordering",
-                "hugepages-info")) {
-            expected.put(id, Verdict.SKIP);
-        }
-        for (String id : List.of("context-runtime", "rdma-devices-present", "net-ports-firewall")) {
-            expected.put(id, Verdict.OK);
-        }
+        byVerdict.forEach((verdict, ids) -> ids.forEach(id -> expected.put(id, verdict)));
         assertEquals(32, expected.size());
         expected.forEach((id, v) -> Fixtures.assertVerdict(r, id, v));
         for (CheckResult c : r.values()) {

@@ -2,7 +2,6 @@ package dev.jccl.tools.doctor;
 
 import static dev.jccl.tools.doctor.Fixtures.BROKEN;
 import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
-import static dev.jccl.tools.doctor.Fixtures.PLAIN;
 import static dev.jccl.tools.doctor.Fixtures.ROCE;
 import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
@@ -26,9 +25,6 @@ class DoctorRdmaChecksTest {
 
     @Test
     void devicesPresentOrWhyNot(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(HEALTHY, "rdma-devices-present", Verdict.OK, "2 RDMA devices: mlx5_0, mlx5_1");
-        expect(PLAIN, "rdma-devices-present", Verdict.SKIP, "no RDMA device and no RDMA-capable PCI function");
-
         Path noDriver = Fixtures.copy(BROKEN, tmp.resolve("nodriver"));
         Fixtures.delete(noDriver, "/sys/class/infiniband");
         CheckResult c1 = expect(
@@ -55,16 +51,6 @@ class DoctorRdmaChecksTest {
 
     @Test
     void deviceNodesMustBeOpenable(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(HEALTHY, "rdma-devnodes-container", Verdict.OK, "mlx5_0, mlx5_1");
-        CheckResult none = expect(
-                BROKEN,
-                "rdma-devnodes-container",
-                Verdict.FAIL,
-                "mlx5_0 is visible in /sys but /dev/infiniband/uverbs0 is not present in this container",
-                "RDMA cannot be used");
-        assertEvidence(none, "open(/dev/infiniband/uverbs0, O_RDWR)", "absent");
-        assertFix(none, "--device=/dev/infiniband");
-
         Path one = Fixtures.copyWithFile(BROKEN, tmp.resolve("one"), "/dev/infiniband/uverbs0", "");
         expect(one, "rdma-devnodes-container", Verdict.WARN, "/dev/infiniband/uverbs1 is not present", "1 of 2 usable");
 
@@ -75,14 +61,6 @@ class DoctorRdmaChecksTest {
 
     @Test
     void userSpaceStackNeedsLibibverbsAndTheProvider(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(HEALTHY, "rdma-userspace-stack", Verdict.OK, "rdma-core 50", "mlx5 provider");
-        CheckResult noProvider = expect(
-                BROKEN,
-                "rdma-userspace-stack",
-                Verdict.FAIL,
-                "RDMA device mlx5_0 present but the image has no libmlx5 provider");
-        assertFix(noProvider, "ibverbs-providers");
-
         Path noVerbs = Fixtures.copy(HEALTHY, tmp.resolve("none"));
         Fixtures.delete(noVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
         Fixtures.delete(noVerbs, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.50.0");
@@ -99,16 +77,6 @@ class DoctorRdmaChecksTest {
 
     @Test
     void portStates(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(HEALTHY, "rdma-port-state", Verdict.OK, "All 2 selected ports are ACTIVE");
-        CheckResult none = expect(
-                BROKEN,
-                "rdma-port-state",
-                Verdict.FAIL,
-                "No selected RDMA port is ACTIVE",
-                "mlx5_0:1 \"2: INIT\"",
-                "mlx5_1:1 \"1: DOWN\"");
-        assertEvidence(none, "/sys/class/infiniband/mlx5_0/ports/1", "state 2: INIT, phys_state 5: LinkUp");
-
         Path oneDown = Fixtures.copyWithFile(
                 BROKEN, tmp.resolve("onedown"), "/sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
         expect(
@@ -132,25 +100,10 @@ class DoctorRdmaChecksTest {
     }
 
     @Test
-    void subnetManager() {
-        expect(HEALTHY, "ib-subnet-manager", Verdict.OK);
-        CheckResult noSm = expect(
-                BROKEN,
-                "ib-subnet-manager",
-                Verdict.FAIL,
-                "mlx5_0:1 has link but no Subnet Manager (state INIT, lid 0x0, sm_lid 0x0)");
+    void subnetManagerIsNotBlamedForAPortWithoutLink() {
+        CheckResult noSm = Fixtures.examine(BROKEN).get("ib-subnet-manager");
         assertFalse(
                 noSm.summary().contains("mlx5_1"), "a port without link is not blamed on the SM: " + noSm.summary());
-        assertFix(noSm, "opensm");
-        expect(ROCE, "ib-subnet-manager", Verdict.SKIP, "RoCE");
-    }
-
-    @Test
-    void roceGidAutomaticChoice() {
-        CheckResult gid = expect(ROCE, "roce-gid-v2", Verdict.OK, "mlx5_0:1 → GID 3 (10.0.0.5 RoCE v2 on ens1f0np0)");
-        assertEvidence(gid, "mlx5_0:1 automatic choice (NCCL ≥ 2.21)", "index 3");
-        assertEvidence(gid, ROCE_PORT + "/gids/2", "10.0.0.5 RoCE v1 on ens1f0np0");
-        assertEvidence(gid, ROCE_PORT + "/gids/0", "(link-local)");
     }
 
     @Test
@@ -202,8 +155,6 @@ class DoctorRdmaChecksTest {
 
     @Test
     void roceMtu(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult ok = expect(ROCE, "roce-mtu", Verdict.OK);
-        assertEvidence(ok, "/sys/class/net/ens1f0np0/mtu", "9000 ⇒ RoCE MTU 4096");
         Path small = Fixtures.copyWithFile(ROCE, tmp, "/sys/class/net/ens1f0np0/mtu", "1500\n");
         CheckResult warn = expect(
                 small,
@@ -212,7 +163,6 @@ class DoctorRdmaChecksTest {
                 "ens1f0np0 has MTU 1500 ⇒ RoCE MTU 1024 for mlx5_0",
                 "Jumbo frames (9000 end-to-end) give RoCE MTU 4096");
         assertFix(warn, "mtu 9000");
-        expect(HEALTHY, "roce-mtu", Verdict.SKIP, "no RoCE port");
     }
 
     @Test
@@ -226,11 +176,6 @@ class DoctorRdmaChecksTest {
 
     @Test
     void hcaFilters(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(HEALTHY, "rdma-hca-filter", Verdict.OK, "NCCL_IB_HCA==mlx5_0,mlx5_1 selects mlx5_0:1, mlx5_1:1");
-        CheckResult nothing =
-                expect(BROKEN, "rdma-hca-filter", Verdict.FAIL, "NCCL_IB_HCA=mlx5 matches no ACTIVE port");
-        expect(ROCE, "rdma-hca-filter", Verdict.SKIP, "unset");
-
         Path prefix = Fixtures.copyWithEnv(HEALTHY, tmp.resolve("prefix"), "NCCL_IB_HCA", "mlx5");
         CheckResult over = expect(
                 prefix,
