@@ -14,9 +14,13 @@ import dev.jccl.topology.IbHcaFilter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** C1–C8: RDMA devices, device nodes, user space, ports, subnet manager, RoCE GID and MTU, HCA filters. */
 @Timeout(30)
@@ -75,28 +79,43 @@ class DoctorRdmaChecksTest {
         }
     }
 
-    @Test
-    void portStates(@TempDir(factory = RamTempDir.class) Path tmp) {
-        Path oneDown = Fixtures.copyWithFile(
-                BROKEN, tmp.resolve("onedown"), "/sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
-        expect(
-                oneDown,
-                "rdma-port-state",
-                Verdict.WARN,
-                "mlx5_1 port 1 is \"1: DOWN\" — NCCL will skip it; 1 of 2 rails usable");
+    /**
+     * One port attribute written on a copy of a tree: tree, file, content, the warning and a fix it gives (or null).
+     */
+    static Stream<Arguments> portAttributes() {
+        return Stream.of(
+                Arguments.of(
+                        BROKEN,
+                        "/sys/class/infiniband/mlx5_0/ports/1/state",
+                        "4: ACTIVE\n",
+                        "mlx5_1 port 1 is \"1: DOWN\" — NCCL will skip it; 1 of 2 rails usable",
+                        null),
+                Arguments.of(
+                        HEALTHY,
+                        "/sys/class/infiniband/mlx5_1/ports/1/rate",
+                        "100 Gb/sec (4X EDR)\n",
+                        "mlx5_1:1 runs at 100 Gb/sec (4X EDR), slower than other MT4123 ports (200 Gb/sec)",
+                        null),
+                Arguments.of(
+                        HEALTHY,
+                        "/sys/class/infiniband/mlx5_1/ports/1/link_layer",
+                        "Ethernet\n",
+                        "mix link layers (InfiniBand and Ethernet)",
+                        "NCCL_IB_HCA"));
+    }
 
-        Path slow = Fixtures.copyWithFile(
-                HEALTHY, tmp.resolve("slow"), "/sys/class/infiniband/mlx5_1/ports/1/rate", "100 Gb/sec (4X EDR)\n");
-        expect(
-                slow,
-                "rdma-port-state",
-                Verdict.WARN,
-                "mlx5_1:1 runs at 100 Gb/sec (4X EDR), slower than other MT4123 ports (200 Gb/sec)");
-
-        Path mixed = Fixtures.copyWithFile(
-                HEALTHY, tmp.resolve("mixed"), "/sys/class/infiniband/mlx5_1/ports/1/link_layer", "Ethernet\n");
-        CheckResult mix = expect(mixed, "rdma-port-state", Verdict.WARN, "mix link layers (InfiniBand and Ethernet)");
-        assertFix(mix, "NCCL_IB_HCA");
+    @ParameterizedTest(name = "{1} = {2} on {0}")
+    @MethodSource("portAttributes")
+    void portStates(
+            String tree,
+            String file,
+            String content,
+            String warning,
+            String fix,
+            @TempDir(factory = RamTempDir.class) Path tmp) {
+        CheckResult r =
+                expect(Fixtures.copyWithFile(tree, tmp, file, content), "rdma-port-state", Verdict.WARN, warning);
+        if (fix != null) assertFix(r, fix);
     }
 
     @Test
