@@ -14,7 +14,9 @@ import dev.jccl.topology.IbHcaFilter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -193,26 +195,52 @@ class DoctorRdmaChecksTest {
         assertEquals(0, RdmaPortChecks.roceMtu(300));
     }
 
-    @Test
-    void hcaFilters(@TempDir(factory = RamTempDir.class) Path tmp) {
-        Path prefix = Fixtures.copyWithEnv(HEALTHY, tmp.resolve("prefix"), "NCCL_IB_HCA", "mlx5");
-        CheckResult over = expect(
-                prefix,
-                "rdma-hca-filter",
-                Verdict.WARN,
-                "NCCL_IB_HCA=mlx5 is a prefix list: mlx5 selects mlx5_0, mlx5_1 (2 devices)");
-        assertFix(over, "NCCL_IB_HCA==mlx5_0,mlx5_1");
+    /** An edit of the healthy tree, named; the verdict of rdma-hca-filter, its summary and a fix it gives (or null). */
+    static Stream<Arguments> hcaFilterEdits() {
+        return Stream.of(
+                Arguments.of(
+                        named("NCCL_IB_HCA=mlx5", root -> Fixtures.env(root, "NCCL_IB_HCA", "mlx5")),
+                        Verdict.WARN,
+                        "NCCL_IB_HCA=mlx5 is a prefix list: mlx5 selects mlx5_0, mlx5_1 (2 devices)",
+                        "NCCL_IB_HCA==mlx5_0,mlx5_1"),
+                Arguments.of(
+                        named("NCCL_IB_HCA=^mlx5_1", root -> Fixtures.env(root, "NCCL_IB_HCA", "^mlx5_1")),
+                        Verdict.OK,
+                        "selects mlx5_0:1",
+                        null),
+                Arguments.of(
+                        named(
+                                "mlx5_1:1 DOWN",
+                                root -> Fixtures.write(
+                                        root, "/sys/class/infiniband/mlx5_1/ports/1/state", "1: DOWN\n")),
+                        Verdict.WARN,
+                        "selects mlx5_1:1, which is not ACTIVE",
+                        null),
+                Arguments.of(
+                        named(
+                                "NCCL_IB_HCA and UCX_NET_DEVICES",
+                                root -> Fixtures.env(root, "NCCL_IB_HCA", "=mlx5_0", "UCX_NET_DEVICES", "mlx5_1:1")),
+                        Verdict.WARN,
+                        "NCCL_IB_HCA selects [mlx5_0] but UCX_NET_DEVICES names [mlx5_1]",
+                        null));
+    }
 
-        Path excluded = Fixtures.copyWithEnv(HEALTHY, tmp.resolve("exclude"), "NCCL_IB_HCA", "^mlx5_1");
-        expect(excluded, "rdma-hca-filter", Verdict.OK, "selects mlx5_0:1");
+    private static Named<Consumer<Path>> named(String name, Consumer<Path> edit) {
+        return Named.of(name, edit);
+    }
 
-        Path down = Fixtures.copyWithFile(
-                HEALTHY, tmp.resolve("down"), "/sys/class/infiniband/mlx5_1/ports/1/state", "1: DOWN\n");
-        expect(down, "rdma-hca-filter", Verdict.WARN, "selects mlx5_1:1, which is not ACTIVE");
-
-        Path ucx = Fixtures.copyWithEnv(
-                HEALTHY, tmp.resolve("ucx"), "NCCL_IB_HCA", "=mlx5_0", "UCX_NET_DEVICES", "mlx5_1:1");
-        expect(ucx, "rdma-hca-filter", Verdict.WARN, "NCCL_IB_HCA selects [mlx5_0] but UCX_NET_DEVICES names [mlx5_1]");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("hcaFilterEdits")
+    void hcaFilters(
+            Consumer<Path> edit,
+            Verdict verdict,
+            String summary,
+            String fix,
+            @TempDir(factory = RamTempDir.class) Path tmp) {
+        Path root = Fixtures.copy(HEALTHY, tmp);
+        edit.accept(root);
+        CheckResult r = expect(root, "rdma-hca-filter", verdict, summary);
+        if (fix != null) assertFix(r, fix);
     }
 
     @Test
