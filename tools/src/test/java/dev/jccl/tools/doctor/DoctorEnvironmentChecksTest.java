@@ -20,7 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** I1–I4, env-jccl-unknown and J1: driver and NCCL versions, variables, hugepages. */
+/**
+ * I1–I4, env-jccl-unknown and J1: driver and NCCL versions, variables, hugepages.
+ *
+ * <p>What the unedited fixture trees report is in findings.csv (DoctorFixtureTreesTest); here are the rest.
+ */
 @Timeout(30)
 class DoctorEnvironmentChecksTest {
 

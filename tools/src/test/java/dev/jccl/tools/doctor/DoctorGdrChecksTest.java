@@ -15,7 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** B1–B3: peer-memory module, NCCL's probe paths, DMA-BUF. */
+/**
+ * B1–B3: peer-memory module, NCCL's probe paths, DMA-BUF.
+ *
+ * <p>What the unedited fixture trees report is in findings.csv (DoctorFixtureTreesTest); here are the rest.
+ */
 @Timeout(30)
 class DoctorGdrChecksTest {
     private static final String PROPRIETARY_560 =

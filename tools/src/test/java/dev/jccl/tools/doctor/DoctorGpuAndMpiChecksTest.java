@@ -11,7 +11,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** F1, G1, G2: HCOLL under Kubernetes, CUDA device numbering, sibling containers. */
+/**
+ * F1, G1, G2: HCOLL under Kubernetes, CUDA device numbering, sibling containers.
+ *
+ * <p>What the unedited fixture trees report is in findings.csv (DoctorFixtureTreesTest); here are the rest.
+ */
 @Timeout(30)
 class DoctorGpuAndMpiChecksTest {
 

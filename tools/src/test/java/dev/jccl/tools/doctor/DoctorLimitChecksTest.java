@@ -12,7 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** D1–D3: memlock, /dev/shm (NCCL's and Jccl's shm transport), container capabilities and /sys. */
+/**
+ * D1–D3: memlock, /dev/shm (NCCL's and Jccl's shm transport), container capabilities and /sys.
+ *
+ * <p>What the unedited fixture trees report is in findings.csv (DoctorFixtureTreesTest); here are the rest.
+ */
 @Timeout(30)
 class DoctorLimitChecksTest {
     private static final String DOCKER_CAPS = "00000000a80425fb";

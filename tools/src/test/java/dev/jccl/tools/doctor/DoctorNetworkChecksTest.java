@@ -14,7 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** H1, H2 and jccl-socket-ifname: the interface NCCL and Jccl pick, and the ports they use. */
+/**
+ * H1, H2 and jccl-socket-ifname: the interface NCCL and Jccl pick, and the ports they use.
+ *
+ * <p>What the unedited fixture trees report is in findings.csv (DoctorFixtureTreesTest); here are the rest.
+ */
 @Timeout(30)
 class DoctorNetworkChecksTest {
 
