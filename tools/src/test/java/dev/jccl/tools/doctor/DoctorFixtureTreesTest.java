@@ -8,6 +8,9 @@ import static dev.jccl.tools.doctor.Fixtures.VM;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -20,6 +23,9 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.aggregator.ArgumentsAccessor;
+import org.junit.jupiter.params.provider.CsvFileSource;
 
 /**
  * Every check's verdict on each fixture tree, and the catalogue's promise: every check can be driven both to ok and to
@@ -76,6 +82,31 @@ class DoctorFixtureTreesTest {
         assertEquals(CATALOGUE_IDS, catalogueOrder);
     }
 
+    /**
+     * One row of src/test/resources/doctor/findings.csv: a check's verdict on an unedited tree and fragments of its
+     * summary, fixes ({@code fix: TEXT}) and evidence ({@code evidence SOURCE :: TEXT}).
+     */
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @CsvFileSource(resources = "/doctor/findings.csv", delimiter = '|', quoteCharacter = '`')
+    void whatEachTreeReports(ArgumentsAccessor row) {
+        String tree = row.getString(0);
+        CheckResult r = Fixtures.assertVerdict(Fixtures.examine(tree), row.getString(1), row.get(2, Verdict.class));
+        for (int i = 3; i < row.size(); i++) {
+            String expected = row.getString(i);
+            if (expected.startsWith("fix: ")) {
+                Fixtures.assertFix(r, expected.substring("fix: ".length()));
+            } else if (expected.startsWith("evidence ")) {
+                int value = expected.indexOf(" :: ");
+                Fixtures.assertEvidence(
+                        r,
+                        expected.substring("evidence ".length(), value),
+                        expected.substring(value + " :: ".length()));
+            } else {
+                Fixtures.assertSummary(r, expected);
+            }
+        }
+    }
+
     @Test
     void healthyNodePassesEveryCheckThatApplies() {
         Map<String, CheckResult> r = Fixtures.examine(HEALTHY);
@@ -90,99 +121,27 @@ class DoctorFixtureTreesTest {
                 "only ok results may carry advice");
     }
 
+    /**
+     * findings.csv gives the broken tree's verdict for every check (whatEachTreeReports asserts them); each problem it
+     * reports comes with a fix and evidence.
+     */
     @Test
-    void brokenNodeHasEveryProblemItWasBuiltWith() {
-        Map<String, CheckResult> r = Fixtures.examine(BROKEN);
-        Map<String, Verdict> expected = new LinkedHashMap<>();
-        for (String id : List.of(
-                "gdr-peermem-module",
-                "gdr-dmabuf-support",
-                "rdma-devnodes-container",
-                "rdma-userspace-stack",
-                "rdma-port-state",
-                "ib-subnet-manager",
-                "rdma-hca-filter",
-                "memlock-limit",
-                "shm-size",
-                "gpu-visibility-mapping",
-                "net-socket-ifname",
-                "jccl-socket-ifname",
-                "driver-kernel-user-match",
-                "nccl-version-gaps",
-                "env-nccl-unknown")) {
-            expected.put(id, Verdict.FAIL);
+    void brokenNodeHasEveryProblemItWasBuiltWith() throws IOException {
+        List<String> listed = new ArrayList<>();
+        try (InputStream in = DoctorFixtureTreesTest.class.getResourceAsStream("/doctor/findings.csv")) {
+            String table = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            for (String row : table.split("\n")) {
+                if (row.startsWith(BROKEN + " |")) listed.add(row.split("\\|")[1].strip());
+            }
         }
-        for (String id : List.of(
-                "container-caps-sysfs",
-                "topo-gpu-nic-distance",
-                "topo-numa-affinity",
-                "pcie-link-degraded",
-                "k8s-mpi-hcoll",
-                "cross-container-gpu-ipc",
-                "env-jccl-unknown",
-                "env-transport-overrides")) {
-            expected.put(id, Verdict.WARN);
-        }
-        for (String id : List.of(
-                "gdr-peermem-nccl-probe",
-                "roce-gid-v2",
-                "roce-mtu",
-                "pcie-acs-iommu",
-                "vm-sriov-relaxed-ordering",
-                "hugepages-info")) {
-            expected.put(id, Verdict.SKIP);
-        }
-        for (String id : List.of("context-runtime", "rdma-devices-present", "net-ports-firewall")) {
-            expected.put(id, Verdict.OK);
-        }
-        assertEquals(32, expected.size());
-        expected.forEach((id, v) -> Fixtures.assertVerdict(r, id, v));
-        for (CheckResult c : r.values()) {
+        List<String> ids = new ArrayList<>();
+        for (Check c : Check.values()) ids.add(c.id);
+        assertEquals(ids.stream().sorted().toList(), listed.stream().sorted().toList());
+        for (CheckResult c : Fixtures.examine(BROKEN).values()) {
             if (c.verdict() == Verdict.WARN || c.verdict() == Verdict.FAIL) {
                 assertTrue(!c.fix().isEmpty(), () -> c.id() + " reports a problem without a fix");
                 assertTrue(!c.evidence().isEmpty(), () -> c.id() + " reports a problem without evidence");
             }
-        }
-    }
-
-    @Test
-    void roceNodeVmGuestAndPlainContainer() {
-        Map<String, CheckResult> roce = Fixtures.examine(ROCE);
-        for (String id : List.of(
-                "rdma-devices-present",
-                "rdma-devnodes-container",
-                "rdma-userspace-stack",
-                "rdma-port-state",
-                "roce-gid-v2",
-                "roce-mtu",
-                "memlock-limit",
-                "shm-size",
-                "net-socket-ifname",
-                "nccl-version-gaps")) {
-            Fixtures.assertVerdict(roce, id, Verdict.OK);
-        }
-        Fixtures.assertVerdict(roce, "ib-subnet-manager", Verdict.SKIP);
-        Fixtures.assertVerdict(roce, "container-caps-sysfs", Verdict.SKIP);
-
-        Map<String, CheckResult> vm = Fixtures.examine(VM);
-        Fixtures.assertVerdict(vm, "topo-gpu-nic-distance", Verdict.WARN);
-        Fixtures.assertVerdict(vm, "vm-sriov-relaxed-ordering", Verdict.OK);
-        Fixtures.assertVerdict(vm, "pcie-acs-iommu", Verdict.SKIP);
-        Fixtures.assertVerdict(vm, "gdr-peermem-nccl-probe", Verdict.OK);
-        // NCCL 2.21.5 cannot see nvidia_peermem on this kernel, but DMA-BUF gives it GPU Direct RDMA anyway.
-        Fixtures.assertVerdict(vm, "nccl-version-gaps", Verdict.OK);
-
-        Map<String, CheckResult> plain = Fixtures.examine(PLAIN);
-        Fixtures.assertVerdict(plain, "shm-size", Verdict.WARN);
-        Fixtures.assertVerdict(plain, "net-socket-ifname", Verdict.WARN);
-        Fixtures.assertVerdict(plain, "jccl-socket-ifname", Verdict.WARN);
-        for (String id : List.of(
-                "gdr-peermem-module",
-                "rdma-devices-present",
-                "memlock-limit",
-                "gpu-visibility-mapping",
-                "nccl-version-gaps")) {
-            Fixtures.assertVerdict(plain, id, Verdict.SKIP);
         }
     }
 

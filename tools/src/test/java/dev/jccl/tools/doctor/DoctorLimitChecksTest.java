@@ -3,9 +3,6 @@ package dev.jccl.tools.doctor;
 import static dev.jccl.tools.doctor.Fixtures.BROKEN;
 import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
 import static dev.jccl.tools.doctor.Fixtures.PLAIN;
-import static dev.jccl.tools.doctor.Fixtures.ROCE;
-import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
-import static dev.jccl.tools.doctor.Fixtures.assertFix;
 import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -15,7 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** D1–D3: memlock, /dev/shm (NCCL's and Jccl's shm transport), container capabilities and /sys. */
+/**
+ * D1–D3: memlock, /dev/shm (NCCL's and Jccl's shm transport), container capabilities and /sys.
+ *
+ * <p>What the unedited fixture trees report is in findings.csv (DoctorFixtureTreesTest); here are the rest.
+ */
 @Timeout(30)
 class DoctorLimitChecksTest {
     private static final String DOCKER_CAPS = "00000000a80425fb";
@@ -38,17 +39,6 @@ class DoctorLimitChecksTest {
 
     @Test
     void memlock(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(HEALTHY, "memlock-limit", Verdict.OK, "CAP_IPC_LOCK is held");
-        CheckResult low = expect(
-                BROKEN,
-                "memlock-limit",
-                Verdict.FAIL,
-                "Locked-memory limit is 64 KiB (ulimit -l 64) and CAP_IPC_LOCK is not held",
-                "ibv_reg_mr failed");
-        assertEvidence(low, "/proc/self/limits", "Max locked memory 65536 65536 bytes");
-        assertFix(low, "--ulimit memlock=-1");
-        expect(PLAIN, "memlock-limit", Verdict.SKIP, "no RDMA device");
-
         Path unlimited = Fixtures.copy(HEALTHY, tmp.resolve("unlimited"));
         limits(unlimited, "unlimited", DOCKER_CAPS);
         expect(unlimited, "memlock-limit", Verdict.OK, "unlimited");
@@ -64,23 +54,6 @@ class DoctorLimitChecksTest {
 
     @Test
     void shmSizeAgainstLocalRanksAndJcclsNeed(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult ok =
-                expect(HEALTHY, "shm-size", Verdict.OK, "/dev/shm is 16 GiB", "2 local Jccl ranks need up to 10 MiB");
-        CheckResult docker = expect(
-                BROKEN,
-                "shm-size",
-                Verdict.FAIL,
-                "/dev/shm is 64 MiB (the Docker default) with 8 local ranks (env OMPI_COMM_WORLD_LOCAL_SIZE)",
-                "failed to extend /dev/shm/",
-                "8 local Jccl ranks need up to 232.1 MiB");
-        assertEvidence(docker, "/proc/self/mountinfo", "size=65536k");
-        assertFix(docker, "--shm-size=1g");
-        assertFix(docker, "emptyDir");
-        expect(PLAIN, "shm-size", Verdict.WARN, "64 MiB", "less than 1 GiB");
-        // tmpfs without size= is half of the memory.
-        assertEvidence(
-                expect(ROCE, "shm-size", Verdict.OK), "/proc/self/mountinfo", "tmpfs without size=: half of MemTotal");
-
         // Above the Docker default but below what 8 Jccl ranks map.
         Path tight = Fixtures.copy(BROKEN, tmp.resolve("tight"));
         shm(tight, "204800k");
@@ -105,16 +78,6 @@ class DoctorLimitChecksTest {
 
     @Test
     void containerCapabilitiesAndSys(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(HEALTHY, "container-caps-sysfs", Verdict.OK, "/sys paths resolve", "CAP_SYS_NICE is held");
-        CheckResult nice = expect(
-                BROKEN,
-                "container-caps-sysfs",
-                Verdict.WARN,
-                "No CAP_SYS_NICE in this container and NCCL 2.24.3 uses cuMem host allocations by default");
-        assertFix(nice, "--cap-add SYS_NICE");
-        assertFix(nice, "NCCL_CUMEM_HOST_ENABLE=0");
-        expect(ROCE, "container-caps-sysfs", Verdict.SKIP, "not in a container");
-
         Path mitigated = Fixtures.copyWithEnv(BROKEN, tmp.resolve("mitigated"), "NCCL_CUMEM_HOST_ENABLE", "0");
         expect(mitigated, "container-caps-sysfs", Verdict.OK);
 

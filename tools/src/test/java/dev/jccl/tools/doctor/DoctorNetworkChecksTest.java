@@ -3,8 +3,6 @@ package dev.jccl.tools.doctor;
 import static dev.jccl.tools.doctor.Fixtures.BROKEN;
 import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
 import static dev.jccl.tools.doctor.Fixtures.PLAIN;
-import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
-import static dev.jccl.tools.doctor.Fixtures.assertFix;
 import static dev.jccl.tools.doctor.Fixtures.assertSummary;
 import static dev.jccl.tools.doctor.Fixtures.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,7 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** H1, H2 and jccl-socket-ifname: the interface NCCL and Jccl pick, and the ports they use. */
+/**
+ * H1, H2 and jccl-socket-ifname: the interface NCCL and Jccl pick, and the ports they use.
+ *
+ * <p>What the unedited fixture trees report is in findings.csv (DoctorFixtureTreesTest); here are the rest.
+ */
 @Timeout(30)
 class DoctorNetworkChecksTest {
 
@@ -26,26 +28,6 @@ class DoctorNetworkChecksTest {
 
     @Test
     void ncclInterface(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult exact = expect(
-                HEALTHY,
-                "net-socket-ifname",
-                Verdict.OK,
-                "NCCL will use eth0 10.20.0.7/16: as NCCL_SOCKET_IFNAME==eth0 asks");
-        assertEvidence(exact, "interface eth0", "eth0 UP,RUNNING 10.20.0.7/16 (device)");
-        expect(
-                BROKEN,
-                "net-socket-ifname",
-                Verdict.FAIL,
-                "NCCL_SOCKET_IFNAME=ens9 matches no RUNNING interface with an address",
-                "Bootstrap : no socket interface found");
-        CheckResult bridge = expect(
-                PLAIN,
-                "net-socket-ifname",
-                Verdict.WARN,
-                "NCCL will use eth0 (172.17.0.2/16), Docker's default bridge network",
-                "bootstrap will hang");
-        assertFix(bridge, "--network=host");
-
         Path loopback = Fixtures.copyWithEnv(HEALTHY, tmp.resolve("lo"), "NCCL_SOCKET_IFNAME", "lo");
         expect(loopback, "net-socket-ifname", Verdict.WARN, "NCCL will use lo (127.0.0.1/8): only ranks on this host");
 
@@ -123,19 +105,6 @@ class DoctorNetworkChecksTest {
 
     @Test
     void jcclInterface(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(
-                HEALTHY,
-                "jccl-socket-ifname",
-                Verdict.OK,
-                "Jccl ranks here would listen on eth0 10.20.0.7 (NCCL_SOCKET_IFNAME==eth0)");
-        CheckResult none = expect(
-                BROKEN,
-                "jccl-socket-ifname",
-                Verdict.FAIL,
-                "A Jccl rank here could not listen: SOCKET_IFNAME='ens9' matches no usable interface");
-        assertEvidence(none, "filter", "ens9 (NCCL_SOCKET_IFNAME)");
-        expect(PLAIN, "jccl-socket-ifname", Verdict.WARN, "eth0 172.17.0.2, a Docker bridge address");
-
         // JCCL_ wins over NCCL_, and asking for loopback is a single-host job's choice, not a problem.
         Path asked = Fixtures.copyWithEnv(BROKEN, tmp.resolve("asked"), "JCCL_SOCKET_IFNAME", "lo");
         CheckResult lo = expect(
@@ -153,14 +122,6 @@ class DoctorNetworkChecksTest {
 
     @Test
     void portRange(@TempDir(factory = RamTempDir.class) Path tmp) {
-        CheckResult ports = expect(
-                HEALTHY,
-                "net-ports-firewall",
-                Verdict.OK,
-                "TCP ports 32768–60999 (ip_local_port_range)",
-                "Jccl's root on port 29600 (default)");
-        assertEvidence(ports, "connection probes", "none");
-        assertFix(ports, "ip_local_port_range");
         Path custom = Fixtures.copyWithEnv(HEALTHY, tmp.resolve("custom"), "JCCL_PORT", "41000");
         assertSummary(Fixtures.examine(custom).get("net-ports-firewall"), "port 41000 (JCCL_PORT)");
         Fixtures.delete(custom, "/proc/sys/net/ipv4/ip_local_port_range");

@@ -1,8 +1,6 @@
 package dev.jccl.tools.doctor;
 
-import static dev.jccl.tools.doctor.Fixtures.BROKEN;
 import static dev.jccl.tools.doctor.Fixtures.HEALTHY;
-import static dev.jccl.tools.doctor.Fixtures.ROCE;
 import static dev.jccl.tools.doctor.Fixtures.VM;
 import static dev.jccl.tools.doctor.Fixtures.assertEvidence;
 import static dev.jccl.tools.doctor.Fixtures.assertFix;
@@ -14,7 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** E1–E5: GPU↔NIC distance, NUMA, ACS/IOMMU, PCIe link width, relaxed ordering in VMs. */
+/**
+ * E1–E5: GPU↔NIC distance, NUMA, ACS/IOMMU, PCIe link width, relaxed ordering in VMs.
+ *
+ * <p>What the unedited fixture trees report is in findings.csv (DoctorFixtureTreesTest); here are the rest.
+ */
 @Timeout(30)
 class DoctorTopologyChecksTest {
     private static final String HEALTHY_GPU0 =
@@ -24,16 +26,6 @@ class DoctorTopologyChecksTest {
 
     @Test
     void gpuNicDistance(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(HEALTHY, "topo-gpu-nic-distance", Verdict.OK, "0000:3b:00.0 ↔ mlx5_0 PIX", "0000:bb:00.0 ↔ mlx5_1 PIX");
-        expect(BROKEN, "topo-gpu-nic-distance", Verdict.WARN, "are on different CPU sockets (SYS)");
-        CheckResult phb = expect(
-                VM,
-                "topo-gpu-nic-distance",
-                Verdict.WARN,
-                "GPU 0000:00:05.0 and NIC mlx5_0 (0000:00:06.0) only share the host bridge "
-                        + "(PHB). NCCL will not use GPU Direct RDMA for this pair (cutoff PXB)");
-        assertFix(phb, "NCCL_TOPO_FILE");
-
         Path topo = Fixtures.copyWithFile(VM, tmp.resolve("topo"), "/opt/topology/vm.xml", "<system/>\n");
         Fixtures.env(topo, "NCCL_TOPO_FILE", "/opt/topology/vm.xml");
         expect(topo, "topo-gpu-nic-distance", Verdict.OK, "NCCL_TOPO_FILE=/opt/topology/vm.xml");
@@ -77,26 +69,12 @@ class DoctorTopologyChecksTest {
 
     @Test
     void numaAffinity(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(HEALTHY, "topo-numa-affinity", Verdict.OK);
-        CheckResult far = expect(
-                BROKEN,
-                "topo-numa-affinity",
-                Verdict.WARN,
-                "Process may run on CPUs 0-15 but GPU 0000:3b:00.0 (NUMA 1, CPUs 32-63)",
-                "its nearest NIC mlx5_0 (NUMA 0) are on different NUMA nodes");
-        assertFix(far, "numactl");
-        expect(ROCE, "topo-numa-affinity", Verdict.SKIP, "single NUMA node");
-
         Path unknown = Fixtures.copyWithFile(HEALTHY, tmp, HEALTHY_GPU0 + "/numa_node", "-1\n");
         expect(unknown, "topo-numa-affinity", Verdict.WARN, "GPU 0000:3b:00.0 has NUMA node -1");
     }
 
     @Test
     void acsAndIommu(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(HEALTHY, "pcie-acs-iommu", Verdict.OK, "No IOMMU is registered", "lspci -vvv | grep ACSCtl");
-        expect(VM, "pcie-acs-iommu", Verdict.SKIP, "in a VM");
-        expect(BROKEN, "pcie-acs-iommu", Verdict.SKIP, "no GPU shares a PCIe switch with a NIC");
-
         Path iommu = Fixtures.copyWithFile(HEALTHY, tmp, "/sys/class/iommu/dmar0/uevent", "");
         Fixtures.write(iommu, "/sys/kernel/iommu_groups/42/type", "DMA\n");
         Fixtures.link(iommu, HEALTHY_GPU0 + "/iommu_group", "../../../../../../kernel/iommu_groups/42");
@@ -118,14 +96,6 @@ class DoctorTopologyChecksTest {
 
     @Test
     void pcieLinkWidthAndSpeed(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(HEALTHY, "pcie-link-degraded", Verdict.OK);
-        expect(
-                BROKEN,
-                "pcie-link-degraded",
-                Verdict.WARN,
-                "mlx5_0 (0000:bc:00.0) runs at x8 of x16 — at most half of its PCIe bandwidth is reachable");
-        expect(VM, "pcie-link-degraded", Verdict.SKIP, "no PCIe link attributes");
-
         Path slowNic = Fixtures.copyWithFile(
                 HEALTHY, tmp.resolve("nic"), HEALTHY_NIC0 + "/current_link_speed", "16.0 GT/s PCIe\n");
         expect(
@@ -145,9 +115,6 @@ class DoctorTopologyChecksTest {
 
     @Test
     void relaxedOrderingInVms(@TempDir(factory = RamTempDir.class) Path tmp) {
-        expect(VM, "vm-sriov-relaxed-ordering", Verdict.OK, "VM with SR-IOV VF mlx5_0 (15b3:101e)", "[RO]");
-        expect(HEALTHY, "vm-sriov-relaxed-ordering", Verdict.SKIP, "not a VM");
-
         Path off = Fixtures.copyWithEnv(VM, tmp.resolve("off"), "NCCL_IB_PCI_RELAXED_ORDERING", "0");
         CheckResult fail = expect(off, "vm-sriov-relaxed-ordering", Verdict.FAIL, "NCCL_IB_PCI_RELAXED_ORDERING=0");
         assertFix(fail, "unset NCCL_IB_PCI_RELAXED_ORDERING");
