@@ -47,34 +47,18 @@ public final class OperationChecks {
     public Operation broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
         ArgumentChecks check = checks("Broadcast", count, "count", type);
         check.rankInRange(root, size, "root");
-        long bytes = check.bytes(count, 1, type);
-        check.writable(recv, bytes, "recv", count + " × " + type);
-        MemorySegment r = recv.asSlice(0, bytes);
-        MemorySegment s = r;
-        if (send != null || rank == root) {
-            check.readable(send, bytes, "send", count + " × " + type);
-            s = send.asSlice(0, bytes);
-            check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
-        }
-        return new Operation(
-                Collective.BROADCAST, rank == root ? s : r, r, count, type, null, root, -1, kindOf(check, s, r));
+        Buffers b = rooted(check, send, recv, check.bytes(count, 1, type), count + " × " + type, true, rank == root);
+        MemorySegment source = rank == root ? b.send() : b.recv(); // only the root's send is read
+        return new Operation(Collective.BROADCAST, source, b.recv(), count, type, null, root, -1, kindOf(check, b));
     }
 
     public Operation reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op, int root) {
         ArgumentChecks check = checks("Reduce", count, "count", type);
         check.op(op);
         check.rankInRange(root, size, "root");
-        long bytes = check.bytes(count, 1, type);
-        check.readable(send, bytes, "send", count + " × " + type);
-        MemorySegment s = send.asSlice(0, bytes);
-        MemorySegment r = s;
-        if (recv != null || rank == root) {
-            check.writable(recv, bytes, "recv", count + " × " + type);
-            r = recv.asSlice(0, bytes);
-            check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
-        }
-        return new Operation(
-                Collective.REDUCE, s, rank == root ? r : s, count, type, op, root, -1, kindOf(check, s, r));
+        Buffers b = rooted(check, send, recv, check.bytes(count, 1, type), count + " × " + type, false, rank == root);
+        MemorySegment target = rank == root ? b.recv() : b.send(); // only the root's recv is written
+        return new Operation(Collective.REDUCE, b.send(), target, count, type, op, root, -1, kindOf(check, b));
     }
 
     public Operation allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
@@ -163,12 +147,41 @@ public final class OperationChecks {
      */
     private static Buffers sameSize(
             ArgumentChecks check, MemorySegment send, MemorySegment recv, long bytes, String what) {
-        check.readable(send, bytes, "send", what);
-        check.writable(recv, bytes, "recv", what);
-        MemorySegment s = send.asSlice(0, bytes);
-        MemorySegment r = recv.asSlice(0, bytes);
+        MemorySegment s = checked(check, send, true, bytes, what);
+        MemorySegment r = checked(check, recv, false, bytes, what);
         check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
         return new Buffers(s, r);
+    }
+
+    /**
+     * Checks and slices the buffers of a rooted call that reads and writes {@code bytes}: Broadcast ({@code rootSends}:
+     * only the root reads send) or Reduce (only the root writes recv). The buffer every rank uses is checked first; the
+     * root-only one is checked wherever it is passed (see the class comment), and must then be the same memory as the
+     * other or apart from it; a non-root that passes null gets the other buffer in its place.
+     */
+    private static Buffers rooted(
+            ArgumentChecks check,
+            MemorySegment send,
+            MemorySegment recv,
+            long bytes,
+            String what,
+            boolean rootSends,
+            boolean isRoot) {
+        MemorySegment used = checked(check, rootSends ? recv : send, !rootSends, bytes, what);
+        MemorySegment rootOnly = rootSends ? send : recv;
+        if (rootOnly == null && !isRoot) return new Buffers(used, used);
+        MemorySegment other = checked(check, rootOnly, rootSends, bytes, what);
+        Buffers b = rootSends ? new Buffers(other, used) : new Buffers(used, other);
+        check.inPlaceOrDisjoint(b.send(), b.recv(), Memory.same(b.send(), b.recv()));
+        return b;
+    }
+
+    /** {@code seg} checked as a call's send ({@code isSend}) or recv buffer of {@code bytes}, sliced to them. */
+    private static MemorySegment checked(
+            ArgumentChecks check, MemorySegment seg, boolean isSend, long bytes, String what) {
+        if (isSend) check.readable(seg, bytes, "send", what);
+        else check.writable(seg, bytes, "recv", what);
+        return seg.asSlice(0, bytes);
     }
 
     private MemoryKind kindOf(ArgumentChecks check, Buffers b) {

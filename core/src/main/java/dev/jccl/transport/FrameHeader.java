@@ -3,6 +3,8 @@ package dev.jccl.transport;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The header in front of every chunk a transport carries. It lets the receiver check that the chunk is the one it
@@ -37,6 +39,12 @@ public record FrameHeader(
     /** The header of an abandon frame carrying {@code reasonBytes} bytes. */
     public static FrameHeader abandon(int reasonBytes) {
         return new FrameHeader(ABANDON, 0, NO_OP, -1, -1, -1, reasonBytes, 0);
+    }
+
+    /** An abandon frame's payload: {@code reason} in UTF-8, cut to {@link #MAX_REASON_BYTES}. */
+    public static byte[] abandonReason(String reason) {
+        byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+        return text.length <= MAX_REASON_BYTES ? text : Arrays.copyOf(text, MAX_REASON_BYTES);
     }
 
     /** True for the header of an abandon frame whose length is sane. */

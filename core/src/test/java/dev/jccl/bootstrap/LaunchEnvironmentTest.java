@@ -54,15 +54,21 @@ class LaunchEnvironmentTest {
         return LaunchEnvironment.detect(env, LaunchEnvironmentTest::fakeDns);
     }
 
-    private static Map<String, String> env(String... keyValues) {
+    /** An environment from {@code NAME=value} entries, as a shell writes them; the value is all after the first '='. */
+    private static Map<String, String> env(String... entries) {
         Map<String, String> m = new HashMap<>();
-        for (int i = 0; i < keyValues.length; i += 2) m.put(keyValues[i], keyValues[i + 1]);
+        for (String entry : entries) {
+            int eq = entry.indexOf('=');
+            if (eq < 1) throw new IllegalArgumentException("not NAME=value: " + entry);
+            m.put(entry.substring(0, eq), entry.substring(eq + 1));
+        }
         return m;
     }
 
-    private static Map<String, String> with(Map<String, String> base, String... keyValues) {
+    /** {@code base} with the {@code NAME=value} entries set (replacing any of the same name). */
+    private static Map<String, String> with(Map<String, String> base, String... entries) {
         Map<String, String> m = new HashMap<>(base);
-        m.putAll(env(keyValues));
+        m.putAll(env(entries));
         return m;
     }
 
@@ -89,17 +95,8 @@ class LaunchEnvironmentTest {
 
     @Nested
     class JcclRun {
-        final Map<String, String> base = env(
-                "JCCL_RANK",
-                "1",
-                "JCCL_WORLD_SIZE",
-                "4",
-                "JCCL_ID",
-                ID,
-                "JCCL_LOCAL_RANK",
-                "1",
-                "JCCL_LOCAL_SIZE",
-                "4");
+        final Map<String, String> base =
+                env("JCCL_RANK=1", "JCCL_WORLD_SIZE=4", "JCCL_ID=" + ID, "JCCL_LOCAL_RANK=1", "JCCL_LOCAL_SIZE=4");
 
         @Test
         void readsEverything() {
@@ -123,7 +120,7 @@ class LaunchEnvironmentTest {
 
         @Test
         void valuesAreTrimmed() {
-            Launch l = detect(env("JCCL_RANK", " 2 ", "JCCL_WORLD_SIZE", "3\n", "JCCL_ID", " " + ID + " "));
+            Launch l = detect(env("JCCL_RANK= 2 ", "JCCL_WORLD_SIZE=3\n", "JCCL_ID= " + ID + " "));
             assertEquals(2, l.rank());
             assertEquals(3, l.size());
         }
@@ -141,20 +138,20 @@ class LaunchEnvironmentTest {
         @Test
         void malformedId() {
             IllegalArgumentException e =
-                    fails(with(base, "JCCL_ID", "jccl1:127.0.0.1:40123:zz"), "JCCL_ID is malformed", "jccl id");
+                    fails(with(base, "JCCL_ID=jccl1:127.0.0.1:40123:zz"), "JCCL_ID is malformed", "jccl id");
             assertTrue(e.getMessage().contains("32 hex digits"), e.getMessage());
-            fails(with(base, "JCCL_ID", "127.0.0.1:40123"), "JCCL_ID is malformed");
+            fails(with(base, "JCCL_ID=127.0.0.1:40123"), "JCCL_ID is malformed");
         }
 
         @Test
         void idWinsOverRootAndSecret() {
-            Launch l = detect(with(base, "JCCL_ROOT", "10.9.9.9:1", "JCCL_SECRET", SECRET));
+            Launch l = detect(with(base, "JCCL_ROOT=10.9.9.9:1", "JCCL_SECRET=" + SECRET));
             assertEquals(UniqueId.parse(ID), l.id());
         }
 
         @Test
         void rootAndSecretInsteadOfId() throws UnknownHostException {
-            Launch l = detect(with(without(base, "JCCL_ID"), "JCCL_ROOT", "node01:5000", "JCCL_SECRET", SECRET));
+            Launch l = detect(with(without(base, "JCCL_ID"), "JCCL_ROOT=node01:5000", "JCCL_SECRET=" + SECRET));
             assertEquals(
                     new InetSocketAddress(InetAddress.getByAddress("node01", new byte[] {10, 0, 0, 1}), 5000), root(l));
             assertArrayEquals(HexFormat.of().parseHex(SECRET), l.id().secret());
@@ -162,27 +159,27 @@ class LaunchEnvironmentTest {
 
         @Test
         void rankOutsideSize() {
-            fails(with(base, "JCCL_RANK", "4"), "JCCL_RANK=4", "outside 0..3", "JCCL_WORLD_SIZE=4");
+            fails(with(base, "JCCL_RANK=4"), "JCCL_RANK=4", "outside 0..3", "JCCL_WORLD_SIZE=4");
         }
 
         @Test
         void sizeZero() {
-            fails(with(base, "JCCL_RANK", "0", "JCCL_WORLD_SIZE", "0"), "JCCL_WORLD_SIZE=0", "at least one rank");
+            fails(with(base, "JCCL_RANK=0", "JCCL_WORLD_SIZE=0"), "JCCL_WORLD_SIZE=0", "at least one rank");
         }
 
         @Test
         void localRankOutsideLocalSize() {
-            fails(with(base, "JCCL_LOCAL_RANK", "4"), "JCCL_LOCAL_RANK=4", "JCCL_LOCAL_SIZE=4", "outside 0..3");
+            fails(with(base, "JCCL_LOCAL_RANK=4"), "JCCL_LOCAL_RANK=4", "JCCL_LOCAL_SIZE=4", "outside 0..3");
         }
 
         @Test
         void localSizeBiggerThanSize() {
-            fails(with(base, "JCCL_LOCAL_SIZE", "5"), "JCCL_LOCAL_SIZE=5", "JCCL_WORLD_SIZE=4");
+            fails(with(base, "JCCL_LOCAL_SIZE=5"), "JCCL_LOCAL_SIZE=5", "JCCL_WORLD_SIZE=4");
         }
 
         @Test
         void localSizeZero() {
-            fails(with(base, "JCCL_LOCAL_RANK", "0", "JCCL_LOCAL_SIZE", "0"), "JCCL_LOCAL_SIZE=0");
+            fails(with(base, "JCCL_LOCAL_RANK=0", "JCCL_LOCAL_SIZE=0"), "JCCL_LOCAL_SIZE=0");
         }
 
         @ParameterizedTest(name = "[{index}] {0}=''{1}''")
@@ -197,36 +194,30 @@ class LaunchEnvironmentTest {
             "JCCL_LOCAL_SIZE, '+4'",
         })
         void nonNumeric(String variable, String value) {
-            fails(with(base, variable, value), variable + "='" + value + "'", "not a non-negative integer");
+            fails(with(base, variable + "=" + value), variable + "='" + value + "'", "not a non-negative integer");
         }
     }
 
     @Nested
     class OpenMpi {
         final Map<String, String> base = env(
-                "OMPI_COMM_WORLD_RANK",
-                "3",
-                "OMPI_COMM_WORLD_SIZE",
-                "8",
-                "OMPI_COMM_WORLD_LOCAL_RANK",
-                "1",
-                "OMPI_COMM_WORLD_LOCAL_SIZE",
-                "2",
-                "PMIX_NAMESPACE",
-                "prterun-host-4711@1",
-                "OMPI_MCA_ess_base_jobid",
-                "2146500609");
+                "OMPI_COMM_WORLD_RANK=3",
+                "OMPI_COMM_WORLD_SIZE=8",
+                "OMPI_COMM_WORLD_LOCAL_RANK=1",
+                "OMPI_COMM_WORLD_LOCAL_SIZE=2",
+                "PMIX_NAMESPACE=prterun-host-4711@1",
+                "OMPI_MCA_ess_base_jobid=2146500609");
 
         @Test
         void withId() {
-            Launch l = detect(with(base, "JCCL_ID", ID));
+            Launch l = detect(with(base, "JCCL_ID=" + ID));
             assertEquals(new Launch(3, 8, UniqueId.parse(ID), "openmpi", 1, 2), l);
         }
 
         @Test
         void withRootDerivesTheSameSecretOnEveryRank() {
-            Map<String, String> r3 = with(base, "JCCL_ROOT", "node01:29700");
-            Map<String, String> r0 = with(r3, "OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_LOCAL_RANK", "0");
+            Map<String, String> r3 = with(base, "JCCL_ROOT=node01:29700");
+            Map<String, String> r0 = with(r3, "OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_LOCAL_RANK=0");
             Launch a = detect(r3);
             Launch b = detect(r0);
             assertEquals(a.id(), b.id());
@@ -236,16 +227,16 @@ class LaunchEnvironmentTest {
 
         @Test
         void otherJobOtherSecret() {
-            Map<String, String> job1 = with(base, "JCCL_ROOT", "node01:29700");
-            Map<String, String> job2 = with(job1, "PMIX_NAMESPACE", "prterun-host-4712@1");
+            Map<String, String> job1 = with(base, "JCCL_ROOT=node01:29700");
+            Map<String, String> job2 = with(job1, "PMIX_NAMESPACE=prterun-host-4712@1");
             assertFalse(
                     Arrays.equals(detect(job1).id().secret(), detect(job2).id().secret()));
         }
 
         @Test
         void olderOpenMpiJobIdWithoutPmix() {
-            Map<String, String> job1 = with(without(base, "PMIX_NAMESPACE"), "JCCL_ROOT", "node01:29700");
-            Map<String, String> job2 = with(job1, "OMPI_MCA_ess_base_jobid", "2146500610");
+            Map<String, String> job1 = with(without(base, "PMIX_NAMESPACE"), "JCCL_ROOT=node01:29700");
+            Map<String, String> job2 = with(job1, "OMPI_MCA_ess_base_jobid=2146500610");
             assertFalse(
                     Arrays.equals(detect(job1).id().secret(), detect(job2).id().secret()));
         }
@@ -264,7 +255,7 @@ class LaunchEnvironmentTest {
         @Test
         void noSize() {
             fails(
-                    with(without(base, "OMPI_COMM_WORLD_SIZE"), "JCCL_ID", ID),
+                    with(without(base, "OMPI_COMM_WORLD_SIZE"), "JCCL_ID=" + ID),
                     "OMPI_COMM_WORLD_RANK=3",
                     "OMPI_COMM_WORLD_SIZE is not set");
         }
@@ -272,7 +263,7 @@ class LaunchEnvironmentTest {
         @Test
         void rankOutsideSize() {
             fails(
-                    with(base, "JCCL_ID", ID, "OMPI_COMM_WORLD_RANK", "8"),
+                    with(base, "JCCL_ID=" + ID, "OMPI_COMM_WORLD_RANK=8"),
                     "OMPI_COMM_WORLD_RANK=8",
                     "outside 0..7",
                     "OMPI_COMM_WORLD_SIZE=8");
@@ -281,20 +272,20 @@ class LaunchEnvironmentTest {
         @Test
         void localRankOutsideLocalSize() {
             fails(
-                    with(base, "JCCL_ID", ID, "OMPI_COMM_WORLD_LOCAL_RANK", "2"),
+                    with(base, "JCCL_ID=" + ID, "OMPI_COMM_WORLD_LOCAL_RANK=2"),
                     "OMPI_COMM_WORLD_LOCAL_RANK=2",
                     "OMPI_COMM_WORLD_LOCAL_SIZE=2");
         }
 
         @Test
         void nonNumericLocalSize() {
-            fails(with(base, "JCCL_ID", ID, "OMPI_COMM_WORLD_LOCAL_SIZE", "two"), "OMPI_COMM_WORLD_LOCAL_SIZE='two'");
+            fails(with(base, "JCCL_ID=" + ID, "OMPI_COMM_WORLD_LOCAL_SIZE=two"), "OMPI_COMM_WORLD_LOCAL_SIZE='two'");
         }
 
         @Test
         void localVariablesAreOptional() {
             Launch l = detect(
-                    with(without(base, "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"), "JCCL_ID", ID));
+                    with(without(base, "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"), "JCCL_ID=" + ID));
             assertEquals(-1, l.localRank());
             assertEquals(-1, l.localSize());
         }
@@ -304,16 +295,11 @@ class LaunchEnvironmentTest {
             // mpirun starts its daemons with srun, so its ranks inherit a per-node SLURM_PROCID.
             Launch l = detect(with(
                     base,
-                    "JCCL_ID",
-                    ID,
-                    "SLURM_PROCID",
-                    "1",
-                    "SLURM_NTASKS",
-                    "2",
-                    "SLURM_STEP_ID",
-                    "0",
-                    "SLURM_JOB_NODELIST",
-                    "node[01-02]"));
+                    "JCCL_ID=" + ID,
+                    "SLURM_PROCID=1",
+                    "SLURM_NTASKS=2",
+                    "SLURM_STEP_ID=0",
+                    "SLURM_JOB_NODELIST=node[01-02]"));
             assertEquals("openmpi", l.launcher());
             assertEquals(3, l.rank());
             assertEquals(8, l.size());
@@ -323,30 +309,18 @@ class LaunchEnvironmentTest {
     @Nested
     class Slurm {
         final Map<String, String> base = env(
-                "SLURM_PROCID",
-                "5",
-                "SLURM_NTASKS",
-                "8",
-                "SLURM_STEP_NUM_TASKS",
-                "8",
-                "SLURM_LOCALID",
-                "1",
-                "SLURM_NODEID",
-                "2",
-                "SLURM_STEP_TASKS_PER_NODE",
-                "2(x4)",
-                "SLURM_JOB_NODELIST",
-                "node[01-04]",
-                "SLURM_STEP_NODELIST",
-                "node[01-04]",
-                "SLURM_NODELIST",
-                "node[01-04]",
-                "SLURM_JOB_ID",
-                "1234",
-                "SLURM_STEP_ID",
-                "0",
-                "SLURM_STEPID",
-                "0");
+                "SLURM_PROCID=5",
+                "SLURM_NTASKS=8",
+                "SLURM_STEP_NUM_TASKS=8",
+                "SLURM_LOCALID=1",
+                "SLURM_NODEID=2",
+                "SLURM_STEP_TASKS_PER_NODE=2(x4)",
+                "SLURM_JOB_NODELIST=node[01-04]",
+                "SLURM_STEP_NODELIST=node[01-04]",
+                "SLURM_NODELIST=node[01-04]",
+                "SLURM_JOB_ID=1234",
+                "SLURM_STEP_ID=0",
+                "SLURM_STEPID=0");
 
         @Test
         void rootIsTheFirstNodeOnADefaultPortOfTheJob() {
@@ -364,33 +338,33 @@ class LaunchEnvironmentTest {
         void portFollowsJobAndStep() {
             assertEquals(
                     LaunchEnvironment.DEFAULT_PORT + 235,
-                    root(detect(with(base, "SLURM_JOB_ID", "1235"))).getPort());
+                    root(detect(with(base, "SLURM_JOB_ID=1235"))).getPort());
             assertEquals(
                     LaunchEnvironment.DEFAULT_PORT + 236,
-                    root(detect(with(base, "SLURM_STEP_ID", "2"))).getPort());
+                    root(detect(with(base, "SLURM_STEP_ID=2"))).getPort());
             assertEquals(
                     LaunchEnvironment.DEFAULT_PORT + 1,
-                    root(detect(with(base, "SLURM_JOB_ID", "999", "SLURM_STEP_ID", "2")))
+                    root(detect(with(base, "SLURM_JOB_ID=999", "SLURM_STEP_ID=2")))
                             .getPort());
         }
 
         @Test
         void jcclPortOverridesTheDefault() {
-            assertEquals(31000, root(detect(with(base, "JCCL_PORT", "31000"))).getPort());
+            assertEquals(31000, root(detect(with(base, "JCCL_PORT=31000"))).getPort());
         }
 
         @Test
         void badJcclPort() {
-            fails(with(base, "JCCL_PORT", "http"), "JCCL_PORT='http'", "not a port");
-            fails(with(base, "JCCL_PORT", "0"), "JCCL_PORT='0'");
-            fails(with(base, "JCCL_PORT", "65536"), "JCCL_PORT='65536'");
+            fails(with(base, "JCCL_PORT=http"), "JCCL_PORT='http'", "not a port");
+            fails(with(base, "JCCL_PORT=0"), "JCCL_PORT='0'");
+            fails(with(base, "JCCL_PORT=65536"), "JCCL_PORT='65536'");
         }
 
         @Test
         void stepNodelistBeforeJobNodelist() {
             // srun -N2 -r2 inside a four-node allocation: task 0 runs on the step's first node.
-            Launch l = detect(
-                    with(base, "SLURM_STEP_NODELIST", "node[03-04]", "SLURM_PROCID", "1", "SLURM_STEP_NUM_TASKS", "2"));
+            Launch l =
+                    detect(with(base, "SLURM_STEP_NODELIST=node[03-04]", "SLURM_PROCID=1", "SLURM_STEP_NUM_TASKS=2"));
             assertEquals("10.0.0.3", root(l).getAddress().getHostAddress());
             assertEquals(2, l.size());
         }
@@ -400,34 +374,34 @@ class LaunchEnvironmentTest {
             Map<String, String> noStepList = without(base, "SLURM_STEP_NODELIST");
             assertEquals(
                     "10.0.0.1",
-                    root(detect(with(noStepList, "SLURM_NODELIST", "login1")))
+                    root(detect(with(noStepList, "SLURM_NODELIST=login1")))
                             .getAddress()
                             .getHostAddress());
             Map<String, String> onlyOld = without(noStepList, "SLURM_JOB_NODELIST");
             assertEquals(
                     "10.0.9.9",
-                    root(detect(with(onlyOld, "SLURM_NODELIST", "login1,node01")))
+                    root(detect(with(onlyOld, "SLURM_NODELIST=login1,node01")))
                             .getAddress()
                             .getHostAddress());
         }
 
         @Test
         void jcclRootOverridesTheNodelist() {
-            Launch l = detect(with(base, "JCCL_ROOT", "login1:4000"));
+            Launch l = detect(with(base, "JCCL_ROOT=login1:4000"));
             assertEquals(new InetSocketAddress("10.0.9.9", 4000).getAddress(), root(l).getAddress());
             assertEquals(4000, root(l).getPort());
         }
 
         @Test
         void stepTaskCountBeforeJobTaskCount() {
-            assertEquals(8, detect(with(base, "SLURM_NTASKS", "16")).size());
+            assertEquals(8, detect(with(base, "SLURM_NTASKS=16")).size());
             assertEquals(
                     16,
-                    detect(with(without(base, "SLURM_STEP_NUM_TASKS"), "SLURM_NTASKS", "16"))
+                    detect(with(without(base, "SLURM_STEP_NUM_TASKS"), "SLURM_NTASKS=16"))
                             .size());
             assertEquals(
                     6,
-                    detect(with(without(base, "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"), "SLURM_NPROCS", "6"))
+                    detect(with(without(base, "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"), "SLURM_NPROCS=6"))
                             .size());
         }
 
@@ -443,16 +417,16 @@ class LaunchEnvironmentTest {
         @Test
         void everyRankOfAStepAgreesOnTheId() {
             Launch a = detect(base);
-            Launch b = detect(with(base, "SLURM_PROCID", "0", "SLURM_LOCALID", "0", "SLURM_NODEID", "0"));
+            Launch b = detect(with(base, "SLURM_PROCID=0", "SLURM_LOCALID=0", "SLURM_NODEID=0"));
             assertEquals(a.id(), b.id());
             assertEquals(0, b.rank());
         }
 
         @Test
         void anotherJobDerivesAnotherSecret() {
-            Launch a = detect(with(base, "JCCL_PORT", "30000"));
-            Launch b = detect(with(base, "JCCL_PORT", "30000", "SLURM_JOB_ID", "1235"));
-            Launch c = detect(with(base, "JCCL_PORT", "30000", "SLURM_STEP_ID", "1", "SLURM_STEPID", "1"));
+            Launch a = detect(with(base, "JCCL_PORT=30000"));
+            Launch b = detect(with(base, "JCCL_PORT=30000", "SLURM_JOB_ID=1235"));
+            Launch c = detect(with(base, "JCCL_PORT=30000", "SLURM_STEP_ID=1", "SLURM_STEPID=1"));
             assertEquals(root(a), root(b));
             assertFalse(Arrays.equals(a.id().secret(), b.id().secret()));
             assertFalse(Arrays.equals(a.id().secret(), c.id().secret()));
@@ -471,43 +445,38 @@ class LaunchEnvironmentTest {
         void explicitSecretWins() {
             assertArrayEquals(
                     HexFormat.of().parseHex(SECRET),
-                    detect(with(base, "JCCL_SECRET", SECRET)).id().secret());
+                    detect(with(base, "JCCL_SECRET=" + SECRET)).id().secret());
         }
 
         @Test
         void jobIdVariableReplacesTheLaunchersJobId() {
-            Launch a = detect(with(base, "JCCL_JOB_ID", "train-42"));
+            Launch a = detect(with(base, "JCCL_JOB_ID=train-42"));
             Launch b = detect(with(
                     base,
-                    "JCCL_JOB_ID",
-                    "train-42",
-                    "SLURM_STEP_ID",
-                    "7",
-                    "SLURM_STEPID",
-                    "7",
-                    "JCCL_PORT",
-                    String.valueOf(root(a).getPort())));
+                    "JCCL_JOB_ID=train-42",
+                    "SLURM_STEP_ID=7",
+                    "SLURM_STEPID=7",
+                    "JCCL_PORT=" + root(a).getPort()));
             assertArrayEquals(a.id().secret(), b.id().secret());
             assertFalse(Arrays.equals(a.id().secret(), detect(base).id().secret()));
         }
 
         @Test
         void uncommonTaskLayout() {
-            Map<String, String> layout = with(base, "SLURM_STEP_TASKS_PER_NODE", "3,2(x2),1", "SLURM_LOCALID", "0");
-            assertEquals(3, detect(with(layout, "SLURM_NODEID", "0")).localSize());
-            assertEquals(2, detect(with(layout, "SLURM_NODEID", "1")).localSize());
-            assertEquals(2, detect(with(layout, "SLURM_NODEID", "2")).localSize());
-            assertEquals(1, detect(with(layout, "SLURM_NODEID", "3")).localSize());
-            assertEquals(-1, detect(with(layout, "SLURM_NODEID", "4")).localSize());
+            Map<String, String> layout = with(base, "SLURM_STEP_TASKS_PER_NODE=3,2(x2),1", "SLURM_LOCALID=0");
+            assertEquals(3, detect(with(layout, "SLURM_NODEID=0")).localSize());
+            assertEquals(2, detect(with(layout, "SLURM_NODEID=1")).localSize());
+            assertEquals(2, detect(with(layout, "SLURM_NODEID=2")).localSize());
+            assertEquals(1, detect(with(layout, "SLURM_NODEID=3")).localSize());
+            assertEquals(-1, detect(with(layout, "SLURM_NODEID=4")).localSize());
         }
 
         @Test
         void taskLayoutIsOnlyAHint() {
             assertEquals(-1, detect(without(base, "SLURM_STEP_TASKS_PER_NODE")).localSize());
-            assertEquals(
-                    -1, detect(with(base, "SLURM_STEP_TASKS_PER_NODE", "two")).localSize());
+            assertEquals(-1, detect(with(base, "SLURM_STEP_TASKS_PER_NODE=two")).localSize());
             // Inconsistent with SLURM_LOCALID: dropped, not fatal.
-            Launch l = detect(with(base, "SLURM_STEP_TASKS_PER_NODE", "1(x8)", "SLURM_LOCALID", "1"));
+            Launch l = detect(with(base, "SLURM_STEP_TASKS_PER_NODE=1(x8)", "SLURM_LOCALID=1"));
             assertEquals(1, l.localRank());
             assertEquals(-1, l.localSize());
         }
@@ -515,16 +484,13 @@ class LaunchEnvironmentTest {
         @Test
         void slurmTasksOnThisNode() {
             assertEquals(
-                    4,
-                    LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_STEP_TASKS_PER_NODE", "4", "SLURM_NODEID", "0")));
+                    4, LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_STEP_TASKS_PER_NODE=4", "SLURM_NODEID=0")));
+            assertEquals(
+                    -1, LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_STEP_TASKS_PER_NODE=4", "SLURM_NODEID=1")));
             assertEquals(
                     -1,
-                    LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_STEP_TASKS_PER_NODE", "4", "SLURM_NODEID", "1")));
-            assertEquals(
-                    -1,
-                    LaunchEnvironment.slurmTasksOnThisNode(
-                            env("SLURM_STEP_TASKS_PER_NODE", "2(x0)", "SLURM_NODEID", "0")));
-            assertEquals(-1, LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_NODEID", "0")));
+                    LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_STEP_TASKS_PER_NODE=2(x0)", "SLURM_NODEID=0")));
+            assertEquals(-1, LaunchEnvironment.slurmTasksOnThisNode(env("SLURM_NODEID=0")));
         }
 
         @Test
@@ -538,7 +504,7 @@ class LaunchEnvironmentTest {
                     "SLURM_STEP_TASKS_PER_NODE");
             batch.put("SLURM_PROCID", "0");
             fails(batch, "SLURM_PROCID=0", "SLURM_NTASKS=8", "no SLURM_STEP_ID", "batch script", "srun");
-            fails(with(batch, "SLURM_STEP_ID", "4294967294"), "SLURM_STEP_ID=4294967294", "srun");
+            fails(with(batch, "SLURM_STEP_ID=4294967294"), "SLURM_STEP_ID=4294967294", "srun");
         }
 
         @Test
@@ -550,7 +516,7 @@ class LaunchEnvironmentTest {
                     "SLURM_STEP_NODELIST",
                     "SLURM_STEP_NUM_TASKS",
                     "SLURM_STEP_TASKS_PER_NODE");
-            Launch l = detect(with(batch, "SLURM_PROCID", "0", "SLURM_NTASKS", "1", "SLURM_LOCALID", "0"));
+            Launch l = detect(with(batch, "SLURM_PROCID=0", "SLURM_NTASKS=1", "SLURM_LOCALID=0"));
             assertEquals(1, l.size());
             assertEquals("10.0.0.1", root(l).getAddress().getHostAddress());
         }
@@ -572,11 +538,7 @@ class LaunchEnvironmentTest {
 
         @Test
         void malformedNodelist() {
-            fails(
-                    with(base, "SLURM_STEP_NODELIST", "node[04-01]"),
-                    "SLURM_STEP_NODELIST",
-                    "runs backwards",
-                    "JCCL_ROOT");
+            fails(with(base, "SLURM_STEP_NODELIST=node[04-01]"), "SLURM_STEP_NODELIST", "runs backwards", "JCCL_ROOT");
         }
 
         @Test
@@ -585,7 +547,7 @@ class LaunchEnvironmentTest {
             IllegalArgumentException e = assertThrows(
                     IllegalArgumentException.class,
                     () -> LaunchEnvironment.detect(
-                            with(base, "SLURM_STEP_NODELIST", "ghost[1-2]", "JCCL_TIMEOUT", "300ms"), host -> {
+                            with(base, "SLURM_STEP_NODELIST=ghost[1-2]", "JCCL_TIMEOUT=300ms"), host -> {
                                 tries.incrementAndGet();
                                 throw new UnknownHostException(host);
                             }));
@@ -597,41 +559,32 @@ class LaunchEnvironmentTest {
 
         @Test
         void rankOutsideSize() {
-            fails(with(base, "SLURM_PROCID", "8"), "SLURM_PROCID=8", "SLURM_STEP_NUM_TASKS=8");
+            fails(with(base, "SLURM_PROCID=8"), "SLURM_PROCID=8", "SLURM_STEP_NUM_TASKS=8");
         }
 
         @Test
         void nonNumericProcid() {
-            fails(with(base, "SLURM_PROCID", "x"), "SLURM_PROCID='x'");
+            fails(with(base, "SLURM_PROCID=x"), "SLURM_PROCID='x'");
         }
 
         @Test
         void jcclWorldSizeMustCountTheWholeJob() {
-            fails(with(base, "JCCL_WORLD_SIZE", "4"), "SLURM_PROCID=5", "JCCL_WORLD_SIZE=4", "overrides");
+            fails(with(base, "JCCL_WORLD_SIZE=4"), "SLURM_PROCID=5", "JCCL_WORLD_SIZE=4", "overrides");
         }
     }
 
     @Nested
     class Torchrun {
         final Map<String, String> base = env(
-                "RANK",
-                "3",
-                "WORLD_SIZE",
-                "8",
-                "LOCAL_RANK",
-                "3",
-                "LOCAL_WORLD_SIZE",
-                "4",
-                "GROUP_RANK",
-                "0",
-                "MASTER_ADDR",
-                "master-0",
-                "MASTER_PORT",
-                "29500",
-                "TORCHELASTIC_RUN_ID",
-                "none",
-                "TORCHELASTIC_USE_AGENT_STORE",
-                "True");
+                "RANK=3",
+                "WORLD_SIZE=8",
+                "LOCAL_RANK=3",
+                "LOCAL_WORLD_SIZE=4",
+                "GROUP_RANK=0",
+                "MASTER_ADDR=master-0",
+                "MASTER_PORT=29500",
+                "TORCHELASTIC_RUN_ID=none",
+                "TORCHELASTIC_USE_AGENT_STORE=True");
 
         @Test
         void agentHoldsMasterPortSoTheRootTakesTheNext() {
@@ -649,23 +602,14 @@ class LaunchEnvironmentTest {
         void withoutTheAgentStoreMasterPortItself() {
             assertEquals(
                     29500,
-                    root(detect(with(base, "TORCHELASTIC_USE_AGENT_STORE", "False")))
+                    root(detect(with(base, "TORCHELASTIC_USE_AGENT_STORE=False")))
                             .getPort());
         }
 
         @Test
         void kubeflowPyTorchJobWithoutTorchrun() throws UnknownHostException {
             Launch l = detect(env(
-                    "RANK",
-                    "2",
-                    "WORLD_SIZE",
-                    "3",
-                    "MASTER_ADDR",
-                    "pytorchjob-master-0",
-                    "MASTER_PORT",
-                    "23456",
-                    "PET_NNODES",
-                    "3"));
+                    "RANK=2", "WORLD_SIZE=3", "MASTER_ADDR=pytorchjob-master-0", "MASTER_PORT=23456", "PET_NNODES=3"));
             assertEquals("torchrun", l.launcher());
             assertEquals(2, l.rank());
             assertEquals(3, l.size());
@@ -679,16 +623,16 @@ class LaunchEnvironmentTest {
 
         @Test
         void jcclPortOverridesMasterPort() {
-            assertEquals(41000, root(detect(with(base, "JCCL_PORT", "41000"))).getPort());
+            assertEquals(41000, root(detect(with(base, "JCCL_PORT=41000"))).getPort());
             assertEquals(
                     41000,
-                    root(detect(with(without(base, "MASTER_PORT"), "JCCL_PORT", "41000")))
+                    root(detect(with(without(base, "MASTER_PORT"), "JCCL_PORT=41000")))
                             .getPort());
         }
 
         @Test
         void jcclRootOverridesMaster() {
-            Launch l = detect(with(base, "JCCL_ROOT", "node01:1234"));
+            Launch l = detect(with(base, "JCCL_ROOT=node01:1234"));
             assertEquals("10.0.0.1", root(l).getAddress().getHostAddress());
             assertEquals(1234, root(l).getPort());
         }
@@ -697,19 +641,17 @@ class LaunchEnvironmentTest {
         void ipv6MasterAddr() {
             assertEquals(
                     "0:0:0:0:0:0:0:1",
-                    root(detect(with(base, "MASTER_ADDR", "::1"))).getAddress().getHostAddress());
+                    root(detect(with(base, "MASTER_ADDR=::1"))).getAddress().getHostAddress());
             assertEquals(
                     "0:0:0:0:0:0:0:1",
-                    root(detect(with(base, "MASTER_ADDR", "[::1]")))
-                            .getAddress()
-                            .getHostAddress());
+                    root(detect(with(base, "MASTER_ADDR=[::1]"))).getAddress().getHostAddress());
         }
 
         @Test
         void ranksAgreeOnTheSecretAndRunsDiffer() {
             Launch a = detect(base);
-            Launch b = detect(with(base, "RANK", "0", "LOCAL_RANK", "0"));
-            Launch c = detect(with(base, "TORCHELASTIC_RUN_ID", "job-7"));
+            Launch b = detect(with(base, "RANK=0", "LOCAL_RANK=0"));
+            Launch c = detect(with(base, "TORCHELASTIC_RUN_ID=job-7"));
             assertEquals(a.id(), b.id());
             assertFalse(Arrays.equals(a.id().secret(), c.id().secret()));
         }
@@ -726,11 +668,11 @@ class LaunchEnvironmentTest {
 
         @Test
         void badMasterPort() {
-            fails(with(base, "MASTER_PORT", "abc"), "MASTER_PORT='abc'", "not a port");
-            fails(with(base, "MASTER_PORT", "65535"), "MASTER_PORT='65535'", "MASTER_PORT + 1");
+            fails(with(base, "MASTER_PORT=abc"), "MASTER_PORT='abc'", "not a port");
+            fails(with(base, "MASTER_PORT=65535"), "MASTER_PORT='65535'", "MASTER_PORT + 1");
             assertEquals(
                     65535,
-                    root(detect(with(base, "MASTER_PORT", "65535", "TORCHELASTIC_USE_AGENT_STORE", "False")))
+                    root(detect(with(base, "MASTER_PORT=65535", "TORCHELASTIC_USE_AGENT_STORE=False")))
                             .getPort());
         }
 
@@ -741,12 +683,12 @@ class LaunchEnvironmentTest {
 
         @Test
         void rankOutsideSize() {
-            fails(with(base, "RANK", "9"), "RANK=9", "WORLD_SIZE=8");
+            fails(with(base, "RANK=9"), "RANK=9", "WORLD_SIZE=8");
         }
 
         @Test
         void localRankOutsideLocalSize() {
-            fails(with(base, "LOCAL_RANK", "4"), "LOCAL_RANK=4", "LOCAL_WORLD_SIZE=4");
+            fails(with(base, "LOCAL_RANK=4"), "LOCAL_RANK=4", "LOCAL_WORLD_SIZE=4");
         }
 
         @Test
@@ -754,16 +696,11 @@ class LaunchEnvironmentTest {
             // srun --ntasks-per-node=1 torchrun --nproc-per-node=4 ...: SLURM_PROCID numbers nodes, RANK numbers ranks.
             Launch l = detect(with(
                     base,
-                    "SLURM_PROCID",
-                    "0",
-                    "SLURM_NTASKS",
-                    "2",
-                    "SLURM_STEP_ID",
-                    "0",
-                    "SLURM_JOB_NODELIST",
-                    "node[01-02]",
-                    "SLURM_JOB_ID",
-                    "77"));
+                    "SLURM_PROCID=0",
+                    "SLURM_NTASKS=2",
+                    "SLURM_STEP_ID=0",
+                    "SLURM_JOB_NODELIST=node[01-02]",
+                    "SLURM_JOB_ID=77"));
             assertEquals("torchrun", l.launcher());
             assertEquals(3, l.rank());
             assertEquals(8, l.size());
@@ -772,22 +709,14 @@ class LaunchEnvironmentTest {
         @Test
         void rankWithoutTorchrunUnderSrunIsSlurm() {
             Launch l = detect(env(
-                    "RANK",
-                    "0",
-                    "WORLD_SIZE",
-                    "1",
-                    "MASTER_ADDR",
-                    "master-0",
-                    "MASTER_PORT",
-                    "29500",
-                    "SLURM_PROCID",
-                    "1",
-                    "SLURM_NTASKS",
-                    "2",
-                    "SLURM_STEP_ID",
-                    "0",
-                    "SLURM_STEP_NODELIST",
-                    "node[01-02]"));
+                    "RANK=0",
+                    "WORLD_SIZE=1",
+                    "MASTER_ADDR=master-0",
+                    "MASTER_PORT=29500",
+                    "SLURM_PROCID=1",
+                    "SLURM_NTASKS=2",
+                    "SLURM_STEP_ID=0",
+                    "SLURM_STEP_NODELIST=node[01-02]"));
             assertEquals("slurm", l.launcher());
             assertEquals(1, l.rank());
             assertEquals(2, l.size());
@@ -797,14 +726,7 @@ class LaunchEnvironmentTest {
     @Nested
     class Kubernetes {
         final Map<String, String> base = env(
-                "JOB_COMPLETION_INDEX",
-                "2",
-                "JCCL_WORLD_SIZE",
-                "4",
-                "JCCL_ROOT",
-                "myjob-0.myjob-svc:29600",
-                "HOSTNAME",
-                "myjob-2");
+                "JOB_COMPLETION_INDEX=2", "JCCL_WORLD_SIZE=4", "JCCL_ROOT=myjob-0.myjob-svc:29600", "HOSTNAME=myjob-2");
 
         @Test
         void indexedJob() {
@@ -820,20 +742,20 @@ class LaunchEnvironmentTest {
 
         @Test
         void serviceNameAloneTakesTheDefaultPort() {
-            Launch l = detect(with(base, "JCCL_ROOT", "rank0-service"));
+            Launch l = detect(with(base, "JCCL_ROOT=rank0-service"));
             assertEquals("10.2.0.2", root(l).getAddress().getHostAddress());
             assertEquals(LaunchEnvironment.DEFAULT_PORT, root(l).getPort());
             assertEquals(
                     31111,
-                    root(detect(with(base, "JCCL_ROOT", "rank0-service", "JCCL_PORT", "31111")))
+                    root(detect(with(base, "JCCL_ROOT=rank0-service", "JCCL_PORT=31111")))
                             .getPort());
         }
 
         @Test
         void podsOfOneJobAgreeOnTheSecret() {
             Launch a = detect(base);
-            Launch b = detect(with(base, "JOB_COMPLETION_INDEX", "0", "HOSTNAME", "myjob-0"));
-            Launch c = detect(with(base, "JOB_COMPLETION_INDEX", "3", "HOSTNAME", "myjob-3-x7k2p"));
+            Launch b = detect(with(base, "JOB_COMPLETION_INDEX=0", "HOSTNAME=myjob-0"));
+            Launch c = detect(with(base, "JOB_COMPLETION_INDEX=3", "HOSTNAME=myjob-3-x7k2p"));
             assertEquals(a.id(), b.id());
             assertEquals(a.id(), c.id());
         }
@@ -841,7 +763,7 @@ class LaunchEnvironmentTest {
         @Test
         void anotherJobAnotherSecret() {
             Launch a = detect(base);
-            Launch b = detect(with(base, "HOSTNAME", "otherjob-2"));
+            Launch b = detect(with(base, "HOSTNAME=otherjob-2"));
             assertFalse(Arrays.equals(a.id().secret(), b.id().secret()));
         }
 
@@ -850,16 +772,14 @@ class LaunchEnvironmentTest {
             assertEquals("k8s job=myjob", LaunchEnvironment.jobIdentity(base, "k8s"));
             assertEquals(
                     "k8s job=my-job-1",
-                    LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX", "12", "HOSTNAME", "my-job-1-12"), "k8s"));
+                    LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX=12", "HOSTNAME=my-job-1-12"), "k8s"));
             assertEquals(
                     "k8s job=myjob",
-                    LaunchEnvironment.jobIdentity(
-                            env("JOB_COMPLETION_INDEX", "2", "HOSTNAME", "myjob-2-abcde"), "k8s"));
-            assertEquals(
-                    "", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX", "2", "HOSTNAME", "worker"), "k8s"));
-            assertEquals("", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX", "2", "HOSTNAME", "-2"), "k8s"));
-            assertEquals("", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX", "2"), "k8s"));
-            assertEquals("JCCL_JOB_ID=j", LaunchEnvironment.jobIdentity(with(base, "JCCL_JOB_ID", "j"), "k8s"));
+                    LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX=2", "HOSTNAME=myjob-2-abcde"), "k8s"));
+            assertEquals("", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX=2", "HOSTNAME=worker"), "k8s"));
+            assertEquals("", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX=2", "HOSTNAME=-2"), "k8s"));
+            assertEquals("", LaunchEnvironment.jobIdentity(env("JOB_COMPLETION_INDEX=2"), "k8s"));
+            assertEquals("JCCL_JOB_ID=j", LaunchEnvironment.jobIdentity(with(base, "JCCL_JOB_ID=j"), "k8s"));
         }
 
         @Test
@@ -879,7 +799,7 @@ class LaunchEnvironmentTest {
             long start = System.nanoTime();
             IllegalArgumentException e = assertThrows(
                     IllegalArgumentException.class,
-                    () -> LaunchEnvironment.detect(with(base, "JCCL_TIMEOUT", "0.4"), host -> {
+                    () -> LaunchEnvironment.detect(with(base, "JCCL_TIMEOUT=0.4"), host -> {
                         tries.incrementAndGet();
                         throw new UnknownHostException(host + ": Name or service not known");
                     }));
@@ -892,7 +812,7 @@ class LaunchEnvironmentTest {
 
         @Test
         void badTimeoutIsNamed() {
-            fails(with(base, "JCCL_TIMEOUT", "soon", "JCCL_ROOT", "unknown-host"), "JCCL_TIMEOUT='soon'");
+            fails(with(base, "JCCL_TIMEOUT=soon", "JCCL_ROOT=unknown-host"), "JCCL_TIMEOUT='soon'");
         }
 
         @Test
@@ -913,13 +833,13 @@ class LaunchEnvironmentTest {
         @Test
         void indexOutsideSize() {
             IllegalArgumentException e =
-                    fails(with(base, "JOB_COMPLETION_INDEX", "4"), "JOB_COMPLETION_INDEX=4", "JCCL_WORLD_SIZE=4");
+                    fails(with(base, "JOB_COMPLETION_INDEX=4"), "JOB_COMPLETION_INDEX=4", "JCCL_WORLD_SIZE=4");
             assertFalse(e.getMessage().contains("overrides"), e.getMessage());
         }
 
         @Test
         void nonNumericIndex() {
-            fails(with(base, "JOB_COMPLETION_INDEX", "two"), "JOB_COMPLETION_INDEX='two'");
+            fails(with(base, "JOB_COMPLETION_INDEX=two"), "JOB_COMPLETION_INDEX='two'");
         }
 
         @Test
@@ -927,16 +847,11 @@ class LaunchEnvironmentTest {
             // JCCL_WORLD_SIZE would override torchrun's WORLD_SIZE, so a torchrun pod template leaves it out.
             Launch l = detect(with(
                     without(base, "JCCL_WORLD_SIZE"),
-                    "RANK",
-                    "5",
-                    "WORLD_SIZE",
-                    "8",
-                    "MASTER_ADDR",
-                    "master-0",
-                    "MASTER_PORT",
-                    "29500",
-                    "TORCHELASTIC_RUN_ID",
-                    "r"));
+                    "RANK=5",
+                    "WORLD_SIZE=8",
+                    "MASTER_ADDR=master-0",
+                    "MASTER_PORT=29500",
+                    "TORCHELASTIC_RUN_ID=r"));
             assertEquals("torchrun", l.launcher());
             assertEquals(5, l.rank());
             assertEquals(8, l.size());
@@ -946,29 +861,29 @@ class LaunchEnvironmentTest {
 
     @Nested
     class RootVariable {
-        final Map<String, String> base = env("JCCL_RANK", "0", "JCCL_WORLD_SIZE", "2", "JCCL_SECRET", SECRET);
+        final Map<String, String> base = env("JCCL_RANK=0", "JCCL_WORLD_SIZE=2", "JCCL_SECRET=" + SECRET);
 
         @Test
         void ipv4WithPort() {
-            Launch l = LaunchEnvironment.detect(with(base, "JCCL_ROOT", "127.0.0.1:4242"));
+            Launch l = LaunchEnvironment.detect(with(base, "JCCL_ROOT=127.0.0.1:4242"));
             assertEquals(new InetSocketAddress("127.0.0.1", 4242), root(l));
             assertEquals(UniqueId.parse("jccl1:127.0.0.1:4242:" + SECRET), l.id());
         }
 
         @Test
         void ipv6InBrackets() {
-            Launch l = LaunchEnvironment.detect(with(base, "JCCL_ROOT", "[::1]:4242"));
+            Launch l = LaunchEnvironment.detect(with(base, "JCCL_ROOT=[::1]:4242"));
             assertEquals("0:0:0:0:0:0:0:1", root(l).getAddress().getHostAddress());
             assertEquals(4242, root(l).getPort());
             assertEquals(
                     LaunchEnvironment.DEFAULT_PORT,
-                    root(LaunchEnvironment.detect(with(base, "JCCL_ROOT", "[::1]")))
+                    root(LaunchEnvironment.detect(with(base, "JCCL_ROOT=[::1]")))
                             .getPort());
         }
 
         @Test
         void hostName() {
-            Launch l = detect(with(base, "JCCL_ROOT", "login1:7"));
+            Launch l = detect(with(base, "JCCL_ROOT=login1:7"));
             assertEquals("10.0.9.9", root(l).getAddress().getHostAddress());
             assertEquals(7, root(l).getPort());
         }
@@ -978,7 +893,7 @@ class LaunchEnvironmentTest {
             AtomicInteger tries = new AtomicInteger();
             IllegalArgumentException e = assertThrows(
                     IllegalArgumentException.class,
-                    () -> LaunchEnvironment.detect(with(base, "JCCL_ROOT", "[::zz]:1"), host -> {
+                    () -> LaunchEnvironment.detect(with(base, "JCCL_ROOT=[::zz]:1"), host -> {
                         tries.incrementAndGet();
                         throw new UnknownHostException(host);
                     }));
@@ -1004,53 +919,53 @@ class LaunchEnvironmentTest {
                     "tcp://host:4242 | scheme",
                 })
         void malformed(String value, String fault) {
-            IllegalArgumentException e = fails(with(base, "JCCL_ROOT", value), "JCCL_ROOT='" + value + "'", fault);
+            IllegalArgumentException e = fails(with(base, "JCCL_ROOT=" + value), "JCCL_ROOT='" + value + "'", fault);
             assertTrue(e.getMessage().contains("[ipv6]:port"), e.getMessage());
         }
     }
 
     @Nested
     class Secret {
-        final Map<String, String> base = env("JCCL_RANK", "0", "JCCL_WORLD_SIZE", "2", "JCCL_ROOT", "127.0.0.1:4242");
+        final Map<String, String> base = env("JCCL_RANK=0", "JCCL_WORLD_SIZE=2", "JCCL_ROOT=127.0.0.1:4242");
 
         @Test
         void explicit() {
             assertArrayEquals(
                     HexFormat.of().parseHex(SECRET),
-                    detect(with(base, "JCCL_SECRET", SECRET)).id().secret());
+                    detect(with(base, "JCCL_SECRET=" + SECRET)).id().secret());
             assertArrayEquals(
                     HexFormat.of().parseHex(SECRET),
-                    detect(with(base, "JCCL_SECRET", SECRET.toUpperCase())).id().secret());
+                    detect(with(base, "JCCL_SECRET=" + SECRET.toUpperCase()))
+                            .id()
+                            .secret());
         }
 
         @Test
         void wrongLengthIsNamedButNotEchoed() {
             IllegalArgumentException e =
-                    fails(with(base, "JCCL_SECRET", "abcdef0123"), "JCCL_SECRET", "32 hex digits", "got 10");
+                    fails(with(base, "JCCL_SECRET=abcdef0123"), "JCCL_SECRET", "32 hex digits", "got 10");
             assertFalse(e.getMessage().contains("abcdef0123"), e.getMessage());
         }
 
         @Test
         void notHexIsNamedButNotEchoed() {
             String bad = "zz" + SECRET.substring(2);
-            IllegalArgumentException e = fails(with(base, "JCCL_SECRET", bad), "JCCL_SECRET", "32 hex digits");
+            IllegalArgumentException e = fails(with(base, "JCCL_SECRET=" + bad), "JCCL_SECRET", "32 hex digits");
             assertFalse(e.getMessage().contains(bad), e.getMessage());
         }
 
         @Test
         void derivedFromRootAndJobId() {
             Launch plain = detect(base);
-            Launch job = detect(with(base, "JCCL_JOB_ID", "a"));
-            Launch otherJob = detect(with(base, "JCCL_JOB_ID", "b"));
-            Launch otherRoot = detect(with(base, "JCCL_ROOT", "127.0.0.1:4243"));
+            Launch job = detect(with(base, "JCCL_JOB_ID=a"));
+            Launch otherJob = detect(with(base, "JCCL_JOB_ID=b"));
+            Launch otherRoot = detect(with(base, "JCCL_ROOT=127.0.0.1:4243"));
             assertFalse(Arrays.equals(plain.id().secret(), job.id().secret()));
             assertFalse(Arrays.equals(job.id().secret(), otherJob.id().secret()));
             assertFalse(Arrays.equals(plain.id().secret(), otherRoot.id().secret()));
             assertArrayEquals(
                     job.id().secret(),
-                    detect(with(base, "JCCL_JOB_ID", "a", "JCCL_RANK", "1"))
-                            .id()
-                            .secret());
+                    detect(with(base, "JCCL_JOB_ID=a", "JCCL_RANK=1")).id().secret());
         }
     }
 
@@ -1058,36 +973,21 @@ class LaunchEnvironmentTest {
     class Precedence {
         /** Every launcher at once, each with its own rank. */
         final Map<String, String> all = env(
-                "JCCL_RANK",
-                "0",
-                "JCCL_WORLD_SIZE",
-                "10",
-                "JCCL_ID",
-                ID,
-                "OMPI_COMM_WORLD_RANK",
-                "1",
-                "OMPI_COMM_WORLD_SIZE",
-                "10",
-                "RANK",
-                "2",
-                "WORLD_SIZE",
-                "10",
-                "MASTER_ADDR",
-                "master-0",
-                "MASTER_PORT",
-                "29500",
-                "TORCHELASTIC_RUN_ID",
-                "x",
-                "SLURM_PROCID",
-                "3",
-                "SLURM_NTASKS",
-                "10",
-                "SLURM_STEP_ID",
-                "0",
-                "SLURM_STEP_NODELIST",
-                "node01",
-                "JOB_COMPLETION_INDEX",
-                "4");
+                "JCCL_RANK=0",
+                "JCCL_WORLD_SIZE=10",
+                "JCCL_ID=" + ID,
+                "OMPI_COMM_WORLD_RANK=1",
+                "OMPI_COMM_WORLD_SIZE=10",
+                "RANK=2",
+                "WORLD_SIZE=10",
+                "MASTER_ADDR=master-0",
+                "MASTER_PORT=29500",
+                "TORCHELASTIC_RUN_ID=x",
+                "SLURM_PROCID=3",
+                "SLURM_NTASKS=10",
+                "SLURM_STEP_ID=0",
+                "SLURM_STEP_NODELIST=node01",
+                "JOB_COMPLETION_INDEX=4");
 
         @Test
         void inOrder() {
@@ -1114,17 +1014,12 @@ class LaunchEnvironmentTest {
         @Test
         void jcclVariablesOverrideTheLauncher() {
             Map<String, String> mpi = env(
-                    "OMPI_COMM_WORLD_RANK",
-                    "1",
-                    "OMPI_COMM_WORLD_SIZE",
-                    "4",
-                    "OMPI_COMM_WORLD_LOCAL_RANK",
-                    "1",
-                    "OMPI_COMM_WORLD_LOCAL_SIZE",
-                    "2",
-                    "JCCL_ID",
-                    ID);
-            Launch l = detect(with(mpi, "JCCL_WORLD_SIZE", "8", "JCCL_LOCAL_RANK", "0", "JCCL_LOCAL_SIZE", "1"));
+                    "OMPI_COMM_WORLD_RANK=1",
+                    "OMPI_COMM_WORLD_SIZE=4",
+                    "OMPI_COMM_WORLD_LOCAL_RANK=1",
+                    "OMPI_COMM_WORLD_LOCAL_SIZE=2",
+                    "JCCL_ID=" + ID);
+            Launch l = detect(with(mpi, "JCCL_WORLD_SIZE=8", "JCCL_LOCAL_RANK=0", "JCCL_LOCAL_SIZE=1"));
             assertEquals("openmpi", l.launcher());
             assertEquals(1, l.rank());
             assertEquals(8, l.size());
@@ -1134,7 +1029,7 @@ class LaunchEnvironmentTest {
 
         @Test
         void blankCountsAsUnset() {
-            Launch l = detect(with(all, "JCCL_RANK", "  ", "OMPI_COMM_WORLD_RANK", ""));
+            Launch l = detect(with(all, "JCCL_RANK=  ", "OMPI_COMM_WORLD_RANK="));
             assertEquals("torchrun", l.launcher());
         }
     }
@@ -1162,7 +1057,7 @@ class LaunchEnvironmentTest {
         @Test
         void namesWhatItFoundWithoutARank() {
             fails(
-                    env("JCCL_WORLD_SIZE", "4", "JCCL_ROOT", "x:1"),
+                    env("JCCL_WORLD_SIZE=4", "JCCL_ROOT=x:1"),
                     "found JCCL_WORLD_SIZE, JCCL_ROOT",
                     "nothing that gives this process's rank");
         }
@@ -1170,7 +1065,7 @@ class LaunchEnvironmentTest {
         @Test
         void insideASlurmAllocationSuggestsSrun() {
             fails(
-                    env("SLURM_JOB_ID", "12", "SLURM_NTASKS", "4"),
+                    env("SLURM_JOB_ID=12", "SLURM_NTASKS=4"),
                     "found SLURM_JOB_ID, SLURM_NTASKS",
                     "start the ranks with srun");
         }
@@ -1178,7 +1073,7 @@ class LaunchEnvironmentTest {
 
     @Test
     void toStringKeepsTheSecretOut() {
-        Launch l = detect(env("JCCL_RANK", "1", "JCCL_WORLD_SIZE", "4", "JCCL_ID", ID));
+        Launch l = detect(env("JCCL_RANK=1", "JCCL_WORLD_SIZE=4", "JCCL_ID=" + ID));
         String s = l.toString();
         assertFalse(s.contains("00112233445566778899aabbccddeeff"), s);
         assertTrue(

@@ -356,6 +356,16 @@ public final class ConformanceBody {
     }
 
     /** Bytes {@code [from, seg.byteSize())} still hold the sentinel. */
+    /**
+     * A send the call must only read: it still holds this rank's {@code count} elements of input, and nothing was
+     * written past its {@code bytes}.
+     */
+    private void expectSendUnchanged(
+            Case c, MemorySegment send, DataType t, long count, long seed, Dist d, long bytes) {
+        expectInput(c, "send (must not change)", send, t, count, seed, rank, 0, d);
+        expectGuard(c, "send", send, bytes);
+    }
+
     private void expectGuard(Case c, String what, MemorySegment seg, long from) {
         expectSentinel(c, what + " guard", seg, from, seg.byteSize());
     }
@@ -465,8 +475,7 @@ public final class ConformanceBody {
                 call(c, () -> comm.allReduce(send, recv, count, t, op));
                 expectReduced(c, "recv", recv, count, red, 0, d);
                 expectGuard(c, "recv", recv, bytes);
-                expectInput(c, "send (must not change)", send, t, count, seed, rank, 0, d);
-                expectGuard(c, "send", send, bytes);
+                expectSendUnchanged(c, send, t, count, seed, d, bytes);
             }
         });
     }
@@ -576,8 +585,7 @@ public final class ConformanceBody {
                 } else {
                     expectSentinel(c, "recv at a non-root (must not be touched)", recv, 0, recv.byteSize());
                 }
-                expectInput(c, "send (must not change)", send, t, count, seed, rank, 0, d);
-                expectGuard(c, "send", send, bytes);
+                expectSendUnchanged(c, send, t, count, seed, d, bytes);
             }
         });
     }
@@ -666,8 +674,7 @@ public final class ConformanceBody {
                 call(c, () -> comm.reduceScatter(send, recv, recvCount, t, op));
                 expectReduced(c, "recv", recv, recvCount, red, myOffset, d);
                 expectGuard(c, "recv", recv, blockBytes);
-                expectInput(c, "send (must not change)", send, t, sendCount, seed, rank, 0, d);
-                expectGuard(c, "send", send, size * blockBytes);
+                expectSendUnchanged(c, send, t, sendCount, seed, d, size * blockBytes);
             }
         });
     }
@@ -710,8 +717,7 @@ public final class ConformanceBody {
                 call(c, () -> comm.broadcast(send, recv, count, t, root));
                 expectInput(c, "recv (root's data)", recv, t, count, seed, root, 0, Dist.BITS);
                 expectGuard(c, "recv", recv, bytes);
-                expectInput(c, "send (must not change)", send, t, count, seed, rank, 0, Dist.BITS);
-                expectGuard(c, "send", send, bytes);
+                expectSendUnchanged(c, send, t, count, seed, Dist.BITS, bytes);
             }
         });
     }
@@ -749,8 +755,7 @@ public final class ConformanceBody {
                 MemorySegment send = GuardedBuffers.allocate(mem, arena, blockBytes);
                 TestData.fill(send, seed, rank, count, t, Dist.BITS);
                 call(c, () -> comm.allGather(send, recv, count, t));
-                expectInput(c, "send (must not change)", send, t, count, seed, rank, 0, Dist.BITS);
-                expectGuard(c, "send", send, blockBytes);
+                expectSendUnchanged(c, send, t, count, seed, Dist.BITS, blockBytes);
             }
             expectBits(c, "recv (block i = rank i's send)", recv, t, size * count, expected);
             expectGuard(c, "recv", recv, size * blockBytes);
@@ -785,8 +790,7 @@ public final class ConformanceBody {
             call(c, () -> comm.allToAll(send, recv, countPerPeer, t));
             expectBits(c, "recv (block b = block rank() of rank b's send)", recv, t, total, expected);
             expectGuard(c, "recv", recv, size * blockBytes);
-            expectInput(c, "send (must not change)", send, t, total, seed, rank, 0, Dist.BITS);
-            expectGuard(c, "send", send, size * blockBytes);
+            expectSendUnchanged(c, send, t, total, seed, Dist.BITS, size * blockBytes);
         });
     }
 
@@ -979,8 +983,7 @@ public final class ConformanceBody {
                 call(c, () -> comm.sendRecv(send, to, recv, from, count, t));
                 expectInput(c, "recv (rank " + from + "'s data)", recv, t, count, seed, from, 0, Dist.BITS);
                 expectGuard(c, "recv", recv, bytes);
-                expectInput(c, "send (must not change)", send, t, count, seed, rank, 0, Dist.BITS);
-                expectGuard(c, "send", send, bytes);
+                expectSendUnchanged(c, send, t, count, seed, Dist.BITS, bytes);
             }
         });
     }
@@ -1061,8 +1064,7 @@ public final class ConformanceBody {
             expectInput(c, "recv (rank " + from + "'s data)", recv, t, count, seed, from, 0, Dist.BITS);
             expectGuard(c, "recv", recv, bytes);
             if (!mine) {
-                expectInput(c, "send (must not change)", send, t, count, seed, rank, 0, Dist.BITS);
-                expectGuard(c, "send", send, bytes);
+                expectSendUnchanged(c, send, t, count, seed, Dist.BITS, bytes);
             }
         });
     }

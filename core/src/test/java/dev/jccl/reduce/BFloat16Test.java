@@ -1,7 +1,5 @@
 package dev.jccl.reduce;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -51,8 +49,7 @@ class BFloat16Test extends SmallFloatConversionContract {
         "ffffffff, ffff, a negative NaN likewise",
     })
     void fromFloatOfEdgeCases(String floatHex, String bfloatHex, String what) {
-        float f = Float.intBitsToFloat(Integer.parseUnsignedInt(floatHex, 16));
-        assertEquals(Integer.parseInt(bfloatHex, 16), BFloat16.fromFloat(f) & 0xffff, what);
+        assertFromFloat(floatHex, bfloatHex, what);
     }
 
     @ParameterizedTest(name = "toFloat(0x{0}) = 0x{1}")
@@ -68,7 +65,6 @@ class BFloat16Test extends SmallFloatConversionContract {
         "ff81, ffc10000",
     })
     void toFloatOfEdgeCases(String bfloatHex, String floatHex) {
-        float f = BFloat16.toFloat((short) Integer.parseInt(bfloatHex, 16));
-        assertEquals(Integer.parseUnsignedInt(floatHex, 16), Float.floatToRawIntBits(f));
+        assertToFloat(bfloatHex, floatHex);
     }
 }

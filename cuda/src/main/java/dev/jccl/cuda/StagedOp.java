@@ -66,17 +66,17 @@ abstract sealed class StagedOp {
         return slot.asSlice(atElement * ws, elements * ws);
     }
 
-    /** Queues the copy of this chunk of {@code from} to the start of the slot; false for an empty call. */
-    final boolean chunkToHost(DeviceBuffer from, int chunk, MemorySegment slot, DeviceStream stream) {
+    /** Queues the copy of this chunk of {@code from} to element {@code at} of the slot; false for an empty call. */
+    final boolean chunkToHost(DeviceBuffer from, int chunk, MemorySegment slot, long at, DeviceStream stream) {
         if (count == 0) return false;
-        stream.copyToHost(range(from, first(chunk), length(chunk)), slot);
+        stream.copyToHost(range(from, first(chunk), length(chunk)), slot.asSlice(at * ws));
         return true;
     }
 
-    /** Queues the copy of the start of the slot to this chunk of {@code to}; false for an empty call. */
-    final boolean chunkToDevice(MemorySegment slot, DeviceBuffer to, int chunk, DeviceStream stream) {
+    /** Queues the copy from element {@code at} of the slot to this chunk of {@code to}; false for an empty call. */
+    final boolean chunkToDevice(MemorySegment slot, long at, DeviceBuffer to, int chunk, DeviceStream stream) {
         if (count == 0) return false;
-        stream.copyToDevice(slot, range(to, first(chunk), length(chunk)));
+        stream.copyToDevice(slot.asSlice(at * ws), range(to, first(chunk), length(chunk)));
         return true;
     }
 
@@ -132,7 +132,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            return chunkToHost(send, chunk, slot, stream);
+            return chunkToHost(send, chunk, slot, 0, stream);
         }
 
         @Override
@@ -143,7 +143,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
-            return chunkToDevice(slot, recv, chunk, stream);
+            return chunkToDevice(slot, 0, recv, chunk, stream);
         }
     }
 
@@ -165,9 +165,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0 || !isRoot) return false;
-            stream.copyToHost(range(send, first(chunk), length(chunk)), slot);
-            return true;
+            return isRoot && chunkToHost(send, chunk, slot, 0, stream);
         }
 
         @Override
@@ -180,9 +178,7 @@ abstract sealed class StagedOp {
         @Override
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
             // In place at the root the data is already where it belongs.
-            if (count == 0 || (isRoot && inPlace)) return false;
-            stream.copyToDevice(slot, range(recv, first(chunk), length(chunk)));
-            return true;
+            return !(isRoot && inPlace) && chunkToDevice(slot, 0, recv, chunk, stream);
         }
     }
 
@@ -212,7 +208,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            return chunkToHost(send, chunk, slot, stream);
+            return chunkToHost(send, chunk, slot, 0, stream);
         }
 
         @Override
@@ -224,9 +220,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0 || !isRoot) return false;
-            stream.copyToDevice(slot, range(recv, first(chunk), length(chunk)));
-            return true;
+            return isRoot && chunkToDevice(slot, 0, recv, chunk, stream);
         }
     }
 
@@ -242,7 +236,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            return chunkToHost(buf, chunk, slot, stream);
+            return chunkToHost(buf, chunk, slot, 0, stream);
         }
 
         @Override
@@ -280,7 +274,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
-            return chunkToDevice(slot, buf, chunk, stream);
+            return chunkToDevice(slot, 0, buf, chunk, stream);
         }
     }
 
@@ -307,7 +301,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            return chunkToHost(send, chunk, slot, stream);
+            return chunkToHost(send, chunk, slot, 0, stream);
         }
 
         @Override
@@ -319,9 +313,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            stream.copyToDevice(bytes(slot, chunkElements, length(chunk)), range(recv, first(chunk), length(chunk)));
-            return true;
+            return chunkToDevice(slot, chunkElements, recv, chunk, stream); // the incoming half
         }
     }
 
@@ -388,10 +380,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toHost(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            long len = length(chunk);
-            stream.copyToHost(range(send, first(chunk), len), bytes(slot, rank * len, len));
-            return true;
+            return chunkToHost(send, chunk, slot, rank * length(chunk), stream);
         }
 
         @Override
@@ -437,10 +426,7 @@ abstract sealed class StagedOp {
 
         @Override
         boolean toDevice(int chunk, MemorySegment slot, DeviceStream stream) {
-            if (count == 0) return false;
-            long len = length(chunk);
-            stream.copyToDevice(bytes(slot, rank * len, len), range(recv, first(chunk), len));
-            return true;
+            return chunkToDevice(slot, rank * length(chunk), recv, chunk, stream);
         }
     }
 

@@ -15,7 +15,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
@@ -539,8 +538,7 @@ final class UcxTransport implements NetTransport {
     public void abandon(String reason) {
         synchronized (lock) {
             if (closed || rank < 0) return;
-            byte[] text = reason.getBytes(StandardCharsets.UTF_8);
-            byte[] bounded = Arrays.copyOf(text, Math.min(text.length, FrameHeader.MAX_REASON_BYTES));
+            byte[] bounded = FrameHeader.abandonReason(reason);
             MemorySegment payload = arena.allocate(Math.max(1, bounded.length));
             MemorySegment.copy(MemorySegment.ofArray(bounded), 0, payload, 0, bounded.length);
             List<OutgoingFrame> goodbyes = new ArrayList<>();

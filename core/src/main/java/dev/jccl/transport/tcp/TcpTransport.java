@@ -330,8 +330,7 @@ public final class TcpTransport implements Transport {
     @Override
     public void abandon(String reason) {
         if (closed) return;
-        byte[] text = reason.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        byte[] bounded = java.util.Arrays.copyOf(text, Math.min(text.length, FrameHeader.MAX_REASON_BYTES));
+        byte[] bounded = FrameHeader.abandonReason(reason);
         for (TcpConnection c : connections) {
             if (c != null) c.sendAbandon(bounded);
         }
