@@ -21,7 +21,8 @@ module dev.jccl.core {
             dev.jccl.ucx,
             dev.jccl.tools;
     exports dev.jccl.concurrent to
-            dev.jccl.cuda;
+            dev.jccl.cuda,
+            dev.jccl.tools;
     exports dev.jccl.debug to
             dev.jccl.ucx,
             dev.jccl.cuda,

@@ -3,12 +3,12 @@ package dev.jccl.cuda;
 import dev.jccl.JcclException;
 import dev.jccl.JcclTimeoutException;
 import dev.jccl.PeerFailedException;
+import dev.jccl.concurrent.Futures;
 import dev.jccl.concurrent.IdleStrategy;
 import dev.jccl.runtime.HostPath;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -123,7 +123,7 @@ final class StagedCollectives implements AutoCloseable {
                 while (nextToDevice < nextExchange && exchange[nextToDevice].isDone()) {
                     int k = nextToDevice;
                     where = phase("host collective", k, n);
-                    join(exchange[k]);
+                    Futures.join(exchange[k]);
                     long now = System.nanoTime();
                     listener.phase(label, StagingListener.Phase.EXCHANGE, k, n, started[3 * k + 1], now);
                     where = phase("host-to-device copy", k, n);
@@ -210,15 +210,6 @@ final class StagedCollectives implements AutoCloseable {
 
     private static boolean done(DeviceEvent e) {
         return e == null || e.isComplete();
-    }
-
-    private static void join(CompletableFuture<Void> f) {
-        try {
-            f.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException r) throw r;
-            throw e;
-        }
     }
 
     /**

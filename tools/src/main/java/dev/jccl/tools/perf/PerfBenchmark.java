@@ -4,6 +4,7 @@ import dev.jccl.Communicator;
 import dev.jccl.DataType;
 import dev.jccl.Jccl;
 import dev.jccl.ReduceOp;
+import dev.jccl.concurrent.Futures;
 import dev.jccl.plan.OpRequest;
 import dev.jccl.plan.Planner;
 import dev.jccl.reduce.ReduceKernels;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * Runs one {@code jccl perf} sweep on one rank of a communicator, as nccl-tests' common.cu does: warm up at the largest
@@ -338,23 +338,12 @@ public final class PerfBenchmark {
         ArrayDeque<CompletableFuture<Void>> pending = new ArrayDeque<>();
         for (int i = 0; i < n; i++) {
             pending.addLast(operation.start(target));
-            while (pending.size() > 1 && pending.peekFirst().isDone()) check(pending.pollFirst());
+            while (pending.size() > 1 && pending.peekFirst().isDone()) Futures.join(pending.pollFirst());
         }
         // Wait once, for the last (waking this thread for every one would cost the progress thread a system call per
         // operation), then collect any errors.
         if (!pending.isEmpty()) pending.getLast().exceptionally(e -> null).join();
-        for (CompletableFuture<Void> f : pending) check(f);
-    }
-
-    /** Throws what a finished operation failed with, unwrapped. */
-    private static void check(CompletableFuture<Void> f) {
-        try {
-            f.join();
-        } catch (CompletionException e) {
-            // The operation's own exception says what went wrong; the wrapper adds nothing.
-            if (e.getCause() instanceof RuntimeException cause) throw cause;
-            throw e;
-        }
+        for (CompletableFuture<Void> f : pending) Futures.join(f);
     }
 
     /** One operation of a half-row, as the timed loops repeat it: the collective, its slices and its arguments. */
