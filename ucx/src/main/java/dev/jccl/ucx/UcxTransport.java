@@ -231,10 +231,25 @@ final class UcxTransport implements NetTransport {
         }
 
         boolean issued() {
-            return request != null;
+            return request != null || completion.error != null;
         }
 
+        /**
+         * Hands the frame to UCX. UCX may refuse at once, with the JUCX {@code UcxException} of a failed
+         * {@code ucp_tag_send_nbx}: an endpoint whose peer died is in error ("Endpoint timeout"). The refusal becomes
+         * the frame's error, so that {@link #progress} reports it as a lost peer like any failed send; thrown from here
+         * it reached the caller raw (seen once in {@code UcxFailureTest}: a survivor failed with the UcxException, not
+         * the PeerFailedException naming the killed rank).
+         */
         void issue() {
+            try {
+                issueToUcx();
+            } catch (RuntimeException e) {
+                completion.error = "UCX refused the send: " + e.getMessage();
+            }
+        }
+
+        private void issueToUcx() {
             long length = data.byteSize();
             headerStaging = headerStagingFor();
             header.encode(headerStaging, 0);
@@ -550,12 +565,9 @@ final class UcxTransport implements NetTransport {
                         payload.asSlice(0, bounded.length),
                         new TransferHandle(peer),
                         headerTag(rank, sendSeq[peer]++));
-                try {
-                    f.issue();
-                    goodbyes.add(f);
-                } catch (RuntimeException e) {
-                    // that peer is unreachable; the others still get theirs
-                }
+                f.issue();
+                // A peer that is unreachable gets no goodbye; the others still get theirs.
+                if (f.error() == null) goodbyes.add(f);
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
             while (System.nanoTime() < deadline
