@@ -16,9 +16,9 @@ final class Dispatcher {
      * Async operations of at most this many bytes per rank wait for room in the progress thread's queue
      * ({@link Sequencer#awaitRoomForAsync}); larger ones queue without bound. Holding a queued operation costs the same
      * whatever its size, which matters only where the operation itself is short: bounded, a 2-rank 8-byte async
-     * AllReduce loop went from 1.27-1.63 µs a call to 0.73-0.91, but a 64 KiB async ReduceScatter loop went from 7-9 to
-     * 9-24 µs (the bound's cost there is not understood yet: the caller's burst of issues after each wake-up is the
-     * suspect).
+     * AllReduce loop went from 1.32-1.36 µs a call to 0.61-0.64, but a 64 KiB async ReduceScatter loop went from a
+     * median of 8.8 µs to 16.1 (the bound's cost there is not understood yet: the caller's burst of issues after each
+     * wake-up is the suspect).
      */
     static final long BOUNDED_ASYNC_BYTES = 4096;
 
