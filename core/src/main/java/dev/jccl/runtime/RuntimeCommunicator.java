@@ -282,6 +282,10 @@ public final class RuntimeCommunicator implements Communicator {
         DeviceExecutor d = operations.device();
         if (d != null) d.close();
         if (!lifecycle.close()) return;
+        if (!lifecycle.failed() && !lifecycle.aborted()) {
+            transport.finishDelivery(
+                    System.nanoTime() + setup.config().timeout().toNanos());
+        }
         transport.close();
         sequencer.close();
         if (lifecycle.failed()) agreement.lingerForAskers();

@@ -107,6 +107,11 @@ public final class RoutingTransport implements Transport {
     }
 
     @Override
+    public void finishDelivery(long deadlineNanos) {
+        for (Transport m : members) m.finishDelivery(deadlineNanos);
+    }
+
+    @Override
     public void close() {
         for (Transport m : members) m.close();
     }

@@ -64,6 +64,13 @@ public interface Transport extends AutoCloseable {
      */
     default void abandon(String reason) {}
 
+    /**
+     * Before a clean {@link #close()}: waits, at most until {@code deadlineNanos}, until every peer can still read what
+     * this rank sent it, for transports where closing would take that away. Returns early for a peer that stopped; a
+     * transport whose sent data outlives its close does nothing.
+     */
+    default void finishDelivery(long deadlineNanos) {}
+
     /** Closes every connection; safe from any thread, idempotent. */
     @Override
     void close();

@@ -58,6 +58,27 @@ class SharedMemoryTest {
         assertEquals(List.of(), jcclFiles(DEV_SHM));
     }
 
+    /**
+     * The lower rank of a pair makes the pair's segment and writes its send there at once; if it then closes before the
+     * higher rank has opened the segment, closing must not take the data away (seen in the conformance battery: a Bruck
+     * AllGather on 7 ranks, whose rank 1 needs nothing from rank 4 and closed first).
+     */
+    @Test
+    void aRankThatSendsAndClosesBeforeItsPeerOpenedTheRingStillDelivers() throws Exception {
+        List<Object> results = TestRanks.run(2, TestRanks.loopback(Duration.ofSeconds(30)), (rank, c) -> {
+            if (rank == 0) {
+                c.send(new int[] {7, 11, 13}, 1);
+                return "sent";
+            }
+            Thread.sleep(500); // rank 0 is in close by now
+            int[] got = new int[3];
+            c.recv(got, 0);
+            return Arrays.toString(got);
+        });
+        assertEquals(List.of("sent", "[7, 11, 13]"), results);
+        assertEquals(List.of(), jcclFiles(DEV_SHM), "the segment is unlinked once rank 1 mapped it");
+    }
+
     @Test
     void aDevShmTooSmallForTheRingsIsAClearErrorOnEveryRank() throws Exception {
         onASmallDevShm("jccl-small-shm", "1m", dir -> {

@@ -25,7 +25,7 @@ import java.util.List;
  * page is unlinked once every peer has mapped it, so nothing is left in /dev/shm however the processes end. A pair of
  * ranks that exchange data get a pair segment with one {@link ShmRing} per direction, made by the lower rank the first
  * time a schedule needs it (as the socket transport dials lazily) and unlinked as soon as the higher rank has mapped
- * it.
+ * it; a rank that closes cleanly first waits for that ({@link #finishDelivery}), since what it sent is in the segment.
  *
  * <p>Nothing here can wake a waiting thread, so {@link #awaitIo} parks briefly; while it waits it looks at the peers it
  * waits for: a peer whose page says it failed, aborted or closed, or whose process is gone, is a
@@ -634,6 +634,47 @@ public final class ShmTransport implements Transport, OperationBoard {
     @Override
     public void markAborted() {
         if (!closed) RankPages.setState(pages.mine(), ShmLayout.STATE_ABORTED);
+    }
+
+    /**
+     * Waits for each peer that has not mapped a pair segment this rank made to map it, or to stop. Closing unlinks such
+     * a segment, and with it whatever this rank already wrote there: a rank that needs nothing back from a peer (a
+     * Bruck or recursive-doubling AllGather on 7 ranks has such pairs) can finish its last operation and close before
+     * that peer has even opened the segment, and the peer would then find the file gone and report this rank lost. Past
+     * the deadline the segment is unlinked anyway (nothing may be left in /dev/shm), and the peer fails.
+     */
+    @Override
+    public void finishDelivery(long deadlineNanos) {
+        IdleStrategy idle = setUpIdleStrategy();
+        try {
+            while (!closed) {
+                unlinkAttached();
+                boolean waiting = false;
+                for (ShmConnection c : connections) {
+                    if (c != null && awaitingAttach.contains(c.segment()) && peerMayStillAttach(c.peer())) {
+                        waiting = true;
+                        break;
+                    }
+                }
+                if (!waiting) return;
+                if (System.nanoTime() - deadlineNanos > 0) {
+                    log.warn(
+                            Log.Subsys.INIT,
+                            "rank " + rank + " closes before every local peer mapped the rings it wrote to"
+                                    + " (JCCL_TIMEOUT); those peers will report it lost");
+                    return;
+                }
+                idle.idleOrPark(SET_UP_MAX_PARK_NANOS);
+            }
+        } catch (IllegalStateException e) {
+            // an abort from another thread closed the segments under this wait: nothing is left to deliver
+        }
+    }
+
+    private boolean peerMayStillAttach(int peer) {
+        if (pages.state(peer) != ShmLayout.STATE_READY) return false;
+        PeerInfo p = peers.get(peer);
+        return !samePidNamespace(p) || ShmDirectory.isAlive(p.pid());
     }
 
     @Override
