@@ -37,20 +37,6 @@ public record OpRequest(
         if (algorithm == null) algorithm = Tuner.Algorithm.RING;
     }
 
-    /** The default algorithm (ring, chain, pairwise or point-to-point, as the collective has). */
-    public OpRequest(
-            Collective collective,
-            int rank,
-            int size,
-            long count,
-            ReduceOp op,
-            int root,
-            int recvPeer,
-            boolean inPlace,
-            long chunkCount) {
-        this(collective, rank, size, count, op, root, recvPeer, inPlace, chunkCount, Tuner.Algorithm.RING);
-    }
-
     /**
      * The rank {@code offset} places after this one on the ring of all ranks (before it for a negative offset): a
      * ring's next rank is {@code ringRank(1)}, and this rank's place in a chain that starts at {@code root} is
@@ -65,14 +51,27 @@ public record OpRequest(
         return new OpRequest(collective, rank, size, count, op, root, recvPeer, inPlace, chunkCount, a);
     }
 
-    /** Any operation but SendRecv: no second peer ({@code recvPeer} -1), not marked in place. */
+    /**
+     * Any operation but SendRecv, with the default algorithm (ring, chain, pairwise or point-to-point, as the
+     * collective has): no second peer ({@code recvPeer} -1), not marked in place.
+     */
     public OpRequest(Collective collective, int rank, int size, long count, ReduceOp op, int root, long chunkCount) {
-        this(collective, rank, size, count, op, root, -1, false, chunkCount);
+        this(collective, rank, size, count, op, root, -1, false, chunkCount, Tuner.Algorithm.RING);
     }
 
     /** SendRecv: send {@code count} elements to {@code sendPeer} while receiving as many from {@code recvPeer}. */
     public static OpRequest sendRecv(
             int rank, int size, long count, int sendPeer, int recvPeer, boolean inPlace, long chunkCount) {
-        return new OpRequest(Collective.SEND_RECV, rank, size, count, null, sendPeer, recvPeer, inPlace, chunkCount);
+        return new OpRequest(
+                Collective.SEND_RECV,
+                rank,
+                size,
+                count,
+                null,
+                sendPeer,
+                recvPeer,
+                inPlace,
+                chunkCount,
+                Tuner.Algorithm.RING);
     }
 }

@@ -78,14 +78,21 @@ class LogTest {
                 .build();
     }
 
-    @Test
-    void recordsCarryTheSubsystemAsLoggerNameAndTheMappedLevel() {
-        Log log = new Log(
-                config(DebugLevel.TRACE, "ALL", DebugSink.LOGGER), 3, out, loggersFrom(System.Logger.Level.ALL));
+    /**
+     * Logs one record of each kind (version, INFO, WARN, TRACE) through the logger sink, every subsystem on, as
+     * {@code rank} and with loggers loggable from {@code threshold} up.
+     */
+    private void logOneOfEachThroughLoggers(int rank, System.Logger.Level threshold) {
+        Log log = new Log(config(DebugLevel.TRACE, "ALL", DebugSink.LOGGER), rank, out, loggersFrom(threshold));
         log.version("JCCL version 1.0");
-        log.info(Subsys.INIT, "comm 0x1 rank 3 nRanks 4 - Init START");
+        log.info(Subsys.INIT, "comm 0x1 rank " + rank + " nRanks 4 - Init START");
         log.warn(Subsys.NET, "peer 2 closed");
         log.trace(Subsys.COLL, "AllReduce OneShot/LL");
+    }
+
+    @Test
+    void recordsCarryTheSubsystemAsLoggerNameAndTheMappedLevel() {
+        logOneOfEachThroughLoggers(3, System.Logger.Level.ALL);
 
         assertEquals(
                 List.of(
@@ -131,14 +138,11 @@ class LogTest {
 
     @Test
     void aLoggerThatIsNotLoggableAtInfoGetsNoInfoCalls() {
-        Log log = new Log(
-                config(DebugLevel.TRACE, "ALL", DebugSink.LOGGER), 1, out, loggersFrom(System.Logger.Level.WARNING));
-        log.version("JCCL version 1.0");
-        log.info(Subsys.INIT, "dropped by the framework's level");
-        log.trace(Subsys.COLL, "dropped too");
-        log.warn(Subsys.INIT, "kept");
+        // The version line, INFO and TRACE are all dropped by the framework's level; only the WARN is kept.
+        logOneOfEachThroughLoggers(1, System.Logger.Level.WARNING);
         assertEquals(
-                List.of(new Entry("dev.jccl.INIT", System.Logger.Level.WARNING, "[1] JCCL WARN INIT : kept")), entries);
+                List.of(new Entry("dev.jccl.NET", System.Logger.Level.WARNING, "[1] JCCL WARN NET : peer 2 closed")),
+                entries);
     }
 
     @Test

@@ -66,9 +66,7 @@ class FakeCudaBindingTest {
                     "no CUDA device visible (CUDA_VISIBLE_DEVICES=7); check nvidia-smi, and "
                             + "in a container that the GPUs are passed in",
                     p.reason());
-            CudaUnavailableException e =
-                    assertThrows(CudaUnavailableException.class, () -> CudaDeviceMemory.open(0, env));
-            assertEquals(p.reason(), e.getMessage());
+            MissingLibrariesTest.assertOpeningDeviceMemoryFailsWith(p.reason(), env);
         } finally {
             FakeLibraries.cudaSet(2, 2);
         }

@@ -68,24 +68,24 @@ class MissingLibrariesTest {
         CudaRuntime rt = CudaRuntime.load(env());
         assertEquals(
                 "cudaErrorInvalidValue (invalid argument)", rt.describeError(1), "cudaGetErrorName/String through FFM");
-        CudaUnavailableException e =
-                assertThrows(CudaUnavailableException.class, () -> CudaDeviceMemory.open(0, env()));
-        assertEquals(p.reason(), e.getMessage());
+        assertOpeningDeviceMemoryFailsWith(p.reason(), env());
+    }
+
+    /** Device memory cannot be opened under {@code env}, and the exception gives the probe's {@code reason} exactly. */
+    static void assertOpeningDeviceMemoryFailsWith(String reason, Map<String, String> env) {
+        CudaUnavailableException e = assertThrows(CudaUnavailableException.class, () -> CudaDeviceMemory.open(0, env));
+        assertEquals(reason, e.getMessage());
     }
 
     @Test
     void aNamedLibcudartThatIsNotThereSaysSo() {
-        CudaUnavailableException e = assertThrows(
-                CudaUnavailableException.class,
-                () -> CudaRuntime.load(env("JCCL_CUDA_LIB", "/nonexistent/libcudart.so.12")));
+        Map<String, String> missing = env("JCCL_CUDA_LIB", "/nonexistent/libcudart.so.12");
+        CudaUnavailableException e = assertThrows(CudaUnavailableException.class, () -> CudaRuntime.load(missing));
         assertStartsWith(
                 "no CUDA runtime: libcudart not found (JCCL_CUDA_LIB=/nonexistent/libcudart.so.12: "
                         + "no such file); install ",
                 e.getMessage());
-        CudaUnavailableException open = assertThrows(
-                CudaUnavailableException.class,
-                () -> CudaDeviceMemory.open(0, env("JCCL_CUDA_LIB", "/nonexistent/libcudart.so.12")));
-        assertEquals(e.getMessage(), open.getMessage());
+        assertOpeningDeviceMemoryFailsWith(e.getMessage(), missing);
     }
 
     @Test

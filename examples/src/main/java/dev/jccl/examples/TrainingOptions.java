@@ -130,23 +130,6 @@ record TrainingOptions(
                 warmupSteps);
     }
 
-    TrainingOptions withOverlap(Overlap on) {
-        return new TrainingOptions(
-                inputs,
-                hidden,
-                classes,
-                trainSamples,
-                testSamples,
-                batch,
-                epochs,
-                learningRate,
-                momentum,
-                bucketBytes,
-                on,
-                seed,
-                warmupSteps);
-    }
-
     /** Layer widths, input first: {@code inputs, hidden..., classes}. */
     int[] widths() {
         int[] w = new int[hidden.length + 2];

@@ -29,9 +29,11 @@ class DataParallelTrainingTest {
      * A small model (5,477 parameters, so 6 buckets of 4 KiB: several per layer, and the first ones reduced while the
      * backward pass is still in the lower layers) and 48 steps of SGD with momentum.
      */
-    static final TrainingOptions SMALL = TrainingOptions.parse(TrainingJob.args(TrainingJob.SMALL_MODEL
+    private static final String SMALL_ARGS = TrainingJob.SMALL_MODEL
             + " --train-samples 512 --test-samples 128 --batch 32 --epochs 3 --lr 0.05 --bucket-kb 4"
-            + " --warmup-steps 0"));
+            + " --warmup-steps 0";
+
+    static final TrainingOptions SMALL = TrainingOptions.parse(TrainingJob.args(SMALL_ARGS));
 
     /**
      * How far N ranks' weights may be from the single process's, as a fraction of the largest weight. The two compute
@@ -53,7 +55,8 @@ class DataParallelTrainingTest {
         float[] reference = trainAlone(SMALL);
 
         List<float[]> overlapped = trainOnRanks(ranks, SMALL);
-        List<float[]> sequential = trainOnRanks(ranks, SMALL.withOverlap(TrainingOptions.Overlap.OFF));
+        List<float[]> sequential =
+                trainOnRanks(ranks, TrainingOptions.parse(TrainingJob.args(SMALL_ARGS + " --no-overlap")));
 
         for (int r = 0; r < ranks; r++) {
             // AllReduce leaves the same bits on every rank, so the ranks never drift apart.

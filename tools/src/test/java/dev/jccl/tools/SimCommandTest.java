@@ -103,12 +103,9 @@ class SimCommandTest {
         Path broken = Files.writeString(dir.resolve("broken.properties"), "shm.step.us = soon\n");
         Cli.Result info =
                 Cli.inProcess(Map.of("JCCL_CALIBRATION", broken.toString()), "info", "--tuner", "--ranks", "4");
+        String warning = "warning: calibration file " + broken + " is malformed: line 1: shm.step.us is not a number";
         assertEquals(0, info.code(), info::toString);
-        assertTrue(
-                info.out()
-                        .contains("warning: calibration file " + broken + " is malformed: line 1: shm.step.us is"
-                                + " not a number"),
-                info::toString);
+        assertTrue(info.out().contains(warning), info::toString);
         assertTrue(info.out().contains("figures: built-in"), info::toString);
     }
 }

@@ -285,13 +285,7 @@ class TraceCommandTest {
     @Test
     void aPlotThatCannotBeWrittenIsRefusedBeforeTheReport() {
         rankOneStayedOut();
-        Path png = dir.resolve("plots").resolve("t.png");
-        assertFails(
-                "cannot write " + png + ": directory " + png.getParent() + " does not exist",
-                dir.toString(),
-                "--plot",
-                png.toString());
-        assertFails("cannot write " + dir + ": it is a directory", dir.toString(), "--plot", dir.toString());
+        UnwritablePngs.assertRefused(TraceCommandTest::assertFails, dir, dir.toString(), "--plot");
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.jccl.tools.UnwritablePngs;
 import java.awt.Color;
 import java.awt.image.BufferedImage;
 import java.io.File;
@@ -339,13 +340,7 @@ class PlotCommandTest {
     @Test
     void anOutputDirectoryThatIsNotThereIsNamed() throws IOException {
         Path np2 = write("np2.json", PerfFixtures.exampleTwoRanks());
-        Path png = dir.resolve("plots").resolve("busbw.png");
-        assertFails(
-                "cannot write " + png + ": directory " + png.getParent() + " does not exist",
-                np2.toString(),
-                "-o",
-                png.toString());
-        assertFails("cannot write " + dir + ": it is a directory", np2.toString(), "-o", dir.toString());
+        UnwritablePngs.assertRefused(PlotCommandTest::assertFails, dir, np2.toString(), "-o");
     }
 
     @Test

@@ -80,9 +80,7 @@ class TraceAnalysisTest {
 
     @Test
     void aRankThatCalledAnotherCollectiveAtTheSameSeqIsNamedWithBothSides() {
-        DumpFile.rank(0, 3).allReduces(140, 149).running(150, "AllReduce").writeTo(dir);
-        DumpFile.rank(1, 3).allReduces(140, 149).running(150, "Broadcast").writeTo(dir);
-        DumpFile.rank(2, 3).allReduces(140, 149).running(150, "AllReduce").writeTo(dir);
+        dumpsOfRanksRunning(140, 150, "AllReduce", "Broadcast", "AllReduce");
 
         TraceAnalysis a = analyse(3);
 
@@ -288,6 +286,16 @@ class TraceAnalysisTest {
 
     private static String label(TraceAnalysis.Step s) {
         return (s.collective() ? "#" : "point-to-point #") + s.seq() + " " + s.op();
+    }
+
+    /** A dump of each rank: AllReduces #from to #seq - 1 completed, then still in {@code opOfRank[rank]} #seq. */
+    private void dumpsOfRanksRunning(long from, long seq, String... opOfRank) {
+        for (int r = 0; r < opOfRank.length; r++) {
+            DumpFile.rank(r, opOfRank.length)
+                    .allReduces(from, seq - 1)
+                    .running(seq, opOfRank[r])
+                    .writeTo(dir);
+        }
     }
 
     private TraceAnalysis analyse(int last) {
