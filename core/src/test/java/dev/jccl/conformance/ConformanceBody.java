@@ -1111,127 +1111,14 @@ public final class ConformanceBody {
         };
     }
 
+    /** The array forms take any primitive array; {@code useImplied} picks the overload whose type the array implies. */
     private void arrayAllReduce(Object a, DataType t, ReduceOp op, boolean useImplied) {
-        switch (a) {
-            case byte[] x -> {
-                if (useImplied) comm.allReduce(x, op);
-                else comm.allReduce(x, t, op);
-            }
-            case short[] x -> comm.allReduce(x, t, op);
-            case int[] x -> {
-                if (useImplied) comm.allReduce(x, op);
-                else comm.allReduce(x, t, op);
-            }
-            case long[] x -> {
-                if (useImplied) comm.allReduce(x, op);
-                else comm.allReduce(x, t, op);
-            }
-            case float[] x -> {
-                if (useImplied) comm.allReduce(x, op);
-                else comm.allReduce(x, t, op);
-            }
-            case double[] x -> {
-                if (useImplied) comm.allReduce(x, op);
-                else comm.allReduce(x, t, op);
-            }
-            default -> throw new AssertionError();
-        }
+        if (useImplied) comm.allReduce(a, op);
+        else comm.allReduce(a, t, op);
     }
 
     private CompletableFuture<Void> arrayAllReduceAsync(Object a, DataType t, ReduceOp op, boolean useImplied) {
-        return switch (a) {
-            case byte[] x -> useImplied ? comm.allReduceAsync(x, op) : comm.allReduceAsync(x, t, op);
-            case short[] x -> comm.allReduceAsync(x, t, op);
-            case int[] x -> useImplied ? comm.allReduceAsync(x, op) : comm.allReduceAsync(x, t, op);
-            case long[] x -> useImplied ? comm.allReduceAsync(x, op) : comm.allReduceAsync(x, t, op);
-            case float[] x -> useImplied ? comm.allReduceAsync(x, op) : comm.allReduceAsync(x, t, op);
-            case double[] x -> useImplied ? comm.allReduceAsync(x, op) : comm.allReduceAsync(x, t, op);
-            default -> throw new AssertionError();
-        };
-    }
-
-    private void arrayBroadcast(Object a, int root) {
-        switch (a) {
-            case byte[] x -> comm.broadcast(x, root);
-            case short[] x -> comm.broadcast(x, root);
-            case int[] x -> comm.broadcast(x, root);
-            case long[] x -> comm.broadcast(x, root);
-            case float[] x -> comm.broadcast(x, root);
-            case double[] x -> comm.broadcast(x, root);
-            default -> throw new AssertionError();
-        }
-    }
-
-    private void arrayReduce(Object a, DataType t, ReduceOp op, int root) {
-        switch (a) {
-            case byte[] x -> comm.reduce(x, t, op, root);
-            case short[] x -> comm.reduce(x, t, op, root);
-            case int[] x -> comm.reduce(x, t, op, root);
-            case long[] x -> comm.reduce(x, t, op, root);
-            case float[] x -> comm.reduce(x, t, op, root);
-            case double[] x -> comm.reduce(x, t, op, root);
-            default -> throw new AssertionError();
-        }
-    }
-
-    private void arrayAllGather(Object s, Object r) {
-        switch (s) {
-            case byte[] x -> comm.allGather(x, (byte[]) r);
-            case short[] x -> comm.allGather(x, (short[]) r);
-            case int[] x -> comm.allGather(x, (int[]) r);
-            case long[] x -> comm.allGather(x, (long[]) r);
-            case float[] x -> comm.allGather(x, (float[]) r);
-            case double[] x -> comm.allGather(x, (double[]) r);
-            default -> throw new AssertionError();
-        }
-    }
-
-    private void arrayReduceScatter(Object s, Object r, DataType t, ReduceOp op) {
-        switch (s) {
-            case byte[] x -> comm.reduceScatter(x, (byte[]) r, t, op);
-            case short[] x -> comm.reduceScatter(x, (short[]) r, t, op);
-            case int[] x -> comm.reduceScatter(x, (int[]) r, t, op);
-            case long[] x -> comm.reduceScatter(x, (long[]) r, t, op);
-            case float[] x -> comm.reduceScatter(x, (float[]) r, t, op);
-            case double[] x -> comm.reduceScatter(x, (double[]) r, t, op);
-            default -> throw new AssertionError();
-        }
-    }
-
-    private void arrayAllToAll(Object s, Object r) {
-        switch (s) {
-            case byte[] x -> comm.allToAll(x, (byte[]) r);
-            case short[] x -> comm.allToAll(x, (short[]) r);
-            case int[] x -> comm.allToAll(x, (int[]) r);
-            case long[] x -> comm.allToAll(x, (long[]) r);
-            case float[] x -> comm.allToAll(x, (float[]) r);
-            case double[] x -> comm.allToAll(x, (double[]) r);
-            default -> throw new AssertionError();
-        }
-    }
-
-    private void arraySend(Object a, int peer) {
-        switch (a) {
-            case byte[] x -> comm.send(x, peer);
-            case short[] x -> comm.send(x, peer);
-            case int[] x -> comm.send(x, peer);
-            case long[] x -> comm.send(x, peer);
-            case float[] x -> comm.send(x, peer);
-            case double[] x -> comm.send(x, peer);
-            default -> throw new AssertionError();
-        }
-    }
-
-    private void arrayRecv(Object a, int peer) {
-        switch (a) {
-            case byte[] x -> comm.recv(x, peer);
-            case short[] x -> comm.recv(x, peer);
-            case int[] x -> comm.recv(x, peer);
-            case long[] x -> comm.recv(x, peer);
-            case float[] x -> comm.recv(x, peer);
-            case double[] x -> comm.recv(x, peer);
-            default -> throw new AssertionError();
-        }
+        return useImplied ? comm.allReduceAsync(a, op) : comm.allReduceAsync(a, t, op);
     }
 
     /**
@@ -1280,7 +1167,7 @@ public final class ConformanceBody {
         Case c = new Case("reduce(" + kind(a) + ", type, op, root)", t, op, count, root, true, "array", seed);
         Dist d = TestData.exactFor(t, op);
         TestData.fill(view(a), seed, rank, count, t, d);
-        call(c, () -> arrayReduce(a, t, op, root));
+        call(c, () -> comm.reduce(a, t, op, root));
         if (rank == root) {
             expectReduced(c, "array at the root", view(a), count, new Reference.Reduction(seed, size, t, op, d), 0, d);
         } else {
@@ -1294,7 +1181,7 @@ public final class ConformanceBody {
         Case c = new Case("broadcast(" + kind(a) + ", root)", t, null, count, root, true, "array", seed);
         if (rank == root) TestData.fill(view(a), seed, rank, count, t, Dist.BITS);
         else view(a).fill(GuardedBuffers.SENTINEL);
-        call(c, () -> arrayBroadcast(a, root));
+        call(c, () -> comm.broadcast(a, root));
         expectInput(c, "array (root's data)", view(a), t, count, seed, root, 0, Dist.BITS);
     }
 
@@ -1305,7 +1192,7 @@ public final class ConformanceBody {
         Case c = new Case("allGather(" + kind(s) + ", " + kind(r) + ")", t, null, count, -1, false, "array", seed);
         TestData.fill(view(s), seed, rank, count, t, Dist.BITS);
         view(r).fill(GuardedBuffers.SENTINEL);
-        call(c, () -> arrayAllGather(s, r));
+        call(c, () -> comm.allGather(s, r));
         TestData.Source[] inputs = everyRanksInput(seed, t);
         expectBits(c, "recv", view(r), t, (long) size * count, i -> inputs[(int) (i / count)].bits(i % count));
         expectInput(c, "send (must not change)", view(s), t, count, seed, rank, 0, Dist.BITS);
@@ -1327,7 +1214,7 @@ public final class ConformanceBody {
         Dist d = TestData.exactFor(t, op);
         TestData.fill(view(s), seed, rank, (long) size * recvCount, t, d);
         view(r).fill(GuardedBuffers.SENTINEL);
-        call(c, () -> arrayReduceScatter(s, r, t, op));
+        call(c, () -> comm.reduceScatter(s, r, t, op));
         expectReduced(
                 c,
                 "recv",
@@ -1347,7 +1234,7 @@ public final class ConformanceBody {
                 new Case("allToAll(" + kind(s) + ", " + kind(r) + ")", t, null, countPerPeer, -1, false, "array", seed);
         TestData.fill(view(s), seed, rank, (long) size * countPerPeer, t, Dist.BITS);
         view(r).fill(GuardedBuffers.SENTINEL);
-        call(c, () -> arrayAllToAll(s, r));
+        call(c, () -> comm.allToAll(s, r));
         TestData.Source[] inputs = everyRanksInput(seed, t);
         expectBits(
                 c,
@@ -1367,11 +1254,11 @@ public final class ConformanceBody {
         view(r).fill(GuardedBuffers.SENTINEL);
         call(c, () -> {
             if (rank % 2 == 0) {
-                arraySend(s, next());
-                arrayRecv(r, prev());
+                comm.send(s, next());
+                comm.recv(r, prev());
             } else {
-                arrayRecv(r, prev());
-                arraySend(s, next());
+                comm.recv(r, prev());
+                comm.send(s, next());
             }
         });
         expectInput(c, "recv (message from " + prev() + ")", view(r), t, count, seed, prev(), 0, Dist.BITS);
@@ -1393,21 +1280,9 @@ public final class ConformanceBody {
                 seed);
         TestData.fill(view(s), seed, rank, count, t, Dist.BITS);
         if (!inPlace) view(r).fill(GuardedBuffers.SENTINEL);
-        call(c, () -> arraySendRecvCall(s, next(), r, prev()));
+        call(c, () -> comm.sendRecv(s, next(), r, prev()));
         expectInput(c, "recv (rank " + prev() + "'s data)", view(r), t, count, seed, prev(), 0, Dist.BITS);
         if (!inPlace) expectInput(c, "send (must not change)", view(s), t, count, seed, rank, 0, Dist.BITS);
-    }
-
-    private void arraySendRecvCall(Object s, int to, Object r, int from) {
-        switch (s) {
-            case byte[] x -> comm.sendRecv(x, to, (byte[]) r, from);
-            case short[] x -> comm.sendRecv(x, to, (short[]) r, from);
-            case int[] x -> comm.sendRecv(x, to, (int[]) r, from);
-            case long[] x -> comm.sendRecv(x, to, (long[]) r, from);
-            case float[] x -> comm.sendRecv(x, to, (float[]) r, from);
-            case double[] x -> comm.sendRecv(x, to, (double[]) r, from);
-            default -> throw new AssertionError();
-        }
     }
 
     // ------------------------------------------------------------------ async
