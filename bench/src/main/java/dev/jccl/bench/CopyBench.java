@@ -24,8 +24,8 @@ public class CopyBench extends TrialArenaBench {
     @Setup(Level.Trial)
     public void setUp() {
         arena = Arena.ofShared();
-        b = Buffers.allocate(memory.b, DataType.FLOAT32, bytes, arena, 2);
-        dst = Buffers.allocate(memory.dst, DataType.FLOAT32, bytes, arena, 3);
+        b = Buffers.allocate(memory.staging(), DataType.FLOAT32, bytes, arena, 2);
+        dst = Buffers.allocate(memory.user(), DataType.FLOAT32, bytes, arena, 3);
     }
 
     @Benchmark

@@ -3,22 +3,22 @@ package dev.jccl.bench;
 import dev.jccl.bench.Buffers.Kind;
 
 /**
- * Where the three operands of {@code kernel.apply(a, …, b, …, dst, …)} live. MIXED is what the runtime does for a user
- * with heap arrays: {@code a} and {@code dst} are the user's buffers, {@code b} is the transport's native staging
- * buffer (ScheduleExecutor's {@code with}, {@code piece}, {@code into}).
+ * Where the three operands of {@code kernel.apply(a, …, b, …, dst, …)} live. {@code a} and {@code dst} are the user's
+ * buffers, {@code b} the transport's staging buffer (ScheduleExecutor's {@code with}, {@code piece}, {@code into}).
+ * MIXED is what the runtime does for a user with heap arrays: the user's operands on the heap, staging native.
  */
 public enum Memory {
-    NATIVE(Kind.NATIVE, Kind.NATIVE, Kind.NATIVE),
-    HEAP(Kind.HEAP, Kind.HEAP, Kind.HEAP),
-    MIXED(Kind.HEAP, Kind.NATIVE, Kind.HEAP);
+    NATIVE,
+    HEAP,
+    MIXED;
 
-    final Kind a;
-    final Kind b;
-    final Kind dst;
+    /** Where {@code a} and {@code dst}, the user's buffers, live. */
+    Kind user() {
+        return this == NATIVE ? Kind.NATIVE : Kind.HEAP;
+    }
 
-    Memory(Kind a, Kind b, Kind dst) {
-        this.a = a;
-        this.b = b;
-        this.dst = dst;
+    /** Where {@code b}, the transport's staging buffer, lives. */
+    Kind staging() {
+        return this == HEAP ? Kind.HEAP : Kind.NATIVE;
     }
 }

@@ -36,9 +36,9 @@ public abstract class TrialArenaBench {
 
     /** Allocates, in the trial's arena, the operands of {@code bytes} bytes each where {@code memory} puts them. */
     final void allocateOperands(Memory memory, DataType type, long bytes) {
-        a = Buffers.allocate(memory.a, type, bytes, arena, 1);
-        b = Buffers.allocate(memory.b, type, bytes, arena, 2);
-        dst = Buffers.allocate(memory.dst, type, bytes, arena, 3);
+        a = Buffers.allocate(memory.user(), type, bytes, arena, 1);
+        b = Buffers.allocate(memory.staging(), type, bytes, arena, 2);
+        dst = Buffers.allocate(memory.user(), type, bytes, arena, 3);
     }
 
     @TearDown(Level.Trial)

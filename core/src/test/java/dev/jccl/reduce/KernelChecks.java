@@ -39,7 +39,7 @@ final class KernelChecks {
         warmUp(kernel, type);
         List<String> failures = new ArrayList<>();
         for (int countIndex = 0; countIndex < COUNTS.length; countIndex++) {
-            for (Storage storage : Storage.values()) {
+            for (Storage storage : Storage.ALL) {
                 for (Aliasing aliasing : Aliasing.values()) {
                     long seed = caseSeed(baseSeed, type, op, countIndex, storage, aliasing);
                     failures.addAll(checkCase(kernel, type, op, COUNTS[countIndex], storage, aliasing, seed));
@@ -76,7 +76,7 @@ final class KernelChecks {
 
     private static long caseSeed(
             long baseSeed, DataType type, ReduceOp op, int countIndex, Storage storage, Aliasing aliasing) {
-        long caseNumber = (((type.ordinal() * 8L + op.ordinal()) * 8 + countIndex) * 8 + storage.ordinal()) * 4
+        long caseNumber = (((type.ordinal() * 8L + op.ordinal()) * 8 + countIndex) * 8 + storage.number()) * 4
                 + aliasing.ordinal();
         return new SplittableRandom(baseSeed + caseNumber).nextLong();
     }
@@ -106,8 +106,8 @@ final class KernelChecks {
                 type, op, count, storage, aliasing, aOffset, bOffset, dstOffset, seed);
         List<String> failures = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment a = storage.a.holding(aImage, arena);
-            MemorySegment b = storage.b.holding(bImage, arena);
+            MemorySegment a = storage.a().holding(aImage, arena);
+            MemorySegment b = storage.b().holding(bImage, arena);
             // The call's dst, and the memory and offset where its results must then be found.
             MemorySegment dst;
             long dstCallOffset;
@@ -116,7 +116,7 @@ final class KernelChecks {
             int resultOffset;
             switch (aliasing) {
                 case SEPARATE -> {
-                    dst = storage.dst.holding(dstImage, arena);
+                    dst = storage.dst().holding(dstImage, arena);
                     dstCallOffset = dstOffset;
                     resultMemory = dst;
                     resultMemoryBefore = dstImage;

@@ -3,6 +3,7 @@ package dev.jccl.reduce;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 
 /**
  * Buffers for the kernel tests: a byte image (what the memory should hold) placed into heap or native segments.
@@ -34,21 +35,17 @@ final class TestBuffers {
         }
     }
 
-    /** The memory of the three operands a, b and dst in one test case. */
-    enum Storage {
-        HEAP_BYTES(Memory.HEAP_BYTES, Memory.HEAP_BYTES, Memory.HEAP_BYTES),
-        HEAP_LONGS(Memory.HEAP_LONGS, Memory.HEAP_LONGS, Memory.HEAP_LONGS),
-        NATIVE(Memory.NATIVE, Memory.NATIVE, Memory.NATIVE),
-        MIXED(Memory.HEAP_BYTES, Memory.NATIVE, Memory.HEAP_LONGS);
+    /** The memory of the three operands a, b and dst in one test case; {@code number} keys the case's seed. */
+    record Storage(int number, String name, Memory a, Memory b, Memory dst) {
+        static final List<Storage> ALL = List.of(
+                new Storage(0, "HEAP_BYTES", Memory.HEAP_BYTES, Memory.HEAP_BYTES, Memory.HEAP_BYTES),
+                new Storage(1, "HEAP_LONGS", Memory.HEAP_LONGS, Memory.HEAP_LONGS, Memory.HEAP_LONGS),
+                new Storage(2, "NATIVE", Memory.NATIVE, Memory.NATIVE, Memory.NATIVE),
+                new Storage(3, "MIXED", Memory.HEAP_BYTES, Memory.NATIVE, Memory.HEAP_LONGS));
 
-        final Memory a;
-        final Memory b;
-        final Memory dst;
-
-        Storage(Memory a, Memory b, Memory dst) {
-            this.a = a;
-            this.b = b;
-            this.dst = dst;
+        @Override
+        public String toString() {
+            return name;
         }
     }
 
