@@ -46,16 +46,13 @@ public final class PerfBenchmark {
     private final PerfTarget target;
     private final PerfOptions options;
     private final PrintStream out;
-    private final PrintStream progressOut;
-    private final long progressAfterNanos;
+    private final ProgressLine progress;
     private final int rank;
     private final int ranks;
     private final List<PerfRow> rows = new ArrayList<>();
     private long outOfBounds;
     private double busbwSum;
     private int busbwCount;
-    private long sweepStart;
-    private boolean progressShown;
 
     /**
      * Eight bytes of native memory for the bookkeeping collectives (time aggregation, wrong counts, warm-up agreement).
@@ -71,7 +68,7 @@ public final class PerfBenchmark {
      * @param progressOut where rank 0 draws its progress line when {@link PerfOptions#progress()} is set
      */
     public PerfBenchmark(Communicator comm, PerfOptions options, PrintStream out, PrintStream progressOut) {
-        this(comm, new HostTarget(comm), options, out, progressOut, PROGRESS_AFTER_NANOS);
+        this(comm, new HostTarget(comm), options, out, new ProgressLine(progressOut, PROGRESS_AFTER_NANOS));
     }
 
     /**
@@ -80,28 +77,22 @@ public final class PerfBenchmark {
      */
     public PerfBenchmark(
             Communicator comm, PerfTarget target, PerfOptions options, PrintStream out, PrintStream progressOut) {
-        this(comm, target, options, out, progressOut, PROGRESS_AFTER_NANOS);
+        this(comm, target, options, out, new ProgressLine(progressOut, PROGRESS_AFTER_NANOS));
     }
 
     /** As above; tests shorten the time before the progress line appears. */
     PerfBenchmark(
             Communicator comm, PerfOptions options, PrintStream out, PrintStream progressOut, long progressAfterNanos) {
-        this(comm, new HostTarget(comm), options, out, progressOut, progressAfterNanos);
+        this(comm, new HostTarget(comm), options, out, new ProgressLine(progressOut, progressAfterNanos));
     }
 
-    PerfBenchmark(
-            Communicator comm,
-            PerfTarget target,
-            PerfOptions options,
-            PrintStream out,
-            PrintStream progressOut,
-            long progressAfterNanos) {
-        this.progressAfterNanos = progressAfterNanos;
+    private PerfBenchmark(
+            Communicator comm, PerfTarget target, PerfOptions options, PrintStream out, ProgressLine progress) {
         this.comm = comm;
         this.target = target;
         this.options = options;
         this.out = out;
-        this.progressOut = progressOut;
+        this.progress = progress;
         this.rank = comm.rank();
         this.ranks = comm.size();
     }
@@ -125,14 +116,14 @@ public final class PerfBenchmark {
             expectedBuffer = options.checks() > 0 ? arena.allocate(Math.max(1, maxBytes), 64) : MemorySegment.NULL;
             target.bind(sendBuffer, recvBuffer);
             warmUpTheJvm(roots.getFirst());
-            sweepStart = System.nanoTime();
+            progress.sweepStarted();
             for (DataType type : options.types()) {
                 for (ReduceOp op : opsToRun()) {
                     for (int root : roots) timeTest(type, op, root);
                 }
             }
         } finally {
-            clearProgress();
+            progress.erase();
             target.unbind();
         }
         double avg = busbwCount == 0 ? 0 : busbwSum / busbwCount;
@@ -260,7 +251,7 @@ public final class PerfBenchmark {
                 line.append(measure(g, type, op, root, inPlace));
             }
             if (rank == 0) {
-                clearProgress();
+                progress.erase();
                 out.println(line);
                 out.flush();
             }
@@ -605,28 +596,16 @@ public final class PerfBenchmark {
     // ---------------------------------------------------------------- progress
 
     private void showProgress(DataType type, String redop, long size, int index, int count, boolean inPlace) {
-        if (rank != 0 || !options.progress() || System.nanoTime() - sweepStart < progressAfterNanos) return;
-        long secs = (System.nanoTime() - sweepStart) / 1_000_000_000L;
-        progressOut.printf(
+        if (rank != 0 || !options.progress() || !progress.due()) return;
+        progress.show(String.format(
                 Locale.ROOT,
-                "\r\033[K# %s %s %s: %s %s (%d of %d sizes), %d:%02d elapsed",
+                "%s %s %s: %s %s (%d of %d sizes)",
                 options.collective().cliName(),
                 type.ncclTestsName(),
                 redop,
                 SizeSweep.binary(size),
                 inPlace ? "in-place" : "out-of-place",
                 index + 1,
-                count,
-                secs / 60,
-                secs % 60);
-        progressOut.flush();
-        progressShown = true;
-    }
-
-    private void clearProgress() {
-        if (!progressShown) return;
-        progressOut.print("\r\033[K");
-        progressOut.flush();
-        progressShown = false;
+                count));
     }
 }
