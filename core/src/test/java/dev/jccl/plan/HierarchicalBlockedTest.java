@@ -8,6 +8,7 @@ import dev.jccl.ReduceOp;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -95,6 +96,73 @@ class HierarchicalBlockedTest {
         assertEquals(
                 Tuner.Algorithm.HIERARCHICAL,
                 tuner.choose(c, 2, DataType.FLOAT32).algorithm());
+    }
+
+    @Test
+    void theTunerTakesTheTwoLevelAllToAllForSmallBlocksOnAFewHostsOfManyRanks() {
+        // 4 hosts × 16 ranks, 8 B a block: pairwise pays the network in 48 of its 63 steps and Bruck in each of its 6
+        // rounds, every rank of a host sending across; the two levels pay it in 3 steps, one leader a host sending.
+        TimingSimulator.Machine fourBySixteen = machine(4, 16);
+        Tuner tuner = new Tuner(64, fourBySixteen.hostGroups(), false, true, false, null, null);
+        assertEquals(
+                Tuner.Algorithm.HIERARCHICAL,
+                tuner.choose(Collective.ALL_TO_ALL, 2, DataType.FLOAT32).algorithm());
+        // The simulator, running the real schedules, agrees (µs: two levels 57, Bruck 73, pairwise 756).
+        double twoLevel = simulate(fourBySixteen, Tuner.Algorithm.HIERARCHICAL, 2);
+        double bruck = simulate(fourBySixteen, Tuner.Algorithm.BRUCK, 2);
+        double pairwise = simulate(fourBySixteen, Tuner.Algorithm.RING, 2);
+        assertTrue(
+                twoLevel < bruck && bruck < pairwise,
+                "two levels " + twoLevel + " µs, Bruck " + bruck + " µs, pairwise " + pairwise + " µs");
+
+        // Not where it loses. 8 hosts × 32 ranks, 8 B: Bruck's 8 rounds beat 7 leaders' rounds after a gather of 31
+        // inputs through one port. 64 KiB blocks: the leader's port and copies carry every block of its host twice, so
+        // pairwise, which moves each once, wins.
+        Tuner eightByThirtyTwo = new Tuner(256, HostGroups.evenly(8, 32), false, true, false, null, null);
+        assertEquals(
+                Tuner.Algorithm.BRUCK,
+                eightByThirtyTwo
+                        .choose(Collective.ALL_TO_ALL, 2, DataType.FLOAT32)
+                        .algorithm());
+        assertEquals(
+                Tuner.Algorithm.RING,
+                tuner.choose(Collective.ALL_TO_ALL, (64 << 10) / 4, DataType.FLOAT32)
+                        .algorithm());
+    }
+
+    @Test
+    void jcclAlgoHierarchicalForcesTheTwoLevelAllToAll() {
+        // 8 hosts × 8 ranks, 64 KiB blocks: the tuner's own pick is pairwise; JCCL_ALGO=Hierarchical gets two levels.
+        HostGroups g = HostGroups.evenly(8, 8);
+        long count = (64 << 10) / 4;
+        assertEquals(
+                Tuner.Algorithm.RING,
+                new Tuner(64, g, false, true, null, null)
+                        .choose(Collective.ALL_TO_ALL, count, DataType.FLOAT32)
+                        .algorithm());
+        Tuner forced = new Tuner(64, g, false, true, "Hierarchical", null);
+        assertEquals(
+                Tuner.Algorithm.HIERARCHICAL,
+                forced.choose(Collective.ALL_TO_ALL, count, DataType.FLOAT32).algorithm());
+        assertTrue(
+                forced.warnings().stream().noneMatch(w -> w.contains("AllToAll")),
+                forced.warnings().toString());
+    }
+
+    /** The built-in calibration's machine: what the tuner's estimates assume. */
+    private static TimingSimulator.Machine machine(int hosts, int perHost) {
+        Calibration c = Calibration.DEFAULTS;
+        return new TimingSimulator.Machine(
+                hosts,
+                perHost,
+                TimingSimulator.Level.ofStep(c.shmStepMicros(), c.shmGbPerSecond()),
+                TimingSimulator.Level.ofStep(c.netStepMicros(), c.netGbPerSecond()),
+                c.reduceGbPerSecond());
+    }
+
+    private static double simulate(TimingSimulator.Machine m, Tuner.Algorithm a, long count) {
+        return TimingSimulator.simulate(m, Collective.ALL_TO_ALL, a, count, DataType.FLOAT32, null, -1, 1 << 20)
+                .micros();
     }
 
     private static OpRequest request(
