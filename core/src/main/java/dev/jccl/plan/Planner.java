@@ -33,6 +33,8 @@ package dev.jccl.plan;
  *       <td>⌈log2 L⌉ + ⌈log2 H⌉, +1 for AVG</td></tr>
  *   <tr><td>AllToAll</td><td>{@link PairwiseAllToAll pairwise}</td><td>(P-1)·m + 1, P·m + 1 for odd P</td></tr>
  *   <tr><td>AllToAll</td><td>{@link BruckAllToAll Bruck} (packed blocks, any P)</td><td>⌈log2 P⌉ + 1</td></tr>
+ *   <tr><td>AllToAll</td><td>{@link HierarchicalAllToAll hierarchical} (gather to leaders, leaders exchange packed
+ *       runs pairwise, leaders hand out results)</td><td>H + 1</td></tr>
  *   <tr><td>Send, Recv</td><td>{@link PointToPoint p2p}</td><td>m</td></tr>
  *   <tr><td>SendRecv</td><td>{@link PointToPoint p2p}, per direction</td>
  *       <td>m, m + 1 in place; to itself 1 (a copy), 0 in place</td></tr>
@@ -59,8 +61,8 @@ public final class Planner {
 
     /**
      * Plans {@code r} for its rank, knowing which ranks share a host ({@code hosts}, or null), which
-     * {@link Tuner.Algorithm#HIERARCHICAL} needs; where the hosts do not fit it (one host, unequal numbers of ranks,
-     * one rank per host) the ring is used instead.
+     * {@link Tuner.Algorithm#HIERARCHICAL} needs; where the hosts do not fit it (one host; for AllReduce also unequal
+     * numbers of ranks, or one rank per host) the ring (chain, pairwise) schedule is used instead.
      */
     public static Schedule plan(OpRequest r, HostGroups hosts) {
         validate(r);
@@ -124,7 +126,14 @@ public final class Planner {
                     default -> ScheduleAlgorithm.CHAIN_REDUCE;
                 };
             case ALL_TO_ALL ->
-                a == Tuner.Algorithm.BRUCK ? ScheduleAlgorithm.BRUCK_ALL_TO_ALL : ScheduleAlgorithm.PAIRWISE_ALL_TO_ALL;
+                switch (a) {
+                    case BRUCK -> ScheduleAlgorithm.BRUCK_ALL_TO_ALL;
+                    case HIERARCHICAL ->
+                        spansHosts(hosts)
+                                ? ScheduleAlgorithm.HIERARCHICAL_ALL_TO_ALL
+                                : ScheduleAlgorithm.PAIRWISE_ALL_TO_ALL;
+                    default -> ScheduleAlgorithm.PAIRWISE_ALL_TO_ALL;
+                };
             case SEND, RECV, SEND_RECV -> throw new AssertionError(r.collective());
         };
     }

@@ -32,7 +32,8 @@ enum ScheduleAlgorithm {
     TREE_REDUCE("tree", TreeReduce::build),
     HIERARCHICAL_REDUCE("hierarchical", HierarchicalReduce::build),
     PAIRWISE_ALL_TO_ALL("pairwise", PairwiseAllToAll::build),
-    BRUCK_ALL_TO_ALL("bruck", BruckAllToAll::build);
+    BRUCK_ALL_TO_ALL("bruck", BruckAllToAll::build),
+    HIERARCHICAL_ALL_TO_ALL("hierarchical", HierarchicalAllToAll::build);
 
     /** Adds one rank's steps for a request to a builder made for it. */
     @FunctionalInterface

@@ -23,7 +23,9 @@ import java.util.Set;
  * inside each host, AllReduce of each block across hosts, all-gather inside each host; see
  * {@code HierarchicalAllReduce}; Broadcast and Reduce across any hosts as a tree among the hosts' leaders and one
  * inside each host; AllGather across any hosts as a gather to each host's leader, a ring of leaders and a tree inside
- * each host; ReduceScatter as the same in reverse), and the logarithmic ones for many ranks: {@link Algorithm#TREE},
+ * each host; ReduceScatter as the same in reverse; AllToAll across any hosts as every rank's input to its host's
+ * leader, one packed run between each pair of leaders and each rank's result back, which wins for small blocks on a few
+ * hosts of many ranks), and the logarithmic ones for many ranks: {@link Algorithm#TREE},
  * {@link Algorithm#RECURSIVE_DOUBLING}, {@link Algorithm#RABENSEIFNER}, {@link Algorithm#BRUCK}. Protocols:
  * {@link Protocol#SIMPLE} (framed chunks through the transports' rings and sockets) and {@link Protocol#LL} (low
  * latency: each rank publishes flagged chunks in an outbox in shared memory that every local rank reads in place; only
@@ -303,6 +305,17 @@ public final class Tuner {
                     + (h - 1) * round(true, perRank * l, 1)
                     + insideRounds * round(false, total, 1);
             return c == Collective.REDUCE_SCATTER ? t + reduce(insideRounds * total + (h - 1) * perRank * l) : t;
+        }
+        if (a == Algorithm.HIERARCHICAL && c == Collective.ALL_TO_ALL) {
+            if (!Planner.spansHosts(hosts)) return Double.NaN;
+            // Every rank's whole input to its leader, H - 1 rounds in which each leader trades one run of l × l blocks
+            // with another (its host's link carries nothing else: only leaders cross), each rank's result back. The
+            // leader's port takes the l - 1 inputs one after another, each with its share of a step, and sends the
+            // l - 1 results the same way; it copies every block of its host twice, packing runs and ordering results.
+            int l = hosts.maxLocalSize();
+            int h = hosts.hosts();
+            double handout = round(false, total * (l - 1), 1) + Math.max(0, l - 2) * intra.stepMicros() * MESSAGE_SHARE;
+            return 2 * handout + (h - 1) * round(true, perRank * l * l, 1) + copy(2 * total * l);
         }
         if (a == Algorithm.HIERARCHICAL) {
             if (c != Collective.ALL_REDUCE || !hierarchical(hosts)) return Double.NaN;

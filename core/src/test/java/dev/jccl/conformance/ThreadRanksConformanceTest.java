@@ -56,9 +56,9 @@ class ThreadRanksConformanceTest {
     /**
      * Ranks on two pretend hosts (JCCL_HOSTID "a" for the first half, "b" for the rest): shared memory inside each
      * host, TCP between them, in one communicator. Two ranks would be one per host, which is the TCP run above. Five
-     * ranks (hosts of 3 and 2) force the two-level schedules: Broadcast, Reduce, AllGather and ReduceScatter run them,
-     * the collectives they cannot run (AllReduce needs hosts of equal size; AllToAll has none) take the tuner's pick,
-     * as 3 and 4 ranks do everywhere.
+     * ranks (hosts of 3 and 2) force the two-level schedules: Broadcast, Reduce, AllGather, ReduceScatter and AllToAll
+     * run them; AllReduce, whose two-level schedule needs hosts of equal size, takes the tuner's pick, as 3 and 4 ranks
+     * do everywhere (on 4 ranks that pick is the two-level AllToAll for small blocks).
      */
     @ParameterizedTest(name = "{0} thread ranks on two hosts, JCCL_ALGO={1}")
     @CsvSource({"3,", "4,", "5,Hierarchical"})
