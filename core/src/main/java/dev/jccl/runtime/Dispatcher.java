@@ -1,6 +1,7 @@
 package dev.jccl.runtime;
 
 import dev.jccl.JcclException;
+import dev.jccl.concurrent.Futures;
 import dev.jccl.plan.Tuner;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
@@ -57,7 +58,7 @@ final class Dispatcher {
     }
 
     void run(Operation op) {
-        Sequencer.join(issue(op, false));
+        Futures.join(issue(op, false));
     }
 
     /** {@code send}/{@code recv} are the caller's segments, checked on every rank whatever its role. */

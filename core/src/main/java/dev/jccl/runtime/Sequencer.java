@@ -142,19 +142,4 @@ final class Sequencer implements AutoCloseable {
         }
         if (t != null) t.close();
     }
-
-    /** Waits for a future and throws what it failed with, as the blocking forms of the API do. */
-    static void join(CompletableFuture<Void> f) {
-        try {
-            f.get();
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException re) throw re;
-            if (cause instanceof Error err) throw err;
-            throw new JcclException(cause.getMessage(), cause);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new JcclException("interrupted", e);
-        }
-    }
 }

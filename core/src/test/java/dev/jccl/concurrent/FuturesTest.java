@@ -3,11 +3,11 @@ package dev.jccl.concurrent;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jccl.JcclException;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,10 +32,21 @@ class FuturesTest {
     }
 
     @Test
-    void aCheckedFailureStaysWrapped() {
+    void aCheckedFailureBecomesAJcclExceptionAroundIt() {
         IOException cause = new IOException("checked");
-        CompletionException thrown =
-                assertThrows(CompletionException.class, () -> Futures.join(CompletableFuture.failedFuture(cause)));
+        JcclException thrown =
+                assertThrows(JcclException.class, () -> Futures.join(CompletableFuture.failedFuture(cause)));
         assertSame(cause, thrown.getCause());
+    }
+
+    @Test
+    void anInterruptEndsTheWaitAndKeepsTheFlag() {
+        Thread.currentThread().interrupt();
+        try {
+            assertThrows(JcclException.class, () -> Futures.join(new CompletableFuture<Void>()));
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt flag is set again");
+        } finally {
+            Thread.interrupted();
+        }
     }
 }
