@@ -35,13 +35,18 @@ final class TestBuffers {
         }
     }
 
-    /** The memory of the three operands a, b and dst in one test case; {@code number} keys the case's seed. */
-    record Storage(int number, String name, Memory a, Memory b, Memory dst) {
+    /** The memory of the three operands a, b and dst in one test case. */
+    record Storage(String name, Memory a, Memory b, Memory dst) {
         static final List<Storage> ALL = List.of(
-                new Storage(0, "HEAP_BYTES", Memory.HEAP_BYTES, Memory.HEAP_BYTES, Memory.HEAP_BYTES),
-                new Storage(1, "HEAP_LONGS", Memory.HEAP_LONGS, Memory.HEAP_LONGS, Memory.HEAP_LONGS),
-                new Storage(2, "NATIVE", Memory.NATIVE, Memory.NATIVE, Memory.NATIVE),
-                new Storage(3, "MIXED", Memory.HEAP_BYTES, Memory.NATIVE, Memory.HEAP_LONGS));
+                new Storage("HEAP_BYTES", Memory.HEAP_BYTES, Memory.HEAP_BYTES, Memory.HEAP_BYTES),
+                new Storage("HEAP_LONGS", Memory.HEAP_LONGS, Memory.HEAP_LONGS, Memory.HEAP_LONGS),
+                new Storage("NATIVE", Memory.NATIVE, Memory.NATIVE, Memory.NATIVE),
+                new Storage("MIXED", Memory.HEAP_BYTES, Memory.NATIVE, Memory.HEAP_LONGS));
+
+        /** Its place in {@link #ALL}, which keys the case's seed. */
+        int number() {
+            return ALL.indexOf(this);
+        }
 
         @Override
         public String toString() {
