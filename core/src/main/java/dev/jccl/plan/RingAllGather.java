@@ -10,8 +10,6 @@ final class RingAllGather {
 
     static void build(ScheduleBuilder b, OpRequest r) {
         int size = r.size();
-        int next = r.ringRank(1);
-        int prev = r.ringRank(-1);
         long n = r.count();
         Pieces chunks = Pieces.of(n, r.chunkCount());
         int stepsPerChunk = size - 1;
@@ -22,8 +20,11 @@ final class RingAllGather {
             long len = chunks.length(c);
             int base = c * stepsPerChunk;
             for (int k = 0; k < size - 1; k++) {
-                b.send(base + k, next, Region.recv(r.ringRank(-k) * n + off, len));
-                b.receive(base + k, prev, Region.recv(r.ringRank(-k - 1) * n + off, len), null);
+                b.ringStep(
+                        base + k,
+                        Region.recv(r.ringRank(-k) * n + off, len),
+                        Region.recv(r.ringRank(-k - 1) * n + off, len),
+                        null);
             }
         }
     }

@@ -26,8 +26,6 @@ final class RingAllReduce {
 
     static void build(ScheduleBuilder b, OpRequest r) {
         int size = r.size();
-        int next = r.ringRank(1);
-        int prev = r.ringRank(-1);
         long count = r.count();
         // Fewest slices of at most size × chunkCount elements, written so the product cannot overflow.
         long slices = r.chunkCount() >= Math.ceilDiv(count, size)
@@ -42,8 +40,11 @@ final class RingAllReduce {
             for (int k = 0; k < size - 1; k++) {
                 int out = r.ringRank(-k);
                 int in = r.ringRank(-k - 1);
-                b.send(base + k, next, k == 0 ? blocks.in(BufferRole.SEND, out) : blocks.in(BufferRole.RECV, out));
-                b.receive(base + k, prev, blocks.in(BufferRole.RECV, in), blocks.in(BufferRole.SEND, in));
+                b.ringStep(
+                        base + k,
+                        blocks.in(k == 0 ? BufferRole.SEND : BufferRole.RECV, out),
+                        blocks.in(BufferRole.RECV, in),
+                        blocks.in(BufferRole.SEND, in));
             }
             int owned = r.ringRank(1);
             int gather = base + size - 1;
@@ -51,8 +52,11 @@ final class RingAllReduce {
                 b.divide(gather, blocks.in(BufferRole.RECV, owned));
             }
             for (int k = 0; k < size - 1; k++) {
-                b.send(gather + k, next, blocks.in(BufferRole.RECV, r.ringRank(1 - k)));
-                b.receive(gather + k, prev, blocks.in(BufferRole.RECV, r.ringRank(-k)), null);
+                b.ringStep(
+                        gather + k,
+                        blocks.in(BufferRole.RECV, r.ringRank(1 - k)),
+                        blocks.in(BufferRole.RECV, r.ringRank(-k)),
+                        null);
             }
         }
     }

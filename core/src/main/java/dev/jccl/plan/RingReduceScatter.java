@@ -24,8 +24,6 @@ final class RingReduceScatter {
 
     static void build(ScheduleBuilder b, OpRequest r) {
         int size = r.size();
-        int next = r.ringRank(1);
-        int prev = r.ringRank(-1);
         long n = r.count();
         Pieces chunks = Pieces.of(n, r.chunkCount());
         long half = chunks.longest();
@@ -42,8 +40,7 @@ final class RingReduceScatter {
                 int in = r.ringRank(-k - 2);
                 Region from = k == 0 ? Region.send(out * n + off, len) : Region.scratch(((k - 1) % 2) * half, len);
                 Region into = k == size - 2 ? Region.recv(off, len) : Region.scratch((k % 2) * half, len);
-                b.send(base + k, next, from);
-                b.receive(base + k, prev, into, Region.send(in * n + off, len));
+                b.ringStep(base + k, from, into, Region.send(in * n + off, len));
             }
         }
         if (avg) {

@@ -74,6 +74,15 @@ final class ScheduleBuilder {
     }
 
     /**
+     * One step of a ring of all ranks: sends {@code from} to the next rank and receives {@code into} from the previous
+     * one, combined with {@code combineWith} unless it is null.
+     */
+    void ringStep(int step, Region from, Region into, Region combineWith) {
+        send(step, request.ringRank(1), from);
+        receive(step, request.ringRank(-1), into, combineWith);
+    }
+
+    /**
      * Sends all of {@code from} to {@code peer} in one step, cut into {@link Pieces} of at most {@code chunkCount}
      * elements; the peer's {@link #receiveAll} of the same count cuts alike, so the transfers pair up in order.
      */
