@@ -17,33 +17,24 @@ final class ShmConnection {
     private final ShmSegment segment;
     private final ShmRing out;
     private final ShmRing in;
-    private final ArrayDeque<Outgoing> sends = new ArrayDeque<>();
-    private final ArrayDeque<Incoming> recvs = new ArrayDeque<>();
+    private final ArrayDeque<Frame<MemorySegment>> sends = new ArrayDeque<>();
+    private final ArrayDeque<Frame<RecvSink>> recvs = new ArrayDeque<>();
 
-    private static final class Outgoing {
+    /**
+     * A frame on its way through a ring, either way: its header (the one to write, or the one expected), its payload's
+     * end on this side (the data to send, or the sink that takes what arrives), the caller's handle, and how far it has
+     * got.
+     */
+    private static final class Frame<P> {
         final FrameHeader header;
-        final MemorySegment data;
+        final P payload;
         final TransferHandle handle;
-        boolean headerWritten;
-        long sent;
+        boolean headerDone;
+        long bytesDone;
 
-        Outgoing(FrameHeader header, MemorySegment data, TransferHandle handle) {
+        Frame(FrameHeader header, P payload, TransferHandle handle) {
             this.header = header;
-            this.data = data;
-            this.handle = handle;
-        }
-    }
-
-    private static final class Incoming {
-        final FrameHeader expected;
-        final RecvSink sink;
-        final TransferHandle handle;
-        boolean headerRead;
-        long received;
-
-        Incoming(FrameHeader expected, RecvSink sink, TransferHandle handle) {
-            this.expected = expected;
-            this.sink = sink;
+            this.payload = payload;
             this.handle = handle;
         }
     }
@@ -65,13 +56,13 @@ final class ShmConnection {
 
     TransferHandle postSend(FrameHeader header, MemorySegment data, long readyBytes) {
         TransferHandle h = new TransferHandle(peer, readyBytes);
-        sends.add(new Outgoing(header, data, h));
+        sends.add(new Frame<>(header, data, h));
         return h;
     }
 
     TransferHandle postRecv(FrameHeader expected, RecvSink sink) {
         TransferHandle h = new TransferHandle(peer);
-        recvs.add(new Incoming(expected, sink, h));
+        recvs.add(new Frame<>(expected, sink, h));
         return h;
     }
 
@@ -99,9 +90,9 @@ final class ShmConnection {
      */
     boolean hasNews() {
         if (!recvs.isEmpty() && in.dataNow()) return true;
-        Outgoing f = sends.peek();
+        Frame<MemorySegment> f = sends.peek();
         if (f == null) return false;
-        boolean ready = !f.headerWritten || Math.min(f.handle.readyBytes(), f.data.byteSize()) > f.sent;
+        boolean ready = !f.headerDone || Math.min(f.handle.readyBytes(), f.payload.byteSize()) > f.bytesDone;
         return ready && out.roomNow();
     }
 
@@ -111,22 +102,22 @@ final class ShmConnection {
 
     private int progressSends() {
         int work = 0;
-        Outgoing f;
+        Frame<MemorySegment> f;
         while ((f = sends.peek()) != null) {
-            if (!f.headerWritten) {
+            if (!f.headerDone) {
                 if (!out.tryWriteHeader(f.header)) break;
-                f.headerWritten = true;
+                f.headerDone = true;
                 work++;
             }
-            long length = f.data.byteSize();
-            while (f.sent < length) {
-                long ready = Math.min(f.handle.readyBytes(), length) - f.sent;
-                long n = out.writePayload(f.data, f.sent, ready, length - f.sent);
+            long length = f.payload.byteSize();
+            while (f.bytesDone < length) {
+                long ready = Math.min(f.handle.readyBytes(), length) - f.bytesDone;
+                long n = out.writePayload(f.payload, f.bytesDone, ready, length - f.bytesDone);
                 if (n == 0) break;
-                f.sent += n;
+                f.bytesDone += n;
                 work += (int) n;
             }
-            if (f.sent < length) break;
+            if (f.bytesDone < length) break;
             f.handle.markDone();
             sends.poll();
         }
@@ -135,26 +126,26 @@ final class ShmConnection {
 
     private int progressRecvs() throws FrameMismatchException {
         int work = 0;
-        Incoming f;
+        Frame<RecvSink> f;
         while ((f = recvs.peek()) != null) {
-            if (!f.headerRead) {
+            if (!f.headerDone) {
                 if (!in.headerReadable()) break;
                 FrameHeader actual = in.readHeader();
-                if (!f.expected.equals(actual)) throw new FrameMismatchException(peer, f.expected, actual);
-                f.headerRead = true;
+                if (!f.header.equals(actual)) throw new FrameMismatchException(peer, f.header, actual);
+                f.headerDone = true;
                 work++;
             }
-            long length = f.expected.length();
+            long length = f.header.length();
             if (length == 0) in.consume(0, true);
-            while (f.received < length) {
-                long n = in.readablePiece(length - f.received);
+            while (f.bytesDone < length) {
+                long n = in.readablePiece(length - f.bytesDone);
                 if (n == 0) break;
-                f.sink.accept(in.piece(n), f.received);
-                f.received += n;
-                in.consume(n, f.received == length);
+                f.payload.accept(in.piece(n), f.bytesDone);
+                f.bytesDone += n;
+                in.consume(n, f.bytesDone == length);
                 work += (int) n;
             }
-            if (f.received < length) break;
+            if (f.bytesDone < length) break;
             f.handle.markDone();
             recvs.poll();
         }
@@ -163,24 +154,24 @@ final class ShmConnection {
 
     String describePending() {
         StringBuilder sb = new StringBuilder();
-        Outgoing s = sends.peek();
+        Frame<MemorySegment> s = sends.peek();
         if (s != null) {
             sb.append(sends.size())
                     .append(" send(s) queued, first has ")
                     .append(
-                            s.headerWritten
-                                    ? s.sent + " of " + s.data.byteSize() + " bytes in the ring"
+                            s.headerDone
+                                    ? s.bytesDone + " of " + s.payload.byteSize() + " bytes in the ring"
                                     : "its header waiting for room")
                     .append(" (outgoing ")
                     .append(out.describe())
                     .append(')');
         }
-        Incoming r = recvs.peek();
+        Frame<RecvSink> r = recvs.peek();
         if (r != null) {
             if (!sb.isEmpty()) sb.append("; ");
             sb.append(recvs.size())
                     .append(" receive(s) waiting, first has ")
-                    .append(r.headerRead ? r.received + " of " + r.expected.length() + " bytes" : "no header yet")
+                    .append(r.headerDone ? r.bytesDone + " of " + r.header.length() + " bytes" : "no header yet")
                     .append(" (incoming ")
                     .append(in.describe())
                     .append(')');
