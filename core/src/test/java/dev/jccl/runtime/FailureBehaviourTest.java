@@ -63,19 +63,10 @@ class FailureBehaviourTest {
     @ParameterizedTest
     @EnumSource(Link.class)
     void aStalledPeerTimesOutNamingItAndTheOperation(Link link) throws Exception {
-        CountDownLatch done = new CountDownLatch(1);
         long start = System.nanoTime();
-        List<Object> results = TestRanks.run(2, link.config(Duration.ofSeconds(2)), (rank, c) -> {
-            if (rank == 1) {
-                done.await(30, TimeUnit.SECONDS); // rank 1 never calls the collective
-                return "idle";
-            }
-            try {
-                c.allReduce(new float[10], ReduceOp.SUM);
-                return "no error";
-            } finally {
-                done.countDown();
-            }
+        List<Object> results = withAStalledRank(link, 2, 1, (rank, c) -> {
+            c.allReduce(new float[10], ReduceOp.SUM); // rank 1 never calls the collective
+            return "no error";
         });
         JcclTimeoutException t = assertInstanceOf(JcclTimeoutException.class, results.get(0));
         assertTrue(t.getMessage().contains("AllReduce #0 (10 × FLOAT32, SUM) timed out"), t.getMessage());
@@ -98,14 +89,7 @@ class FailureBehaviourTest {
             if (rank == 1) {
                 // Idle while rank 0 aborts; its next operation must then fail fast, not at the 60 s timeout.
                 release.await(30, TimeUnit.SECONDS);
-                long t0 = System.nanoTime();
-                try {
-                    c.allReduce(new float[10], ReduceOp.SUM);
-                    return "no error";
-                } catch (JcclException e) {
-                    double s = (System.nanoTime() - t0) / 1e9;
-                    return s < 5 ? e : new AssertionError("rank 1 learnt of the abort only after " + s + " s", e);
-                }
+                return allReduceFailingWithin(c, 5, "rank 1 learning of the abort");
             }
             Thread aborter = new Thread(() -> {
                 try {
@@ -116,13 +100,8 @@ class FailureBehaviourTest {
                 c.abort();
             });
             aborter.start();
-            long t0 = System.nanoTime();
             try {
-                c.allReduce(new float[10], ReduceOp.SUM);
-                return "no error";
-            } catch (JcclException e) {
-                double s = (System.nanoTime() - t0) / 1e9;
-                return s < 10 ? e : new AssertionError("abort took " + s + " s");
+                return allReduceFailingWithin(c, 10, "the abort");
             } finally {
                 release.countDown();
             }
@@ -185,22 +164,13 @@ class FailureBehaviourTest {
     @ParameterizedTest
     @EnumSource(Link.class)
     void aSendRecvWhosePeerNeverSendsTimesOutNamingBothHalves(Link link) throws Exception {
-        CountDownLatch done = new CountDownLatch(1);
-        List<Object> results = TestRanks.run(3, link.config(Duration.ofSeconds(2)), (rank, c) -> {
+        List<Object> results = withAStalledRank(link, 3, 2, (rank, c) -> {
             if (rank == 0) {
-                try {
-                    c.sendRecv(new float[10], 1, new float[10], 2);
-                    return "no error";
-                } finally {
-                    done.countDown();
-                }
+                c.sendRecv(new float[10], 1, new float[10], 2);
+                return "no error";
             }
-            if (rank == 1) {
-                c.recv(new float[10], 0); // takes the send half
-                return "received";
-            }
-            done.await(30, TimeUnit.SECONDS); // rank 2 never sends
-            return "idle";
+            c.recv(new float[10], 0); // rank 1 takes the send half; rank 2 never sends
+            return "received";
         });
         assertEquals("received", results.get(1));
         JcclTimeoutException t = assertInstanceOf(JcclTimeoutException.class, results.get(0));
@@ -216,6 +186,42 @@ class FailureBehaviourTest {
         List<JcclException> survivors = survivorsOfRank2GoingAway(
                 link, (rank, c) -> c.sendRecv(out[rank], (rank + 1) % 3, in[rank], (rank + 2) % 3));
         for (JcclException e : survivors) assertTrue(e.getMessage().contains("SendRecv #"), e.getMessage());
+    }
+
+    /**
+     * An AllReduce that must fail, and fast: its failure, or an AssertionError saying that {@code what} took longer
+     * than {@code seconds}; "no error" if it succeeds.
+     */
+    private static Object allReduceFailingWithin(Communicator c, double seconds, String what) {
+        long t0 = System.nanoTime();
+        try {
+            c.allReduce(new float[10], ReduceOp.SUM);
+            return "no error";
+        } catch (JcclException e) {
+            double s = (System.nanoTime() - t0) / 1e9;
+            return s < seconds ? e : new AssertionError(what + " took " + s + " s", e);
+        }
+    }
+
+    /**
+     * Runs {@code work} on every rank but {@code stalled}, which calls nothing: it waits, answering "idle", until the
+     * others have finished (or 30 s), so that they meet a peer that stalls, not one that has gone. Operations time out
+     * after 2 s.
+     */
+    private static List<Object> withAStalledRank(Link link, int ranks, int stalled, TestRanks.RankBody<Object> work)
+            throws Exception {
+        CountDownLatch done = new CountDownLatch(ranks - 1);
+        return TestRanks.run(ranks, link.config(Duration.ofSeconds(2)), (rank, c) -> {
+            if (rank == stalled) {
+                done.await(30, TimeUnit.SECONDS);
+                return "idle";
+            }
+            try {
+                return work.run(rank, c);
+            } finally {
+                done.countDown();
+            }
+        });
     }
 
     private interface Step {
