@@ -3,6 +3,7 @@ package dev.jccl.runtime;
 import dev.jccl.DataType;
 import dev.jccl.FailureVerdict;
 import dev.jccl.ReduceOp;
+import dev.jccl.debug.JsonText;
 import dev.jccl.plan.Collective;
 import dev.jccl.plan.Tuner;
 import java.io.IOException;
@@ -140,11 +141,11 @@ public final class FlightRecorder {
         StringBuilder sb = new StringBuilder(256 + (int) Math.min(n, capacity) * 200);
         sb.append("{\n  \"rank\": ").append(rank);
         sb.append(",\n  \"size\": ").append(size);
-        sb.append(",\n  \"where\": ").append(quote(where));
+        sb.append(",\n  \"where\": ").append(JsonText.quote(where));
         sb.append(",\n  \"commId\": \"").append(String.format("%016x", commId)).append('"');
         sb.append(",\n  \"dumpedAtMicros\": ").append(System.currentTimeMillis() * 1000);
         sb.append(",\n  \"recorded\": ").append(n);
-        sb.append(",\n  \"verdict\": ").append(verdict == null ? "null" : quote(verdict.describe()));
+        sb.append(",\n  \"verdict\": ").append(verdict == null ? "null" : JsonText.quote(verdict.describe()));
         sb.append(",\n  \"operations\": [");
         Collective[] collectives = Collective.values();
         DataType[] types = DataType.values();
@@ -154,21 +155,22 @@ public final class FlightRecorder {
             Collective c = collectives[collective[i]];
             sb.append(k == first ? "\n" : ",\n");
             sb.append("    {\"index\": ").append(k);
-            sb.append(", \"op\": ").append(quote(c.displayName()));
+            sb.append(", \"op\": ").append(JsonText.quote(c.displayName()));
             sb.append(", \"seq\": ").append(sequence[i]);
             sb.append(", \"collective\": ").append(!c.isPointToPoint());
             sb.append(", \"count\": ").append(count[i]);
-            sb.append(", \"type\": ").append(quote(types[type[i]].name()));
+            sb.append(", \"type\": ").append(JsonText.quote(types[type[i]].name()));
             sb.append(", \"bytes\": ").append(count[i] * types[type[i]].byteSize());
-            sb.append(", \"reduceOp\": ").append(op[i] < 0 ? "null" : quote(ops[op[i]].name()));
+            sb.append(", \"reduceOp\": ").append(op[i] < 0 ? "null" : JsonText.quote(ops[op[i]].name()));
             sb.append(", \"peer\": ").append(peer[i]);
-            sb.append(", \"algorithm\": ").append(quote(algorithmOf(i)));
+            sb.append(", \"algorithm\": ").append(JsonText.quote(algorithmOf(i)));
             sb.append(", \"startMicros\": ").append(epochMicrosAtNanoZero + startNanos[i] / 1000);
             long end = endNanos[i];
             sb.append(", \"durationMicros\": ")
                     .append(end == 0 ? "null" : String.valueOf((end - startNanos[i]) / 1000));
             sb.append(", \"state\": ")
-                    .append(quote(state[i] == COMPLETED ? "completed" : state[i] == FAILED ? "failed" : "started"));
+                    .append(JsonText.quote(
+                            state[i] == COMPLETED ? "completed" : state[i] == FAILED ? "failed" : "started"));
             sb.append('}');
         }
         return sb.append("\n  ]\n}\n").toString();
@@ -187,24 +189,5 @@ public final class FlightRecorder {
         Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
         Files.writeString(tmp, json, StandardCharsets.UTF_8);
         return Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    }
-
-    static String quote(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            switch (ch) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (ch < 0x20) sb.append(String.format("\\u%04x", (int) ch));
-                    else sb.append(ch);
-                }
-            }
-        }
-        return sb.append('"').toString();
     }
 }

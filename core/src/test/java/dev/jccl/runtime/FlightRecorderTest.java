@@ -36,10 +36,12 @@ class FlightRecorderTest {
 
     /** Loopback ranks that keep the last 16 operations and write their recorders into {@code dir}. */
     private static Config recordingInto(Path dir) {
-        return TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
-                .traceBuffer(16)
-                .traceDir(dir.toString())
-                .build();
+        return keeping(16).traceDir(dir.toString()).build();
+    }
+
+    /** Loopback ranks whose recorders keep the last {@code operations} operations (0: no recorder). */
+    private static Config.Builder keeping(int operations) {
+        return TestRanks.loopback(Duration.ofSeconds(30)).toBuilder().traceBuffer(operations);
     }
 
     @Test
@@ -60,14 +62,11 @@ class FlightRecorderTest {
                 ops.stream().map(o -> o[3]).toList());
         assertTrue(json.contains("\"rank\": 1") && json.contains("\"size\": 3") && json.contains("\"recorded\": 6"));
         assertTrue(json.contains("\"bytes\": 40") && json.contains("\"algorithm\": \"Ring/Simple\""), json);
-        assertEquals("\"a \\\"quoted\\\"\\nline\"", FlightRecorder.quote("a \"quoted\"\nline"));
     }
 
     @Test
     void dumpTraceWritesEveryOperationOfThisRank() throws Exception {
-        Config config = TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
-                .traceBuffer(16)
-                .build();
+        Config config = keeping(16).build();
         List<Object> results = TestRanks.run(2, config, (rank, c) -> {
             for (int i = 0; i < 3; i++) c.allReduce(new float[100], ReduceOp.SUM);
             c.broadcast(new int[5], 0);
@@ -199,9 +198,7 @@ class FlightRecorderTest {
 
     @Test
     void withNoBufferThereIsNoRecorderAndDumpTraceSaysHowToGetOne() throws Exception {
-        Config config = TestRanks.loopback(Duration.ofSeconds(30)).toBuilder()
-                .traceBuffer(0)
-                .build();
+        Config config = keeping(0).build();
         Object result = TestRanks.run(
                         1,
                         config,

@@ -1,5 +1,6 @@
 package dev.jccl.tools;
 
+import dev.jccl.debug.JsonText;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
@@ -33,7 +34,7 @@ final class JsonWriter {
 
     JsonWriter name(String name) {
         separate();
-        quote(name);
+        out.append(JsonText.quote(name));
         out.append(": ");
         afterName = true;
         return this;
@@ -42,7 +43,7 @@ final class JsonWriter {
     JsonWriter value(String value) {
         separate();
         if (value == null) out.append("null");
-        else quote(value);
+        else out.append(JsonText.quote(value));
         return this;
     }
 
@@ -103,27 +104,5 @@ final class JsonWriter {
     private void newline() {
         out.append('\n');
         out.append("  ".repeat(open.size()));
-    }
-
-    private void quote(String s) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                default -> {
-                    // Controls must be escaped; U+2028/2029 too, so the text is also valid JavaScript.
-                    if (c < 0x20 || c == '\u2028' || c == '\u2029') out.append(String.format("\\u%04x", (int) c));
-                    else out.append(c);
-                }
-            }
-        }
-        out.append('"');
     }
 }
