@@ -34,6 +34,9 @@ final class TcpConnection {
     private final ByteBuffer recvHeader =
             ByteBuffer.allocateDirect(FrameHeader.BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer staging;
+    /** The header and payload buffers of one scattering read; reused. */
+    private final ByteBuffer[] scatter = new ByteBuffer[2];
+
     private final MemorySegment stagingSegment;
     private SelectionKey key;
     /** The reason of a peer's abandon frame while it is being read; null otherwise. */
@@ -213,23 +216,32 @@ final class TcpConnection {
             IncomingFrame f = recvs.peek();
             if (f == null) break;
             if (!f.headerRead) {
-                int n = read(recvHeader);
+                // The header and as much of the payload as the frame holds, in one read: a small frame then costs one
+                // system call instead of two (at 8 B over loopback the second read was a third of a call's reads).
+                ByteBuffer payload = payloadTarget(f);
+                int before = payload.position();
+                int n = read(recvHeader, payload);
                 if (n <= 0) break;
                 work += n;
                 if (recvHeader.hasRemaining()) continue;
                 recvHeader.flip();
                 FrameHeader actual = FrameHeader.decode(recvHeader);
                 recvHeader.clear();
+                int early = payload.position() - before;
                 if (actual != null && actual.isAbandon()) {
                     abandonReason = ByteBuffer.allocate((int) actual.length());
+                    abandonReason.put(
+                            payload.flip().position(before).limit(before + Math.min(early, abandonReason.capacity())));
                     readAbandonReason();
                     return work;
                 }
                 if (!f.expected.equals(actual)) throw new FrameMismatchException(peer, f.expected, actual);
                 f.headerRead = true;
-                staging.clear();
-                MemorySegment target = f.sink.directTarget();
-                if (target != null && target.byteSize() == f.expected.length()) f.direct = target.asByteBuffer();
+                if (early > 0) {
+                    f.payloadRead += early;
+                    if (f.direct != null) f.sink.delivered(f.payloadRead);
+                    else deliverWholeElements(f);
+                }
             }
             long payloadLeft = f.expected.length() - f.payloadRead;
             if (payloadLeft > 0 && f.direct != null) {
@@ -297,6 +309,38 @@ final class TcpConnection {
         if (tail > 0) MemorySegment.copy(stagingSegment, whole, stagingSegment, 0, tail);
         staging.clear();
         staging.position(tail);
+    }
+
+    /**
+     * Where the payload of {@code f}, whose header is next on the socket, is read to: the sink's memory where it takes
+     * the whole payload directly, else the staging buffer, limited to the frame so that no read takes the next frame's
+     * bytes.
+     */
+    private ByteBuffer payloadTarget(IncomingFrame f) {
+        long length = f.expected.length();
+        MemorySegment target = f.sink.directTarget();
+        if (length > 0 && target != null && target.byteSize() == length) {
+            f.direct = target.asByteBuffer();
+            return f.direct;
+        }
+        staging.clear();
+        staging.limit((int) Math.min(staging.capacity(), length));
+        return staging;
+    }
+
+    private int read(ByteBuffer header, ByteBuffer payload) throws IOException {
+        scatter[0] = header;
+        scatter[1] = payload;
+        long n;
+        try {
+            n = channel.read(scatter);
+        } catch (IOException e) {
+            throw lost("read failed: " + e.getMessage(), e);
+        } finally {
+            scatter[1] = null;
+        }
+        if (n < 0) throw lost("connection closed by the peer", null);
+        return (int) n;
     }
 
     private int read(ByteBuffer into) throws IOException {
