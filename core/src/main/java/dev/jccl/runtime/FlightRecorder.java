@@ -113,6 +113,19 @@ public final class FlightRecorder {
         RECORDED.setRelease(this, n + 1);
     }
 
+    /**
+     * The newest operation completed after no more than a short spin for its peers and moved at most a kilobyte (see
+     * {@code LowLatencyCollectives.endedAtOnce}): it took a few microseconds at most, and is recorded as lasting 0 µs
+     * without reading the clock, so durations in the dump are exact beyond a few microseconds. A clock read costs 21 ns
+     * on this machine's VM, a sixth of an 8-byte Broadcast, and such operations are most of a small-message loop.
+     */
+    void endedAtOnce() {
+        if (recorded == 0) return;
+        int i = newestSlot;
+        endNanos[i] = startNanos[i];
+        state[i] = COMPLETED;
+    }
+
     void ended(boolean completed) {
         if (recorded == 0) return; // only the recording thread writes it
         int i = newestSlot;

@@ -178,7 +178,7 @@ final class HostExecutor {
         try {
             started = lowLatency.start(ctx, op.send(), op.recv());
             if (lowLatency.tryInline(started, waiting.oversubscribed() ? 0 : INLINE_SPIN_NANOS)) {
-                end(ctx);
+                end(ctx, LowLatencyCollectives.endedAtOnce(started));
                 done.complete(null);
                 return;
             }
@@ -193,7 +193,7 @@ final class HostExecutor {
             try {
                 try {
                     lowLatency.finish(started, deadline);
-                    end(ctx);
+                    end(ctx, false);
                 } catch (JcclException | IllegalStateException e) {
                     throw failed(ctx, e);
                 }
@@ -208,12 +208,13 @@ final class HostExecutor {
     void execute(Operation op, Tuner.Choice choice) {
         OpContext ctx = begin(op, choice);
         long deadline = ctx.startNanos() + config.timeout().toNanos();
+        boolean atOnce = false;
         try {
             if (choice != null && choice.protocol() == Tuner.Protocol.LL && lowLatency != null) {
                 if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) {
                     log.trace(Log.Subsys.COLL, ctx.describe() + " OneShot/LL");
                 }
-                lowLatency.run(ctx, op.send(), op.recv(), deadline);
+                atOnce = lowLatency.run(ctx, op.send(), op.recv(), deadline);
             } else {
                 long chunk = Math.max(1, config.chunkBytes() / op.type().byteSize());
                 Schedule schedule = plans.plan(new OpRequest(
@@ -238,7 +239,7 @@ final class HostExecutor {
                 schedules.run(
                         ctx, schedule, new ScheduleExecutor.Buffers(op.send(), op.recv(), scratchSegment), deadline);
             }
-            end(ctx);
+            end(ctx, atOnce);
         } catch (JcclException | IllegalStateException e) {
             throw failed(ctx, e);
         }
@@ -271,10 +272,16 @@ final class HostExecutor {
         return ctx;
     }
 
-    /** Tells local peers that this rank has finished the operation. */
-    private void end(OpContext ctx) {
+    /**
+     * Tells local peers that this rank has finished the operation; {@code atOnce}: a small LL operation that never
+     * waited, whose end the flight recorder need not time.
+     */
+    private void end(OpContext ctx, boolean atOnce) {
         activity.completed(ctx);
-        if (recorder != null) recorder.ended(true);
+        if (recorder != null) {
+            if (atOnce) recorder.endedAtOnce();
+            else recorder.ended(true);
+        }
         if (event != null) commitEvent(ctx, "completed");
         if (board == null) return;
         if (ctx.isCollective()) {

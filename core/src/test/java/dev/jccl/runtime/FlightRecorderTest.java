@@ -85,6 +85,44 @@ class FlightRecorderTest {
         }
     }
 
+    @Test
+    void anOperationThatEndedAtOnceLastsZeroMicrosecondsAndOneThatWaitedIsTimed() throws Exception {
+        FlightRecorder r = new FlightRecorder(4, 0, 2, "host:pid 7", 0xabcL);
+        long start = System.nanoTime() - 5_000_000;
+        r.started(new OpContext(Collective.BROADCAST, 2, DataType.FLOAT32, null, 0, 0, start), null);
+        r.endedAtOnce();
+        r.started(new OpContext(Collective.BROADCAST, 2, DataType.FLOAT32, null, 0, 1, start), null);
+        r.ended(true);
+        String json = r.toJson(null);
+        assertEquals(
+                List.of("completed", "completed"),
+                operations(json).stream().map(o -> o[3]).toList(),
+                json);
+        List<Long> durations = durations(json);
+        assertEquals(0, durations.get(0), json);
+        assertTrue(durations.get(1) >= 5000, json);
+    }
+
+    /**
+     * The shortcut of {@link FlightRecorder#endedAtOnce} must not hide a real wait: an 8-byte AllReduce whose peer
+     * comes 50 ms late is recorded as lasting about that long on the rank that waited.
+     */
+    @Test
+    void aSmallOperationThatWaitedForALatePeerIsTimed() throws Exception {
+        Config config = keeping(16).build();
+        List<Object> results = TestRanks.run(2, config, (rank, c) -> {
+            float[] x = new float[2];
+            c.allReduce(x, ReduceOp.SUM);
+            if (rank == 1) Thread.sleep(50);
+            c.allReduce(x, ReduceOp.SUM);
+            return c.dumpTrace(dir.resolve("late" + rank + ".json"));
+        });
+        String json = Files.readString(assertInstanceOf(Path.class, results.get(0)));
+        List<Long> durations = durations(json);
+        assertEquals(2, durations.size(), json);
+        assertTrue(durations.get(1) >= 30_000, "rank 0 waited 50 ms for rank 1: " + json);
+    }
+
     /**
      * The VM suspends threads with SIGUSR2 for JDK Flight Recorder's sampler; a trace handler on that signal took it
      * from the VM, so under JFR every sample became a trace dump and JFR sampled almost nothing. With a communicator
@@ -215,6 +253,13 @@ class FlightRecorderTest {
     }
 
     /** index, op, seq, state of each operation in a dump. */
+    private static List<Long> durations(String json) {
+        Matcher m = Pattern.compile("\"durationMicros\": (\\d+)").matcher(json);
+        List<Long> d = new java.util.ArrayList<>();
+        while (m.find()) d.add(Long.parseLong(m.group(1)));
+        return d;
+    }
+
     private static List<String[]> operations(String json) {
         Matcher m = OPERATION.matcher(json);
         List<String[]> ops = new java.util.ArrayList<>();
