@@ -178,7 +178,7 @@ final class HostExecutor {
         try {
             started = lowLatency.start(ctx, op.send(), op.recv());
             if (lowLatency.tryInline(started, waiting.oversubscribed() ? 0 : INLINE_SPIN_NANOS)) {
-                end(ctx, LowLatencyCollectives.endedAtOnce(started));
+                end(ctx, started.endedAtOnce());
                 done.complete(null);
                 return;
             }

@@ -82,20 +82,11 @@ final class LowLatencyCollectives {
         this.shortWaitRounds = policy.spinNanos() > 0 ? SHORT_WAIT_SPINS : 1;
     }
 
-    /** Runs one operation to its end on this thread; true if it never had to wait ({@link #endedAtOnce}). */
+    /** Runs one operation to its end on this thread; true if it {@link Operation#endedAtOnce ended at once}. */
     boolean run(OpContext ctx, MemorySegment send, MemorySegment recv, long deadlineNanos) {
         Operation op = start(ctx, send, recv);
         finish(op, deadlineNanos);
-        return endedAtOnce(op);
-    }
-
-    /**
-     * True if {@code op}, finished, published at most {@link #AT_ONCE_MAX_BYTES} and never waited longer than
-     * {@link #SHORT_WAIT_SPINS} idle rounds: it then took a few microseconds at most, and the flight recorder need not
-     * time its end (see {@link FlightRecorder#endedAtOnce}).
-     */
-    static boolean endedAtOnce(Operation op) {
-        return !op.waited && op.stream <= AT_ONCE_MAX_BYTES;
+        return op.endedAtOnce();
     }
 
     /**
@@ -205,9 +196,10 @@ final class LowLatencyCollectives {
 
         private long awaitedChunk;
         /**
-         * Whether this rank waited longer than {@link #SHORT_WAIT_SPINS} idle rounds at some point of the operation.
+         * Whether this rank waited beyond a short spin at some point of the operation: {@link #SHORT_WAIT_SPINS} idle
+         * rounds, or any idle round of {@link #finish} where ranks share CPUs.
          */
-        boolean waited;
+        private boolean waited;
 
         private long published;
         /** Reduce mode: chunks of every stream done. */
@@ -275,6 +267,15 @@ final class LowLatencyCollectives {
         /** Bytes in chunk {@code j} of a stream. */
         private long length(long j) {
             return Math.min(slot, stream - j * slot);
+        }
+
+        /**
+         * True if this operation, finished, published at most {@link #AT_ONCE_MAX_BYTES} and never waited beyond a
+         * short spin: it then took a few microseconds at most, and the flight recorder need not time its end (see
+         * {@link FlightRecorder#endedAtOnce}).
+         */
+        boolean endedAtOnce() {
+            return !waited && stream <= AT_ONCE_MAX_BYTES;
         }
 
         /** True once this rank has published all it publishes and read all it reads. */
