@@ -13,8 +13,8 @@ package dev.jccl.plan;
  *   <tr><td>AllReduce</td><td>{@link OneShotAllReduce one-shot}</td><td>m + 1</td></tr>
  *   <tr><td>AllReduce</td><td>{@link HierarchicalAllReduce hierarchical} (L ranks on each of H hosts)</td>
  *       <td>(2(L-1) + 2(H-1))·s</td></tr>
- *   <tr><td>AllReduce</td><td>{@link TreeAllReduce tree} (two binomial trees, half the data each)</td>
- *       <td>2⌈log2 P⌉</td></tr>
+ *   <tr><td>AllReduce</td><td>{@link TreeAllReduce tree} (two trees, half the data each: binomial for one piece;
+ *       else binary, pipelined in k pieces, height D ≤ ⌈log2 P⌉)</td><td>2⌈log2 P⌉; k + 2D − 1</td></tr>
  *   <tr><td>AllReduce</td><td>{@link RecursiveDoublingAllReduce recursive doubling} (p2: largest power of two ≤ P;
  *       +2 when P is not one, +1 where a last copy or AVG's division is left)</td><td>log2 p2</td></tr>
  *   <tr><td>AllReduce</td><td>{@link RabenseifnerAllReduce Rabenseifner} (+2 when P is not a power of two)</td>

@@ -40,7 +40,10 @@ public final class Tuner {
         RING("Ring"),
         ONE_SHOT("OneShot"),
         HIERARCHICAL("Hierarchical"),
-        /** Binomial trees: Broadcast, Reduce, and AllReduce over two trees with half the data each. */
+        /**
+         * Trees: binomial for Broadcast and Reduce; AllReduce over two trees with half the data each, pipelined binary
+         * trees (NCCL's double binary tree) for messages of several pieces, binomial ones below.
+         */
         TREE("Tree"),
         /** Recursive doubling AllReduce (for AllGather, see {@link #BRUCK}, which generalises it to any rank count). */
         RECURSIVE_DOUBLING("RecursiveDoubling"),
@@ -127,6 +130,9 @@ public final class Tuner {
     private final Link net;
     private final Set<Algorithm> algorithms;
     private final Set<Protocol> protocols;
+    /** Where {@link TreeAllReduce}'s binary trees over these ranks cross hosts. */
+    private final TreeLinks treeLinks;
+
     private final List<String> warnings = new ArrayList<>();
 
     /**
@@ -187,6 +193,7 @@ public final class Tuner {
         this.oversubscribed = oversubscribed;
         this.hostCount = hosts == null ? 1 : hosts.hosts();
         this.perHost = hosts == null ? nRanks : hosts.maxLocalSize();
+        this.treeLinks = TreeLinks.of(Math.max(1, nRanks), hosts);
         // Between hosts the network; inside a host shared memory, unless the ranks talk over sockets only.
         this.intra = anyNetwork && hostCount == 1 ? net : shm;
         this.algorithms = parse(
@@ -340,7 +347,7 @@ public final class Tuner {
                     + n * perRank / (calibration.llGbPerSecond() * 1e3);
         }
         if (a == Algorithm.RING) return ring(c, perRank, total);
-        return logarithmic(c, a, n, perRank, total);
+        return logarithmic(c, a, n, perRank, total, count, elementBytes);
     }
 
     /**
@@ -380,6 +387,25 @@ public final class Tuner {
         long distance = 1L << j;
         if (!crosses(distance)) return round(false, bytes, 1);
         return round(true, bytes, down && distance >= perHost ? perHost : trees);
+    }
+
+    /**
+     * The pipelined double binary tree ({@link TreeAllReduce}), {@code pieces} per half of {@code piece} bytes each.
+     * Filling and draining the pipeline, a piece passes every depth up and back down, a step per depth, at that depth's
+     * link (across hosts where an edge of that depth crosses), and a rank takes two children's pieces at once. Once it
+     * runs, each further piece costs the busiest port's step: a rank sends and receives four pieces a step (up and down
+     * the tree it is inner in, up or down the one it is a leaf of) and combines two, and a host's link carries a piece
+     * each way for every tree edge that leaves the host ({@link TreeLinks}). Checked against {@code jccl sim}.
+     */
+    private double pipelinedTree(long pieces, double piece) {
+        double combine = reduce(2 * piece);
+        double fill = 0;
+        for (int depth = 1; depth <= treeLinks.height(); depth++) {
+            fill += 2 * (round(treeLinks.crossesAtDepth()[depth], 1.5 * piece, 1) + combine);
+        }
+        double inside = round(false, 4 * piece, 1);
+        double across = treeLinks.edgesPerHost() > 0 ? round(true, piece, treeLinks.edgesPerHost()) : 0;
+        return fill + (pieces - 1) * (Math.max(inside, across) + combine);
     }
 
     /** Indices below {@code n} with bit {@code d} (a power of two) set: the blocks a Bruck AllToAll round moves. */
@@ -436,7 +462,8 @@ public final class Tuner {
      * partners are on different hosts pays the network, shared by the ranks of a host that send across. NaN where
      * {@code a} has no schedule for {@code c}. Every count is the busiest rank's.
      */
-    private double logarithmic(Collective c, Algorithm a, int n, double perRank, double total) {
+    private double logarithmic(
+            Collective c, Algorithm a, int n, double perRank, double total, long count, int elementBytes) {
         int powerOfTwo = Integer.highestOneBit(n);
         int log2 = Integer.numberOfTrailingZeros(powerOfTwo);
         int ceilLog2 = 32 - Integer.numberOfLeadingZeros(n - 1);
@@ -456,7 +483,10 @@ public final class Tuner {
             return t + fold + reduce(perRank * (powerOfTwo - 1) / powerOfTwo + (fold > 0 ? perRank : 0));
         }
         if (c == Collective.ALL_REDUCE && a == Algorithm.TREE) {
-            // Up then down both trees, a half in each per step (a rank's two trees overlap).
+            long halfCount = Math.ceilDiv(count, 2);
+            long pieces = TreeAllReduce.pieces(halfCount, Math.max(1, chunkBytes / elementBytes));
+            if (pieces > 1) return pipelinedTree(pieces, perRank / 2 / pieces);
+            // One piece: up then down two binomial trees, a half in each per step (a rank's two trees overlap).
             for (int j = 0; j < ceilLog2; j++) {
                 t += treeRound(j, perRank / 2, 2, false) + treeRound(j, perRank / 2, 2, true);
             }

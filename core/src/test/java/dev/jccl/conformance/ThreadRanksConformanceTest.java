@@ -94,6 +94,27 @@ class ThreadRanksConformanceTest {
         return out.stream();
     }
 
+    /**
+     * The pipelined tree AllReduce on real transports: with a 16 KiB buffer (4 KiB chunks), the 64 KiB AllReduce of the
+     * quick plan runs each half in 128 pieces through both binary trees, where the default chunk leaves every size of
+     * that plan one piece (the binomial trees).
+     */
+    @ParameterizedTest(name = "{0} thread ranks over {1}, pipelined trees")
+    @CsvSource({"5,SHM", "8,SHM", "5,TCP"})
+    void thePipelinedTreesConform(int size, Link link) {
+        Config config = link.config(Duration.ofSeconds(60)).toBuilder()
+                .algo("Tree")
+                .proto("Simple")
+                .buffSize(16 << 10)
+                .build();
+        List<List<String>> results = ThreadRanks.run(
+                size,
+                config,
+                Duration.ofMinutes(6),
+                c -> ConformanceBody.run(c, ConformanceBody.Plan.QUICK, line -> {}));
+        assertTrue(ThreadRanks.allPassed(results), () -> ThreadRanks.report(results));
+    }
+
     /** Whatever the tuner would pick, each algorithm × protocol must be right at every size it can run. */
     @ParameterizedTest(name = "{0} thread ranks over {1}, JCCL_ALGO={2} JCCL_PROTO={3}")
     @MethodSource("forcedChoices")

@@ -94,12 +94,33 @@ class AlgorithmConformanceTest {
         assertEquals(2 * 31, steps(Collective.ALL_REDUCE, Tuner.Algorithm.RING, 32));
     }
 
+    /**
+     * A tree AllReduce of several pieces pipelines them: a piece a step once the trees are full, after the 2·height
+     * steps a piece takes up and down, where the unpipelined trees needed 2·⌈log2 size⌉ steps per piece.
+     */
+    @Test
+    void theTreePipelinesItsPieces() {
+        // 1000 elements, chunks of 64: halves of 500 in pieces of at least 64 / 16 = 4 elements, 125 of them.
+        assertEquals(125, TreeAllReduce.pieces(500, 64));
+        assertEquals(125 + 2 * 5 - 1, steps(Collective.ALL_REDUCE, Tuner.Algorithm.TREE, 32, 1000, 64));
+        assertEquals(125 + 2 * 4 - 1, steps(Collective.ALL_REDUCE, Tuner.Algorithm.TREE, 9, 1000, 64));
+        // No more than MAX_PIECES unless the chunk forces more; pieces within a chunk.
+        assertEquals(TreeAllReduce.MAX_PIECES, TreeAllReduce.pieces(1 << 20, 1 << 16));
+        assertEquals(1 << 10, TreeAllReduce.pieces(1 << 20, 1 << 10));
+        // A half of at most a sixteenth of a chunk is one piece: the binomial trees.
+        assertEquals(1, TreeAllReduce.pieces(4096, 65536));
+    }
+
     /** The most steps any rank's schedule has, for 8 elements in one chunk. */
     private static int steps(Collective c, Tuner.Algorithm algorithm, int size) {
+        return steps(c, algorithm, size, 8, 1 << 20);
+    }
+
+    private static int steps(Collective c, Tuner.Algorithm algorithm, int size, int count, long chunk) {
         int root = c == Collective.BROADCAST || c == Collective.REDUCE ? 0 : -1;
         ReduceOp op = c == Collective.ALL_REDUCE || c == Collective.REDUCE ? ReduceOp.SUM : null;
         int most = 0;
-        for (Schedule s : new OperationRun(c, size, 8, 1 << 20, op, root, false, algorithm).plan()) {
+        for (Schedule s : new OperationRun(c, size, count, chunk, op, root, false, algorithm).plan()) {
             most = Math.max(most, s.steps().size());
         }
         return most;
