@@ -6,6 +6,7 @@
 #   bench/validate-sim.sh --only local|hosts   one part
 #   bench/validate-sim.sh --calibration FILE   use FILE instead of measuring (jccl perf --calibrate writes one)
 #   bench/validate-sim.sh --rate 4gbit         the two hosts' link, shaped with tbf (default 4gbit)
+#   bench/validate-sim.sh --algos "Tree Ring"  only these algorithms (default: every one the machine can run)
 #
 # Measures `jccl perf all_reduce` (float32, sum, -z 2, out of place) for every algorithm forced with JCCL_ALGO
 # (protocol Simple: the simulator models the schedules, not the LL outbox), sizes 4 B to 64 MiB x8, and runs
@@ -22,12 +23,14 @@ nps="2 3 4 5 6 7 8"
 only=""
 calibration=""
 rate="4gbit"
+algos_only=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --np) nps="${2:?--np needs rank counts}"; shift ;;
     --only) only="${2:?--only needs local or hosts}"; shift ;;
     --calibration) calibration="${2:?--calibration needs a file}"; shift ;;
     --rate) rate="${2:?--rate needs a tc rate such as 4gbit}"; shift ;;
+    --algos) algos_only="${2:?--algos needs algorithm names such as Tree}"; shift ;;
     -h|--help) print_help "$0"; exit 0 ;;
     *) unknown_argument bench/validate-sim.sh "$1" ;;
   esac
@@ -108,7 +111,7 @@ if [[ -z "$only" || "$only" == local ]]; then
   for np in $nps; do
     dir="$out/local-np$np"
     mkdir -p "$dir"
-    for algo in Ring OneShot Tree RecursiveDoubling Rabenseifner; do
+    for algo in ${algos_only:-Ring OneShot Tree RecursiveDoubling Rabenseifner}; do
       say "np $np, JCCL_ALGO=$algo"
       : > "$dir/$algo.measured"
       for sweep in "${sweeps[@]}"; do
@@ -148,6 +151,7 @@ print(float(m.group(1)) * scale / 8)")"
     mkdir -p "$dir"
     algos="Ring OneShot Tree RecursiveDoubling Rabenseifner"
     [[ $per_host -gt 1 ]] && algos="$algos Hierarchical"
+    [[ -n "$algos_only" ]] && algos="$algos_only"
     for algo in $algos; do
       say "2 hosts x $per_host, JCCL_ALGO=$algo, link $rate"
       : > "$dir/$algo.measured"
