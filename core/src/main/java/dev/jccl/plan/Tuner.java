@@ -392,10 +392,12 @@ public final class Tuner {
     /**
      * The pipelined double binary tree ({@link TreeAllReduce}), {@code pieces} per half of {@code piece} bytes each.
      * Filling and draining the pipeline, a piece passes every depth up and back down, a step per depth, at that depth's
-     * link (across hosts where an edge of that depth crosses), and a rank takes two children's pieces at once. Once it
-     * runs, each further piece costs the busiest port's step: a rank sends and receives four pieces a step (up and down
-     * the tree it is inner in, up or down the one it is a leaf of) and combines two, and a host's link carries a piece
-     * each way for every tree edge that leaves the host ({@link TreeLinks}). Checked against {@code jccl sim}.
+     * link (across hosts where an edge of that depth crosses), a step carrying a piece and a half on the busiest port
+     * (an inner rank takes its two children's pieces at once, a leaf's port has one; 1 and 2 put the estimate at 0.8
+     * and 1.47 of the simulator's times where the fill dominates, 1.5 within 0.98-1.27 throughout). Once it runs, each
+     * further piece costs the busiest port's step: a rank sends and receives four pieces a step (up and down the tree
+     * it is inner in, up or down the one it is a leaf of) and combines two, and a host's link carries a piece each way
+     * for every tree edge that leaves the host ({@link TreeLinks}). Checked against {@code jccl sim}.
      */
     private double pipelinedTree(long pieces, double piece) {
         double combine = reduce(2 * piece);
