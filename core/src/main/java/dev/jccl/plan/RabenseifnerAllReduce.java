@@ -8,12 +8,13 @@ import dev.jccl.ReduceOp;
  * of MPICH and Open MPI, and on many ranks the large one too. Rank counts that are not a power of two {@link Fold fold}
  * first (two more steps, the whole input each).
  *
- * <p>The input is cut into p2 blocks. Halving round j pairs virtual ranks that differ in bit {@code log2(p2)−1−j}: of
- * the blocks a rank is still reducing, it keeps the half its bit selects and sends the other half, and combines the
- * half it receives into RECV. Kept and sent halves are disjoint, so RECV can take the result while the other half
- * leaves; the first round reads SEND (RECV for a rank that folded a pair's input into it). After log2(p2) rounds
- * virtual rank v holds block v reduced (AVG divides it there); doubling round j then swaps the aligned group of 2^j
- * blocks each partner holds, until every rank has them all.
+ * <p>The input is cut into p2 blocks, spread so that any aligned run of them holds its share of the elements (see
+ * {@link Spread}). Halving round j pairs virtual ranks that differ in bit {@code log2(p2)−1−j}: of the blocks a rank is
+ * still reducing, it keeps the half its bit selects and sends the other half, and combines the half it receives into
+ * RECV. Kept and sent halves are disjoint, so RECV can take the result while the other half leaves; the first round
+ * reads SEND (RECV for a rank that folded a pair's input into it). After log2(p2) rounds virtual rank v holds block v
+ * reduced (AVG divides it there); doubling round j then swaps the aligned group of 2^j blocks each partner holds, until
+ * every rank has them all.
  */
 final class RabenseifnerAllReduce {
     private RabenseifnerAllReduce() {}
@@ -28,7 +29,7 @@ final class RabenseifnerAllReduce {
         Region all = Region.recv(0, n);
         BufferRole held = fold.handOver(b, all, last);
         if (held == null) return;
-        Pieces blocks = new Pieces(n, fold.powerOfTwo());
+        Spread blocks = new Spread(n, fold.powerOfTwo());
         int v = fold.virtualRank();
         int lo = 0;
         int hi = fold.powerOfTwo();
@@ -61,8 +62,21 @@ final class RabenseifnerAllReduce {
     }
 
     /** Blocks {@code from} (inclusive) to {@code to} (exclusive) of RECV. */
-    private static Region blocks(Pieces blocks, int from, int to) {
+    private static Region blocks(Spread blocks, int from, int to) {
         long start = blocks.offset(from);
         return Region.recv(start, blocks.offset(to) - start);
+    }
+
+    /**
+     * {@code total} elements cut into {@code count} blocks with block i starting at ⌊i·total/count⌋: every aligned run
+     * of blocks, and so every half a round sends, holds its share of the elements to within one. Cutting as
+     * {@link Pieces} does (the first {@code total % count} blocks one longer) put all of a message smaller than the
+     * rank count in the low blocks: each halving round then moved every element one way, and at 4096 ranks on 32 hosts
+     * a 4 KiB AllReduce took 1245 µs in {@code jccl sim} against the 548 the tuner counts for even halves.
+     */
+    record Spread(long total, int count) {
+        long offset(int i) {
+            return i * (total / count) + i * (total % count) / count;
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.jccl.plan;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jccl.ReduceOp;
 import java.util.ArrayList;
@@ -109,6 +110,49 @@ class AlgorithmConformanceTest {
         assertEquals(1 << 10, TreeAllReduce.pieces(1 << 20, 1 << 10));
         // A half of at most a sixteenth of a chunk is one piece: the binomial trees.
         assertEquals(1, TreeAllReduce.pieces(4096, 65536));
+    }
+
+    /**
+     * Rabenseifner's halving rounds split what a pair holds evenly even when there are fewer elements than ranks: each
+     * rank sends within one element of what it receives. (Blocks cut with the remainder in the first ones put a small
+     * message wholly in the low half, so every round moved all of it one way.)
+     */
+    @Test
+    void rabenseifnersHalvesAreEvenWithFewerElementsThanRanks() {
+        for (int size : new int[] {16, 32}) {
+            for (int count : new int[] {5, 13, 31}) {
+                OperationRun run = new OperationRun(
+                        Collective.ALL_REDUCE,
+                        size,
+                        count,
+                        1 << 20,
+                        ReduceOp.SUM,
+                        -1,
+                        false,
+                        Tuner.Algorithm.RABENSEIFNER);
+                List<Schedule> schedules = run.plan();
+                int rounds = Integer.numberOfTrailingZeros(size);
+                for (int rank = 0; rank < size; rank++) {
+                    for (int step = 0; step < rounds; step++) {
+                        long sent = 0;
+                        long received = 0;
+                        for (Action a : schedules.get(rank).steps().get(step).actions()) {
+                            switch (a) {
+                                case Action.Send send -> sent += send.from().count();
+                                case Action.Receive receive ->
+                                    received += receive.into().count();
+                                default -> {}
+                            }
+                        }
+                        assertTrue(
+                                Math.abs(sent - received) <= 1,
+                                size + " ranks, " + count + " elements, rank " + rank + " step " + step + ": sends "
+                                        + sent + ", receives " + received);
+                    }
+                }
+                run.check(schedules);
+            }
+        }
     }
 
     /** The most steps any rank's schedule has, for 8 elements in one chunk. */
