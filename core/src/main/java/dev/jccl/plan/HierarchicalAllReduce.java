@@ -23,9 +23,11 @@ import dev.jccl.ReduceOp;
  * local all-gather, k = 0 .. L-2:       block (i+1-k) out, block (i-k) in, both RECV
  * </pre>
  *
- * Every transfer of a block is sent as its H pieces, in order, in the same step. The result is reduced once per
- * element, by one rank, and copied to the others, so every rank gets the same bits. In place is safe for the reasons
- * {@link RingAllReduce} gives, level by level.
+ * Inside a host a block moves whole (cut only where it is longer than a chunk): sent as its H pieces, as it once was,
+ * every local step paid H messages' overhead, 32 a step on 32 hosts, which made the local phases 3.3 ms of a 4.1 ms 32
+ * KiB AllReduce on 32 hosts of 128 ranks in {@code jccl sim}. The result is reduced once per element, by one rank, and
+ * copied to the others, so every rank gets the same bits. In place is safe for the reasons {@link RingAllReduce} gives,
+ * level by level.
  */
 final class HierarchicalAllReduce {
     private HierarchicalAllReduce() {}
@@ -56,10 +58,8 @@ final class HierarchicalAllReduce {
             for (int k = 0; k < local - 1; k++, step++) {
                 int out = Math.floorMod(index - k, local);
                 int in = Math.floorMod(index - k - 1, local);
-                for (int p = 0; p < hosts; p++) {
-                    b.send(step, localNext, grid.piece(k == 0 ? BufferRole.SEND : BufferRole.RECV, out, p));
-                    b.receive(step, localPrev, grid.piece(BufferRole.RECV, in, p), grid.piece(BufferRole.SEND, in, p));
-                }
+                b.sendAll(step, localNext, grid.block(k == 0 ? BufferRole.SEND : BufferRole.RECV, out));
+                b.receiveAll(step, localPrev, grid.block(BufferRole.RECV, in), grid.block(BufferRole.SEND, in));
             }
             int block = Math.floorMod(index + 1, local);
             for (int k = 0; k < hosts - 1; k++, step++) {
@@ -77,10 +77,8 @@ final class HierarchicalAllReduce {
             for (int k = 0; k < local - 1; k++, step++) {
                 int out = Math.floorMod(index + 1 - k, local);
                 int in = Math.floorMod(index - k, local);
-                for (int p = 0; p < hosts; p++) {
-                    b.send(step, localNext, grid.piece(BufferRole.RECV, out, p));
-                    b.receive(step, localPrev, grid.piece(BufferRole.RECV, in, p), null);
-                }
+                b.sendAll(step, localNext, grid.block(BufferRole.RECV, out));
+                b.receiveAll(step, localPrev, grid.block(BufferRole.RECV, in), null);
             }
         }
     }
@@ -90,13 +88,18 @@ final class HierarchicalAllReduce {
      * {@code ceil(block / hosts)}; trailing ones may be short or empty.
      */
     private record Grid(long sliceOffset, long sliceLength, int local, int hosts) {
-        Region piece(BufferRole role, int block, int piece) {
+        /** A whole block, its pieces side by side. */
+        Region block(BufferRole role, int block) {
             long blockLength = Math.ceilDiv(sliceLength, local);
             long blockStart = Math.min(block * blockLength, sliceLength);
-            long thisBlock = Math.min(blockLength, sliceLength - blockStart);
-            long pieceLength = Math.ceilDiv(thisBlock, hosts);
-            long start = Math.min(piece * pieceLength, thisBlock);
-            return new Region(role, sliceOffset + blockStart + start, Math.min(pieceLength, thisBlock - start));
+            return new Region(role, sliceOffset + blockStart, Math.min(blockLength, sliceLength - blockStart));
+        }
+
+        Region piece(BufferRole role, int block, int piece) {
+            Region whole = block(role, block);
+            long pieceLength = Math.ceilDiv(whole.count(), hosts);
+            long start = Math.min(piece * pieceLength, whole.count());
+            return whole.slice(start, Math.min(pieceLength, whole.count() - start));
         }
     }
 }

@@ -22,6 +22,44 @@ class HierarchicalAllReduceTest {
             List.of("a", "a", "a", "b", "b", "b"),
             List.of("a", "b", "c", "a", "b", "c", "a", "b", "c"));
 
+    /**
+     * Inside a host a block moves as one message where it fits a chunk: 4 hosts × 4 ranks, 64 elements, so each local
+     * step of the reduce-scatter and all-gather sends one block of 4 and each network step one piece of 1. (It was sent
+     * as its 4 pieces, a message per host, which on 32 hosts made the local phases most of a mid-size AllReduce.)
+     */
+    @Test
+    void aHostsRanksPassEachOtherWholeBlocks() {
+        HostGroups hosts = HostGroups.evenly(4, 4);
+        Schedule s = Planner.plan(
+                new OpRequest(
+                        Collective.ALL_REDUCE,
+                        5,
+                        16,
+                        64,
+                        ReduceOp.SUM,
+                        -1,
+                        -1,
+                        false,
+                        1 << 20,
+                        Tuner.Algorithm.HIERARCHICAL),
+                hosts);
+        List<Long> sends = new ArrayList<>();
+        for (Step step : s.steps()) {
+            long sent = 0;
+            int messages = 0;
+            for (Action a : step.actions()) {
+                if (a instanceof Action.Send send) {
+                    sent += send.from().count();
+                    messages++;
+                }
+            }
+            assertEquals(1, messages, "one message a step: " + s.steps());
+            sends.add(sent);
+        }
+        // 3 local steps of a block of 16, 3 + 3 network steps of a piece of 4, 3 local steps of a block of 16.
+        assertEquals(List.of(16L, 16L, 16L, 4L, 4L, 4L, 4L, 4L, 4L, 16L, 16L, 16L), sends);
+    }
+
     @Test
     void matchesTheReferenceOnEveryLayout() {
         int runs = 0;
