@@ -73,11 +73,7 @@ final class BinaryTree {
         }
     }
 
-    /** The depth of a tree over {@code size} ranks: the most edges between the root and a leaf. */
-    static int height(int size) {
-        return new BinaryTree(size, Layout.IDENTITY).height();
-    }
-
+    /** The depth of the tree: the most edges between the root and a leaf. */
     int height() {
         return height;
     }

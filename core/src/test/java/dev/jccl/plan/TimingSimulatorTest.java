@@ -22,10 +22,30 @@ class TimingSimulatorTest {
     private static final Level UNIT = new Level(1, 1, 0);
 
     private static double micros(Machine m, Collective c, Tuner.Algorithm a, long count) {
+        return micros(m, c, a, count, 1 << 30);
+    }
+
+    /** As above with chunks of {@code chunkBytes}, which the pipelined schedules cut their pieces from. */
+    private static double micros(Machine m, Collective c, Tuner.Algorithm a, long count, long chunkBytes) {
         ReduceOp op = c == Collective.ALL_REDUCE || c == Collective.REDUCE ? ReduceOp.SUM : null;
         int root = c == Collective.BROADCAST || c == Collective.REDUCE ? 0 : -1;
-        return TimingSimulator.simulate(m, c, a, count, DataType.FLOAT32, op, root, 1 << 30)
+        return TimingSimulator.simulate(m, c, a, count, DataType.FLOAT32, op, root, chunkBytes)
                 .micros();
+    }
+
+    /**
+     * That {@code t}'s estimate of {@code a} on {@code count} float32 elements lies strictly between {@code low} and
+     * {@code high} times the simulated time of the real schedules (chunks of 1 MiB, the tuner's default).
+     */
+    private static void assertEstimateFollowsSimulator(
+            Machine m, Tuner t, Collective c, Tuner.Algorithm a, long count, double low, double high) {
+        double simulated = micros(m, c, a, count, 1 << 20);
+        double estimated = t.estimateMicros(c, a, Tuner.Protocol.SIMPLE, count, DataType.FLOAT32);
+        double ratio = estimated / simulated;
+        assertTrue(
+                ratio > low && ratio < high,
+                m + ", " + a + ", " + count + " elements: estimated " + estimated + " µs, simulated " + simulated
+                        + " µs");
     }
 
     @Test
@@ -112,27 +132,8 @@ class TimingSimulatorTest {
         Machine m = new Machine(8, 8, Level.ofStep(1.5, 6), Level.ofStep(12, 2.5), 16);
         Tuner t = new Tuner(m.ranks(), m.hostGroups(), false, true, false, null, "Simple");
         for (long bytes : new long[] {8, 64 << 10, 1 << 20}) {
-            long count = bytes / 4;
-            double simulated = TimingSimulator.simulate(
-                            m,
-                            Collective.ALL_TO_ALL,
-                            Tuner.Algorithm.HIERARCHICAL,
-                            count,
-                            DataType.FLOAT32,
-                            null,
-                            -1,
-                            1 << 20)
-                    .micros();
-            double estimated = t.estimateMicros(
-                    Collective.ALL_TO_ALL,
-                    Tuner.Algorithm.HIERARCHICAL,
-                    Tuner.Protocol.SIMPLE,
-                    count,
-                    DataType.FLOAT32);
-            double ratio = estimated / simulated;
-            assertTrue(
-                    ratio > 0.8 && ratio < 1.25,
-                    bytes + " B a block: estimated " + estimated + " µs, simulated " + simulated + " µs");
+            assertEstimateFollowsSimulator(
+                    m, t, Collective.ALL_TO_ALL, Tuner.Algorithm.HIERARCHICAL, bytes / 4, 0.8, 1.25);
         }
     }
 
@@ -148,23 +149,7 @@ class TimingSimulatorTest {
         for (Machine m : new Machine[] {new Machine(8, 8, shm, network, 16), new Machine(64, 8, shm, network, 16)}) {
             Tuner t = new Tuner(m.ranks(), m.hostGroups(), false, true, false, null, "Simple");
             for (long bytes : new long[] {256 << 10, 2 << 20, 16 << 20}) {
-                long count = bytes / 4;
-                double simulated = TimingSimulator.simulate(
-                                m,
-                                Collective.ALL_REDUCE,
-                                Tuner.Algorithm.TREE,
-                                count,
-                                DataType.FLOAT32,
-                                ReduceOp.SUM,
-                                -1,
-                                1 << 20)
-                        .micros();
-                double estimated = t.estimateMicros(
-                        Collective.ALL_REDUCE, Tuner.Algorithm.TREE, Tuner.Protocol.SIMPLE, count, DataType.FLOAT32);
-                double ratio = estimated / simulated;
-                assertTrue(
-                        ratio > 0.8 && ratio < 1.25,
-                        m + ", " + bytes + " B: estimated " + estimated + " µs, simulated " + simulated + " µs");
+                assertEstimateFollowsSimulator(m, t, Collective.ALL_REDUCE, Tuner.Algorithm.TREE, bytes / 4, 0.8, 1.25);
             }
         }
         Machine many = new Machine(64, 8, shm, network, 16);
@@ -173,22 +158,11 @@ class TimingSimulatorTest {
         assertEquals(
                 Tuner.Algorithm.TREE,
                 t.choose(Collective.ALL_REDUCE, count, DataType.FLOAT32).algorithm());
-        double tree = TimingSimulator.simulate(
-                        many,
-                        Collective.ALL_REDUCE,
-                        Tuner.Algorithm.TREE,
-                        count,
-                        DataType.FLOAT32,
-                        ReduceOp.SUM,
-                        -1,
-                        1 << 20)
-                .micros();
+        double tree = micros(many, Collective.ALL_REDUCE, Tuner.Algorithm.TREE, count, 1 << 20);
         for (Tuner.Algorithm other :
                 new Tuner.Algorithm[] {Tuner.Algorithm.RING, Tuner.Algorithm.HIERARCHICAL, Tuner.Algorithm.RABENSEIFNER
                 }) {
-            double us = TimingSimulator.simulate(
-                            many, Collective.ALL_REDUCE, other, count, DataType.FLOAT32, ReduceOp.SUM, -1, 1 << 20)
-                    .micros();
+            double us = micros(many, Collective.ALL_REDUCE, other, count, 1 << 20);
             assertTrue(tree * 1.4 < us, "tree " + tree + " µs against " + other + " " + us + " µs");
         }
     }
@@ -210,14 +184,8 @@ class TimingSimulatorTest {
         }) {
             Tuner t = new Tuner(m.ranks(), m.hostGroups(), false, true, false, null, "Simple");
             for (long bytes = 4 << 10; bytes <= 1 << 20; bytes *= 4) {
-                long count = bytes / 4 / m.ranks();
-                double simulated = micros(m, Collective.ALL_TO_ALL, Tuner.Algorithm.BRUCK, count);
-                double estimated = t.estimateMicros(
-                        Collective.ALL_TO_ALL, Tuner.Algorithm.BRUCK, Tuner.Protocol.SIMPLE, count, DataType.FLOAT32);
-                double ratio = estimated / simulated;
-                assertTrue(
-                        ratio > 0.75 && ratio < 1.1,
-                        m + ", " + bytes + " B: estimated " + estimated + " µs, simulated " + simulated + " µs");
+                assertEstimateFollowsSimulator(
+                        m, t, Collective.ALL_TO_ALL, Tuner.Algorithm.BRUCK, bytes / 4 / m.ranks(), 0.75, 1.1);
             }
         }
         Machine m = new Machine(4, 16, shm, network, 16);
