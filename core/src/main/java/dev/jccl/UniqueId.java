@@ -61,6 +61,37 @@ public final class UniqueId {
         }
     }
 
+    /**
+     * A new id for a rank 0 that runs in another process (a launcher's child, a test's worker JVM), which binds the
+     * port itself some time later. The port comes from below the kernel's ephemeral range
+     * ({@code /proc/sys/net/ipv4/ip_local_port_range}), so that no outgoing connection and no listener on port 0 in
+     * between can take it: a port from {@link #create} is ephemeral, and a loaded host handed one such port to another
+     * process's connection in the second it stood free, so rank 0 failed with "Address already in use". The port is
+     * checked free here and released. Where the ephemeral range starts too low to leave room, this falls back to an
+     * ephemeral port.
+     */
+    public static UniqueId createForAnotherProcess(Config config) {
+        InetAddress address = InterfaceSelector.select(config.socketIfname()).address();
+        byte[] secret = new byte[16];
+        RANDOM.nextBytes(secret);
+        int ephemeralStart = EphemeralPorts.firstEphemeralPort();
+        int low = EphemeralPorts.FIRST_CANDIDATE;
+        for (int attempt = 0; attempt < 64 && ephemeralStart - low >= 1000; attempt++) {
+            int port = low + RANDOM.nextInt(ephemeralStart - low);
+            if (EphemeralPorts.isFree(address, port)) {
+                return new UniqueId(new InetSocketAddress(address, port), secret);
+            }
+        }
+        UniqueId id = create(config);
+        ServerSocketChannel reserved = id.takeReservedListener();
+        try {
+            reserved.close();
+        } catch (IOException e) {
+            throw new JcclException("cannot release the rendezvous port " + id.root + ": " + e.getMessage(), e);
+        }
+        return id;
+    }
+
     /** An id for a root address chosen by someone else (a launcher's {@code JCCL_ROOT}), with a given secret. */
     public static UniqueId of(InetSocketAddress root, byte[] secret) {
         if (secret.length != 16) throw new IllegalArgumentException("secret must be 16 bytes, got " + secret.length);

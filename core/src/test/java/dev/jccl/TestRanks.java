@@ -1,7 +1,5 @@
 package dev.jccl;
 
-import java.io.IOException;
-import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,15 +65,10 @@ public final class TestRanks {
         }
     }
 
-    /**
-     * A UniqueId on loopback for ranks in other JVMs: {@link UniqueId#create} holds the root port in this JVM for an
-     * in-process rank 0; close that reservation so the worker rank 0 can bind it.
-     */
-    public static UniqueId loopbackIdForOtherProcesses() throws IOException {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
-        return id;
+    /** A UniqueId on loopback for ranks in other JVMs, whose rank 0 binds the root port itself. */
+    public static UniqueId loopbackIdForOtherProcesses() {
+        return UniqueId.createForAnotherProcess(
+                Config.builder().socketIfname("lo").build());
     }
 
     /** True if {@code command} is an executable on this process's PATH (tests that need a tool skip without it). */

@@ -28,6 +28,31 @@ class UniqueIdTest {
     }
 
     @Test
+    void anIdForAnotherProcessHoldsNoPortAndNamesOneBelowTheEphemeralRange() throws Exception {
+        int ephemeralStart = EphemeralPorts.firstEphemeralPort();
+        for (int i = 0; i < 20; i++) {
+            UniqueId id = UniqueId.createForAnotherProcess(LO);
+            assertNull(id.takeReservedListener(), "nothing is held for an in-process rank 0");
+            int port = id.rootAddress().getPort();
+            assertTrue(
+                    port >= EphemeralPorts.FIRST_CANDIDATE && port < ephemeralStart,
+                    () -> "port " + port + " is not in [" + EphemeralPorts.FIRST_CANDIDATE + ", " + ephemeralStart
+                            + "), where no outgoing connection can take it");
+            try (ServerSocketChannel rank0 = ServerSocketChannel.open()) {
+                rank0.bind(id.rootAddress()); // what the worker's rank 0 does later
+            }
+        }
+    }
+
+    @Test
+    void theEphemeralRangeIsReadFromTheKernelsText() {
+        assertEquals(32768, EphemeralPorts.parseRangeStart("32768\t60999\n"));
+        assertEquals(1024, EphemeralPorts.parseRangeStart(" 1024 65535"));
+        assertThrows(NumberFormatException.class, () -> EphemeralPorts.parseRangeStart("garbage"));
+        assertThrows(IllegalArgumentException.class, () -> EphemeralPorts.parseRangeStart("0 10"));
+    }
+
+    @Test
     void secretsDiffer() {
         UniqueId a = UniqueId.create(LO);
         UniqueId b = UniqueId.create(LO);

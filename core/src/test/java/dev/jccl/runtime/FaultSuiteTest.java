@@ -7,7 +7,6 @@ import dev.jccl.Config;
 import dev.jccl.NetworkNamespaces;
 import dev.jccl.UniqueId;
 import java.io.IOException;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -160,9 +159,8 @@ class FaultSuiteTest {
                 run(fault, setup, id, (r, cmd) -> hosts.command(setup.host(r), cmd), hosts);
             }
         } else {
-            UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-            ServerSocketChannel reserved = id.takeReservedListener();
-            if (reserved != null) reserved.close(); // rank 0's JVM binds the root port itself
+            UniqueId id = UniqueId.createForAnotherProcess(
+                    Config.builder().socketIfname("lo").build());
             run(fault, setup, id.toString(), (r, cmd) -> cmd, null);
         }
     }

@@ -6,7 +6,6 @@ import dev.jccl.Config;
 import dev.jccl.UniqueId;
 import java.io.File;
 import java.io.IOException;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -67,9 +66,8 @@ final class LoopWorkers implements AutoCloseable {
      * looping (90 s at most).
      */
     static LoopWorkers loopingOnLoopback(int size, Map<String, String> env) throws Exception {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close(); // rank 0's JVM binds the root port itself
+        UniqueId id = UniqueId.createForAnotherProcess(
+                Config.builder().socketIfname("lo").build());
         LoopWorkers w = start(size, id.toString(), 4096, r -> env, (r, cmd) -> cmd);
         try {
             w.awaitLooping(90);

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jccl.Config;
 import dev.jccl.UniqueId;
-import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +21,8 @@ class VerdictTest {
     /** The rank that would decide is the one killed: the survivors ask the next one, and still agree. */
     @Test
     void whenTheDecidingRankIsTheOneKilledTheNextDecides() throws Exception {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
+        UniqueId id = UniqueId.createForAnotherProcess(
+                Config.builder().socketIfname("lo").build());
         Map<String, String> env = Map.of("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "60", "JCCL_TEST_SHRINK", "1");
         try (LoopWorkers w = LoopWorkers.start(3, id.toString(), 1024, r -> env, (r, c) -> c)) {
             w.awaitLooping(90);

@@ -5,7 +5,6 @@ import dev.jccl.Config;
 import dev.jccl.UniqueId;
 import java.io.File;
 import java.io.IOException;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,10 +24,8 @@ final class JobRanks implements AutoCloseable {
     /** Starts {@code ranks} JVMs running {@code main} with {@code args}, their JCCL_TIMEOUT {@code timeoutSeconds}. */
     static JobRanks start(int ranks, String logPrefix, Class<?> main, List<String> args, int timeoutSeconds)
             throws IOException {
-        UniqueId id = UniqueId.create(Config.builder().socketIfname("lo").build());
-        // create() holds the root port for an in-process rank 0; rank 0 is another JVM here.
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
+        UniqueId id = UniqueId.createForAnotherProcess(
+                Config.builder().socketIfname("lo").build());
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         JobRanks job = new JobRanks();
         try {

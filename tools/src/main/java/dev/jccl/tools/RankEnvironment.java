@@ -3,7 +3,6 @@ package dev.jccl.tools;
 import dev.jccl.Config;
 import dev.jccl.UniqueId;
 import java.io.IOException;
-import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -76,10 +75,7 @@ final class RankEnvironment {
         if (ranksIfname != null) {
             config = config.toBuilder().socketIfname(ranksIfname).build();
         }
-        UniqueId id = UniqueId.create(config);
-        // create() holds the port for a rank 0 in this process; ours is a child, which must bind it.
-        ServerSocketChannel reserved = id.takeReservedListener();
-        if (reserved != null) reserved.close();
+        UniqueId id = UniqueId.createForAnotherProcess(config); // rank 0 is a child, which binds the port itself
         List<Map<String, String>> environments = new ArrayList<>();
         for (int r = 0; r < size; r++) environments.add(forRank(base, r, size, id, ranksIfname));
         return environments;
