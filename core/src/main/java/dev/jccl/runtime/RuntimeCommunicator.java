@@ -283,8 +283,15 @@ public final class RuntimeCommunicator implements Communicator {
         if (d != null) d.close();
         if (!lifecycle.close()) return;
         if (!lifecycle.failed() && !lifecycle.aborted()) {
-            transport.finishDelivery(
-                    System.nanoTime() + setup.config().timeout().toNanos());
+            try {
+                transport.finishDelivery(
+                        System.nanoTime() + setup.config().timeout().toNanos());
+            } catch (RuntimeException e) {
+                // An abort from another thread closes the transport under the delivery it cuts short: shared memory
+                // unmapped mid-read is the JDK's IllegalStateException "Already closed" (AbortTest's race saw it once
+                // in a full run). That is what the abort is for, not a failure of close.
+                if (!lifecycle.aborted()) throw e;
+            }
         }
         transport.close();
         sequencer.close();
