@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/validate-sim.sh: jccl sim's predictions against measured AllReduce times (issue 20).
+# bench/validate-sim.sh: jccl sim's predictions against measured collective times (issue 20).
 #
 #   bench/validate-sim.sh                      one host, np 2..8, then two netns hosts; calibrates first
 #   bench/validate-sim.sh --np "2 4 8"         only these rank counts on one host
@@ -7,8 +7,9 @@
 #   bench/validate-sim.sh --calibration FILE   use FILE instead of measuring (jccl perf --calibrate writes one)
 #   bench/validate-sim.sh --rate 4gbit         the two hosts' link, shaped with tbf (default 4gbit)
 #   bench/validate-sim.sh --algos "Tree Ring"  only these algorithms (default: every one the machine can run)
+#   bench/validate-sim.sh --coll broadcast     another collective than all_reduce (perf's names; rooted at 0)
 #
-# Measures `jccl perf all_reduce` (float32, sum, -z 2, out of place) for every algorithm forced with JCCL_ALGO
+# Measures `jccl perf all_reduce` (or --coll's; float32, sum, -z 2, out of place) for every algorithm forced with JCCL_ALGO
 # (protocol Simple: the simulator models the schedules, not the LL outbox), sizes 4 B to 64 MiB x8, and runs
 # `jccl sim` for the same machine with the calibrated figures: on one host, --ranks-per-host N --cpus-per-host
 # (this machine's CPUs); between hosts, network namespaces joined by a bridge (veth jv<h> at 10.77.0.<h+1>, as
@@ -24,6 +25,7 @@ only=""
 calibration=""
 rate="4gbit"
 algos_only=""
+coll="all_reduce"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --np) nps="${2:?--np needs rank counts}"; shift ;;
@@ -31,6 +33,7 @@ while [[ $# -gt 0 ]]; do
     --calibration) calibration="${2:?--calibration needs a file}"; shift ;;
     --rate) rate="${2:?--rate needs a tc rate such as 4gbit}"; shift ;;
     --algos) algos_only="${2:?--algos needs algorithm names such as Tree}"; shift ;;
+    --coll) coll="${2:?--coll needs a collective such as broadcast}"; shift ;;
     -h|--help) print_help "$0"; exit 0 ;;
     *) unknown_argument bench/validate-sim.sh "$1" ;;
   esac
@@ -62,7 +65,7 @@ measured_rows() { awk '/^ *[0-9]+ +[0-9]+ +float/ { print $1, $6 }' "$1"; }
 
 # The simulator's table for a machine as "bytes algorithm µs" lines.
 sim_rows() {
-  ./jccl sim all_reduce "${sizes[@]}" --calibration "$calibration" "$@" | python3 -c '
+  ./jccl sim "$coll" "${sizes[@]}" --calibration "$calibration" "$@" | python3 -c '
 import sys
 units = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 names = []
@@ -116,7 +119,7 @@ if [[ -z "$only" || "$only" == local ]]; then
       : > "$dir/$algo.measured"
       for sweep in "${sweeps[@]}"; do
         # shellcheck disable=SC2086 # a sweep is several flags
-        JCCL_ALGO="$algo" JCCL_PROTO=Simple JCCL_CALIBRATION=none ./jccl perf all_reduce -np "$np" $sweep \
+        JCCL_ALGO="$algo" JCCL_PROTO=Simple JCCL_CALIBRATION=none ./jccl perf "$coll" -np "$np" $sweep \
           -z 2 -c 0 --warmup-time "$(warmup "$np")" > "$dir/$algo.txt" 2> "$dir/$algo.err" ||
           { say "perf failed: $dir/$algo.err"; tail -3 "$dir/$algo.err" >&2; continue; }
         measured_rows "$dir/$algo.txt" >> "$dir/$algo.measured"
@@ -164,7 +167,7 @@ print(float(m.group(1)) * scale / 8)")"
             JCCL_ROOT="10.77.0.1:29500" JCCL_SECRET="$secret" JCCL_SOCKET_IFNAME=jv \
             JCCL_HOSTID="host-$((r / per_host))" JCCL_ALGO="$algo" JCCL_PROTO=Simple JCCL_CALIBRATION=none \
             JCCL_TIMEOUT=300 "$java_bin" --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector \
-            -jar "$jar" perf all_reduce $sweep -z 2 -c 0 --warmup-time "$(warmup "$size")" > "$dir/$algo.txt.$r" 2>&1 &
+            -jar "$jar" perf "$coll" $sweep -z 2 -c 0 --warmup-time "$(warmup "$size")" > "$dir/$algo.txt.$r" 2>&1 &
           pids+=($!)
         done
         failed=0
@@ -179,7 +182,7 @@ print(float(m.group(1)) * scale / 8)")"
   done
 fi
 
-echo "# jccl sim against jccl perf, AllReduce float32 sum, -z 2 out of place, protocol Simple; $cpus CPUs;" \
+echo "# jccl sim against jccl perf, $coll float32 sum, -z 2 out of place, protocol Simple; $cpus CPUs;" \
   "figures from $calibration; $(date -u +%Y-%m-%dT%H:%MZ)"
 header
 cat "$results"

@@ -1,11 +1,11 @@
 package dev.jccl.plan;
 
 /**
- * Broadcast in two levels, for communicators that span hosts: a binomial tree among the hosts' leaders (the root on its
- * host, the first rank on every other), then a binomial tree inside each host from its leader. The message crosses the
- * network once per host, ⌈log2 H⌉ rounds with one sender per host, where the flat tree, whose rounds double the
- * distance from 1, sends across from every rank of a host once the distance reaches a host's ranks; then ⌈log2 L⌉
- * rounds in shared memory.
+ * Broadcast in two levels, for communicators that span hosts: a tree among the hosts' leaders (the root on its host,
+ * the first rank on every other), then a tree inside each host from its leader, each the {@link TreeBroadcast} of its
+ * group (binomial for one piece, else pipelined). The message crosses the network once per host: a binomial tree's
+ * ⌈log2 H⌉ rounds with one sender per host, where the flat tree, whose rounds double the distance from 1, sends across
+ * from every rank of a host once the distance reaches a host's ranks; then ⌈log2 L⌉ rounds in shared memory.
  */
 final class HierarchicalBroadcast {
     private HierarchicalBroadcast() {}

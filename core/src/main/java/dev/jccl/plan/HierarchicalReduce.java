@@ -3,9 +3,10 @@ package dev.jccl.plan;
 import dev.jccl.ReduceOp;
 
 /**
- * Reduce in two levels, for communicators that span hosts: a binomial tree inside each host reduces to its leader (the
- * root on its host, the first rank on every other), then a binomial tree among the leaders reduces to the root. Each
- * host sends its partial across once, ⌈log2 H⌉ rounds with one sender per host.
+ * Reduce in two levels, for communicators that span hosts: a tree inside each host reduces to its leader (the root on
+ * its host, the first rank on every other), then a tree among the leaders reduces to the root, each the
+ * {@link TreeReduce} of its group (binomial for one piece, else pipelined). Each host sends its partial across once,
+ * ⌈log2 H⌉ rounds with one sender per host.
  *
  * <p>A leader other than the root keeps its host's partial in SCRATCH (only the root may write RECV), after the first
  * level's own scratch and before the second's. AVG reduces as SUM at both levels and the root divides once by the

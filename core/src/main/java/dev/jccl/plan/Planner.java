@@ -24,11 +24,13 @@ package dev.jccl.plan;
  *   <tr><td>AllGather</td><td>{@link BruckAllGather Bruck} (recursive doubling for any P)</td>
  *       <td>⌈log2 P⌉</td></tr>
  *   <tr><td>Broadcast</td><td>{@link ChainBroadcast chain}</td><td>m + P - 2</td></tr>
- *   <tr><td>Broadcast</td><td>{@link TreeBroadcast tree} (binomial)</td><td>⌈log2 P⌉</td></tr>
+ *   <tr><td>Broadcast</td><td>{@link TreeBroadcast tree} (binomial; pipelined over two {@link RootedTrees} for
+ *       several pieces k)</td><td>⌈log2 P⌉; k + height − 1</td></tr>
  *   <tr><td>Broadcast</td><td>{@link HierarchicalBroadcast hierarchical} (leaders' tree, then hosts')</td>
  *       <td>⌈log2 H⌉ + ⌈log2 L⌉</td></tr>
  *   <tr><td>Reduce</td><td>{@link ChainReduce chain}</td><td>m + P - 2, +1 for AVG</td></tr>
- *   <tr><td>Reduce</td><td>{@link TreeReduce tree} (binomial)</td><td>⌈log2 P⌉, +1 for AVG</td></tr>
+ *   <tr><td>Reduce</td><td>{@link TreeReduce tree} (binomial; pipelined as the Broadcast)</td>
+ *       <td>⌈log2 P⌉; k + height − 1; +1 for AVG</td></tr>
  *   <tr><td>Reduce</td><td>{@link HierarchicalReduce hierarchical} (hosts' trees, then leaders')</td>
  *       <td>⌈log2 L⌉ + ⌈log2 H⌉, +1 for AVG</td></tr>
  *   <tr><td>AllToAll</td><td>{@link PairwiseAllToAll pairwise}</td><td>(P-1)·m + 1, P·m + 1 for odd P</td></tr>

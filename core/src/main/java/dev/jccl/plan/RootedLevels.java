@@ -4,8 +4,8 @@ import dev.jccl.ReduceOp;
 
 /**
  * One rank's place in a rooted two-level schedule (the hierarchical Broadcast and Reduce): each host's leader, which is
- * the root on its own host and the first rank on every other; this rank's host and that host's ranks; and the two
- * binomial trees such a schedule is made of, among the leaders and inside this host.
+ * the root on its own host and the first rank on every other; this rank's host and that host's ranks; and the two trees
+ * such a schedule is made of, among the leaders and inside this host.
  */
 final class RootedLevels {
     private final OpRequest r;

@@ -7,8 +7,8 @@ import java.util.function.UnaryOperator;
  * A group of this communicator's ranks planned as a communicator of its own: the schedule a member would run there, its
  * peers turned back into this communicator's ranks and its buffers moved where the caller says, appended to a builder
  * from a given step. The hierarchical Broadcast and Reduce are made of two such groups: the hosts' leaders, and each
- * host's ranks. Every group runs binomial trees ({@link Tuner.Algorithm#TREE}), the only schedules the two-level
- * algorithms build on.
+ * host's ranks. Every group runs the trees of {@link Tuner.Algorithm#TREE} (binomial, or pipelined for a message of
+ * several pieces), the only schedules the two-level algorithms build on.
  */
 final class SubGroup {
     private SubGroup() {}

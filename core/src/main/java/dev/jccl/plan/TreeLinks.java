@@ -1,15 +1,22 @@
 package dev.jccl.plan;
 
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.IntUnaryOperator;
+
 /**
- * Where {@link TreeAllReduce}'s two binary trees cross between hosts, for the tuner's estimate of the pipelined tree:
- * at which depths an edge joins ranks of two hosts, and the most such edges that meet at one host. Once the pipeline
- * runs, every edge carries a piece each way on every step, so that host's link carries that many pieces per step in
- * each direction, whatever the bandwidth of the ranks' own ports.
+ * Where a pipelined schedule's two binary trees cross between hosts, for the tuner's estimates: at which depths an edge
+ * joins ranks of two hosts, and how many pieces a host's link carries per step once the pipeline runs, whatever the
+ * bandwidth of the ranks' own ports. {@link #of} describes {@link TreeAllReduce}'s trees, whose every edge carries a
+ * piece each way on every step; {@link #ofRooted}, the {@link RootedTrees} of a Broadcast or Reduce, whose edges carry
+ * a piece one way.
  *
  * @param height the trees' height (edges from the root to the deepest leaf)
  * @param crossesAtDepth for each depth 1 … height, whether an edge from that depth to its parent crosses hosts in
  *     either tree
- * @param edgesPerHost the most edges of both trees with one end on a host and the other elsewhere, over the hosts
+ * @param edgesPerHost the most pieces a host's link carries in one direction per step, over the hosts: for {@link #of},
+ *     the edges of both trees with one end on the host and the other elsewhere; for {@link #ofRooted}, the larger of
+ *     the edges coming in and those going out
  */
 record TreeLinks(int height, boolean[] crossesAtDepth, int edgesPerHost) {
 
@@ -31,6 +38,31 @@ record TreeLinks(int height, boolean[] crossesAtDepth, int edgesPerHost) {
         }
         int most = 0;
         for (int edges : incident) most = Math.max(most, edges);
+        return new TreeLinks(height, crosses, most);
+    }
+
+    /**
+     * The rooted trees over {@code size} ranks (at least two) rooted at rank 0, rank r on host {@code hostOf(r)} (null:
+     * one host). A piece goes down (Broadcast) or up (Reduce) each edge once a step: a host's link carries, per step,
+     * one piece each way for the edges that leave the host in the direction the data flows, and the busier direction
+     * sets the pace.
+     */
+    static TreeLinks ofRooted(int size, IntUnaryOperator hostOf) {
+        RootedTrees trees = new RootedTrees(size, 0);
+        int height = trees.height();
+        boolean[] crosses = new boolean[height + 1];
+        Map<Integer, int[]> inOut = new HashMap<>();
+        for (int t = 0; t < 2; t++) {
+            for (int rank = 1; rank < size; rank++) {
+                int parent = trees.parentOf(t, rank);
+                if (hostOf == null || hostOf.applyAsInt(rank) == hostOf.applyAsInt(parent)) continue;
+                crosses[trees.depthOf(t, rank)] = true;
+                inOut.computeIfAbsent(hostOf.applyAsInt(rank), h -> new int[2])[0]++;
+                inOut.computeIfAbsent(hostOf.applyAsInt(parent), h -> new int[2])[1]++;
+            }
+        }
+        int most = 0;
+        for (int[] edges : inOut.values()) most = Math.max(most, Math.max(edges[0], edges[1]));
         return new TreeLinks(height, crosses, most);
     }
 }

@@ -95,9 +95,10 @@ class ThreadRanksConformanceTest {
     }
 
     /**
-     * The pipelined tree AllReduce on real transports: with a 16 KiB buffer (4 KiB chunks), the 64 KiB AllReduce of the
-     * quick plan runs each half in 128 pieces through both binary trees, where the default chunk leaves every size of
-     * that plan one piece (the binomial trees).
+     * The pipelined trees on real transports: with a 16 KiB buffer (4 KiB chunks), the 64 KiB AllReduce, Broadcast and
+     * Reduce of the quick plan run each half in 128 pieces through both binary trees (for Broadcast and Reduce, the
+     * rooted trees, from every root the plan uses), where the default chunk leaves every size of that plan one piece
+     * (the binomial trees).
      */
     @ParameterizedTest(name = "{0} thread ranks over {1}, pipelined trees")
     @CsvSource({"5,SHM", "8,SHM", "5,TCP"})

@@ -113,6 +113,25 @@ class AlgorithmConformanceTest {
     }
 
     /**
+     * A Broadcast or Reduce of several pieces pipelines them down (up) the two rooted trees: pieces + height − 1 steps
+     * (one more for AVG's division), where the binomial tree sends the whole message ⌈log2 size⌉ times. Two ranks keep
+     * the one message.
+     */
+    @Test
+    void theRootedTreesPipelineTheirPieces() {
+        // 1000 elements, chunks of 64: 125 pieces per half. 32 ranks: the root over two trees of 31, height 5 + 1.
+        int height = new RootedTrees(32, 0).height();
+        assertEquals(6, height);
+        assertEquals(125 + height - 1, steps(Collective.BROADCAST, Tuner.Algorithm.TREE, 32, 1000, 64));
+        assertEquals(125 + height - 1, steps(Collective.REDUCE, Tuner.Algorithm.TREE, 32, 1000, 64));
+        assertEquals(2, new RootedTrees(3, 0).height()); // the root, the top of a tree of two, its child
+        assertEquals(125 + 2 - 1, steps(Collective.BROADCAST, Tuner.Algorithm.TREE, 3, 1000, 64));
+        assertEquals(1, steps(Collective.BROADCAST, Tuner.Algorithm.TREE, 2, 1000, 64));
+        assertEquals(1, TreeBroadcast.pieces(2, 1000, 64));
+        assertEquals(125, TreeBroadcast.pieces(3, 1000, 64));
+    }
+
+    /**
      * Rabenseifner's halving rounds split what a pair holds evenly even when there are fewer elements than ranks: each
      * rank sends within one element of what it receives. (Blocks cut with the remainder in the first ones put a small
      * message wholly in the low half, so every round moved all of it one way.)

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The two binary trees of the pipelined AllReduce: shape, depth, and how they share the forwarding. */
+/** The binary trees of the pipelined AllReduce, Broadcast and Reduce: shape, depth, how they share the forwarding. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class BinaryTreeTest {
 
@@ -58,6 +58,50 @@ class BinaryTreeTest {
             // Odd sizes: rank 0 roots the first tree and has a child in the shifted one too.
             assertEquals(size % 2 == 0 ? 0 : 1, forwardInBoth, size + " ranks: ranks forwarding for both trees");
             assertEquals(0, forwardInNone, size + " ranks: ranks forwarding for neither tree");
+        }
+    }
+
+    /**
+     * The rooted trees of a pipelined Broadcast or Reduce, for every root: each tree reaches every rank from the root,
+     * the root has one child in each, and the forwarding is shared so that no rank's port carries more than two pieces
+     * out per step (three for one rank where the others are an odd count), at most ⌈log2(size − 1)⌉ + 1 deep.
+     */
+    @Test
+    void theRootedTreesReachEveryRankAndShareTheForwarding() {
+        for (int size = 2; size <= 130; size++) {
+            int log2 = 32 - Integer.numberOfLeadingZeros(size - 2);
+            for (int root : new int[] {0, 1, size / 2, size - 1}) {
+                RootedTrees trees = new RootedTrees(size, root);
+                String where = size + " ranks, root " + root;
+                assertTrue(trees.height() <= log2 + 1, where + ": height " + trees.height());
+                int threeChildren = 0;
+                for (int rank = 0; rank < size; rank++) {
+                    int sends = 0;
+                    for (int t = 0; t < 2; t++) {
+                        int[] children = trees.childrenOf(t, rank);
+                        sends += children.length;
+                        for (int child : children) {
+                            assertEquals(rank, trees.parentOf(t, child), where + ": tree " + t + ", child " + child);
+                            assertEquals(trees.depthOf(t, rank) + 1, trees.depthOf(t, child), where);
+                        }
+                        // Every rank's path up ends at the root, within the height.
+                        int up = rank;
+                        int hops = 0;
+                        while (up != root) {
+                            up = trees.parentOf(t, up);
+                            assertTrue(++hops <= trees.height(), where + ": rank " + rank + " never reaches the root");
+                        }
+                        assertEquals(trees.depthOf(t, rank), hops, where + ": depth of " + rank);
+                    }
+                    if (rank == root) {
+                        assertEquals(2, sends, where + ": the root feeds the top of each tree");
+                    } else {
+                        assertTrue(sends <= 3, where + ": rank " + rank + " forwards " + sends + " pieces a step");
+                        if (sends == 3) threeChildren++;
+                    }
+                }
+                assertTrue(threeChildren <= ((size - 1) % 2 == 1 ? 1 : 0), where + ": " + threeChildren);
+            }
         }
     }
 
