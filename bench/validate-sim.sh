@@ -114,6 +114,7 @@ if [[ -z "$only" || "$only" == local ]]; then
   for np in $nps; do
     dir="$out/local-np$np"
     mkdir -p "$dir"
+    rm -f "$dir"/*.measured # an earlier run's, of other algorithms or another --coll, would be reported as this one's
     for algo in ${algos_only:-Ring OneShot Tree RecursiveDoubling Rabenseifner}; do
       say "np $np, JCCL_ALGO=$algo"
       : > "$dir/$algo.measured"
@@ -152,6 +153,7 @@ print(float(m.group(1)) * scale / 8)")"
     size=$((2 * per_host))
     dir="$out/hosts-2x$per_host"
     mkdir -p "$dir"
+    rm -f "$dir"/*.measured # an earlier run's, of other algorithms or another --coll, would be reported as this one's
     algos="Ring OneShot Tree RecursiveDoubling Rabenseifner"
     [[ $per_host -gt 1 ]] && algos="$algos Hierarchical"
     [[ -n "$algos_only" ]] && algos="$algos_only"
