@@ -21,6 +21,16 @@ class TimingSimulatorTest {
     /** 1 µs and 1 GB/s (1000 bytes per µs) everywhere, no per-message overhead; reductions free. */
     private static final Level UNIT = new Level(1, 1, 0);
 
+    /** {@code hosts} × {@code perHost} ranks at the tuner's built-in figures (jccl sim's default machine). */
+    private static Machine builtIn(int hosts, int perHost) {
+        return new Machine(hosts, perHost, Level.ofStep(1.5, 6), Level.ofStep(12, 2.5), 16);
+    }
+
+    /** The tuner a communicator on {@code m} builds, protocol Simple: shared memory on one host, sockets across. */
+    private static Tuner tunerFor(Machine m) {
+        return new Tuner(m.ranks(), m.hostGroups(), m.hosts() == 1, m.hosts() > 1, false, null, "Simple");
+    }
+
     private static double micros(Machine m, Collective c, Tuner.Algorithm a, long count) {
         return micros(m, c, a, count, 1 << 30);
     }
@@ -95,12 +105,8 @@ class TimingSimulatorTest {
 
     @Test
     void atAThousandRanksTheTunersSmallAllReduceIsFarFasterThanTheRingAndItsLargeOneNearTheBest() {
-        Level nvlinkish = Level.ofStep(1.5, 6);
-        Level network = Level.ofStep(12, 2.5);
-        for (Machine m :
-                new Machine[] {new Machine(8, 128, nvlinkish, network, 16), new Machine(128, 8, nvlinkish, network, 16)
-                }) {
-            Tuner t = new Tuner(m.ranks(), m.hostGroups(), false, true, false, null, "Simple");
+        for (Machine m : new Machine[] {builtIn(8, 128), builtIn(128, 8)}) {
+            Tuner t = tunerFor(m);
             Tuner.Algorithm small =
                     t.choose(Collective.ALL_REDUCE, 2, DataType.FLOAT32).algorithm();
             double ring = micros(m, Collective.ALL_REDUCE, Tuner.Algorithm.RING, 2);
@@ -129,8 +135,8 @@ class TimingSimulatorTest {
         // schedules within a quarter, from latency-bound blocks to bandwidth-bound ones (at writing, within 1%: 95.5
         // µs,
         // 32.9 ms, 525 ms simulated).
-        Machine m = new Machine(8, 8, Level.ofStep(1.5, 6), Level.ofStep(12, 2.5), 16);
-        Tuner t = new Tuner(m.ranks(), m.hostGroups(), false, true, false, null, "Simple");
+        Machine m = builtIn(8, 8);
+        Tuner t = tunerFor(m);
         for (long bytes : new long[] {8, 64 << 10, 1 << 20}) {
             assertEstimateFollowsSimulator(
                     m, t, Collective.ALL_TO_ALL, Tuner.Algorithm.HIERARCHICAL, bytes / 4, 0.8, 1.25);
@@ -144,16 +150,14 @@ class TimingSimulatorTest {
      */
     @Test
     void thePipelinedTreeEstimateFollowsTheSimulatorAndWinsMidSizesOnManyHosts() {
-        Level shm = Level.ofStep(1.5, 6);
-        Level network = Level.ofStep(12, 2.5);
-        for (Machine m : new Machine[] {new Machine(8, 8, shm, network, 16), new Machine(64, 8, shm, network, 16)}) {
-            Tuner t = new Tuner(m.ranks(), m.hostGroups(), false, true, false, null, "Simple");
+        for (Machine m : new Machine[] {builtIn(8, 8), builtIn(64, 8)}) {
+            Tuner t = tunerFor(m);
             for (long bytes : new long[] {256 << 10, 2 << 20, 16 << 20}) {
                 assertEstimateFollowsSimulator(m, t, Collective.ALL_REDUCE, Tuner.Algorithm.TREE, bytes / 4, 0.8, 1.25);
             }
         }
-        Machine many = new Machine(64, 8, shm, network, 16);
-        Tuner t = new Tuner(many.ranks(), many.hostGroups(), false, true, false, null, "Simple");
+        Machine many = builtIn(64, 8);
+        Tuner t = tunerFor(many);
         long count = (256 << 10) / 4;
         assertEquals(
                 Tuner.Algorithm.TREE,
@@ -175,17 +179,15 @@ class TimingSimulatorTest {
      */
     @Test
     void theOneShotEstimateOverlapsThePortAndTheHostLink() {
-        Level shm = Level.ofStep(1.5, 6);
-        Level network = Level.ofStep(12, 2.5);
-        for (Machine m : new Machine[] {new Machine(3, 7, shm, network, 16), new Machine(8, 8, shm, network, 16)}) {
-            Tuner t = new Tuner(m.ranks(), m.hostGroups(), false, true, false, null, "Simple");
+        for (Machine m : new Machine[] {builtIn(3, 7), builtIn(8, 8)}) {
+            Tuner t = tunerFor(m);
             for (long bytes = 64; bytes <= 8 << 10; bytes *= 4) {
                 assertEstimateFollowsSimulator(
                         m, t, Collective.ALL_REDUCE, Tuner.Algorithm.ONE_SHOT, bytes / 4, 0.9, 1.1);
             }
         }
-        Machine m = new Machine(3, 7, shm, network, 16);
-        Tuner t = new Tuner(m.ranks(), m.hostGroups(), false, true, false, null, "Simple");
+        Machine m = builtIn(3, 7);
+        Tuner t = tunerFor(m);
         assertEquals(
                 Tuner.Algorithm.ONE_SHOT,
                 t.choose(Collective.ALL_REDUCE, 512 / 4, DataType.FLOAT32).algorithm());
@@ -199,14 +201,8 @@ class TimingSimulatorTest {
      */
     @Test
     void thePipelinedRootedTreesFollowTheSimulatorAndCarryBigBroadcastsAcrossHosts() {
-        Level shm = Level.ofStep(1.5, 6);
-        Level network = Level.ofStep(12, 2.5);
-        for (Machine m : new Machine[] {
-            new Machine(1, 8, shm, network, 16),
-            new Machine(8, 8, shm, network, 16),
-            new Machine(4, 16, shm, network, 16)
-        }) {
-            Tuner t = new Tuner(m.ranks(), m.hostGroups(), m.hosts() == 1, m.hosts() > 1, false, null, "Simple");
+        for (Machine m : new Machine[] {builtIn(1, 8), builtIn(8, 8), builtIn(4, 16)}) {
+            Tuner t = tunerFor(m);
             for (Collective c : new Collective[] {Collective.BROADCAST, Collective.REDUCE}) {
                 for (long bytes : new long[] {256 << 10, 4 << 20, 64 << 20}) {
                     assertEstimateFollowsSimulator(m, t, c, Tuner.Algorithm.TREE, bytes / 4, 0.8, 1.25);
@@ -216,8 +212,8 @@ class TimingSimulatorTest {
                 }
             }
         }
-        Machine many = new Machine(32, 128, shm, network, 16);
-        Tuner t = new Tuner(many.ranks(), many.hostGroups(), false, true, false, null, "Simple");
+        Machine many = builtIn(32, 128);
+        Tuner t = tunerFor(many);
         long count = (16 << 20) / 4;
         assertEquals(
                 Tuner.Algorithm.HIERARCHICAL,
@@ -236,21 +232,15 @@ class TimingSimulatorTest {
      */
     @Test
     void theBruckAllToAllEstimateFollowsTheEdgeRankAndPicksItWhereItWins() {
-        Level shm = Level.ofStep(1.5, 6);
-        Level network = Level.ofStep(12, 2.5);
-        for (Machine m : new Machine[] {
-            new Machine(2, 8, shm, network, 16),
-            new Machine(4, 16, shm, network, 16),
-            new Machine(8, 8, shm, network, 16)
-        }) {
-            Tuner t = new Tuner(m.ranks(), m.hostGroups(), false, true, false, null, "Simple");
+        for (Machine m : new Machine[] {builtIn(2, 8), builtIn(4, 16), builtIn(8, 8)}) {
+            Tuner t = tunerFor(m);
             for (long bytes = 4 << 10; bytes <= 1 << 20; bytes *= 4) {
                 assertEstimateFollowsSimulator(
                         m, t, Collective.ALL_TO_ALL, Tuner.Algorithm.BRUCK, bytes / 4 / m.ranks(), 0.75, 1.1);
             }
         }
-        Machine m = new Machine(4, 16, shm, network, 16);
-        Tuner t = new Tuner(m.ranks(), m.hostGroups(), false, true, false, null, "Simple");
+        Machine m = builtIn(4, 16);
+        Tuner t = tunerFor(m);
         long count = (4 << 10) / 4 / m.ranks();
         assertEquals(
                 Tuner.Algorithm.BRUCK,
@@ -261,7 +251,7 @@ class TimingSimulatorTest {
 
     @Test
     void fourThousandRanksAreSimulatedAtAll() {
-        Machine m = new Machine(32, 128, Level.ofStep(1.5, 6), Level.ofStep(12, 2.5), 16);
+        Machine m = builtIn(32, 128);
         TimingSimulator.Result ring = TimingSimulator.simulate(
                 m, Collective.ALL_REDUCE, Tuner.Algorithm.RING, 2, DataType.FLOAT32, ReduceOp.SUM, -1, 1 << 20);
         assertEquals(2 * 4095, ring.steps());
@@ -270,7 +260,7 @@ class TimingSimulatorTest {
 
     @Test
     void schedulesTooBigToSimulateAreSkippedNotRunOutOfMemory() {
-        Machine m = new Machine(32, 128, Level.ofStep(1.5, 6), Level.ofStep(12, 2.5), 16);
+        Machine m = builtIn(32, 128);
         // One-shot at 4096 ranks, 256 MiB in 1 MiB chunks: 4095 × 256 sends per rank, four billion in all.
         TimingSimulator.Result r = TimingSimulator.simulate(
                 m,
