@@ -1,9 +1,5 @@
 package dev.jccl.plan;
 
-import java.util.HashMap;
-import java.util.Map;
-import java.util.function.IntUnaryOperator;
-
 /**
  * Where a pipelined schedule's two binary trees cross between hosts, for the tuner's estimates: at which depths an edge
  * joins ranks of two hosts, and how many pieces a host's link carries per step once the pipeline runs, whatever the
@@ -42,27 +38,28 @@ record TreeLinks(int height, boolean[] crossesAtDepth, int edgesPerHost) {
     }
 
     /**
-     * The rooted trees over {@code size} ranks (at least two) rooted at rank 0, rank r on host {@code hostOf(r)} (null:
-     * one host). A piece goes down (Broadcast) or up (Reduce) each edge once a step: a host's link carries, per step,
-     * one piece each way for the edges that leave the host in the direction the data flows, and the busier direction
-     * sets the pace.
+     * The rooted trees over {@code size} ranks (at least two) rooted at rank 0, placed on {@code hosts} (null: one
+     * host). A piece goes down (Broadcast) or up (Reduce) each edge once a step: a host's link carries, per step, one
+     * piece each way for the edges that leave the host in the direction the data flows, and the busier direction sets
+     * the pace.
      */
-    static TreeLinks ofRooted(int size, IntUnaryOperator hostOf) {
+    static TreeLinks ofRooted(int size, HostGroups hosts) {
         RootedTrees trees = new RootedTrees(size, 0);
         int height = trees.height();
         boolean[] crosses = new boolean[height + 1];
-        Map<Integer, int[]> inOut = new HashMap<>();
+        int[] in = new int[hosts == null ? 1 : hosts.hosts()];
+        int[] out = new int[in.length];
         for (int t = 0; t < 2; t++) {
             for (int rank = 1; rank < size; rank++) {
                 int parent = trees.parentOf(t, rank);
-                if (hostOf == null || hostOf.applyAsInt(rank) == hostOf.applyAsInt(parent)) continue;
+                if (hosts == null || hosts.hostOf(rank) == hosts.hostOf(parent)) continue;
                 crosses[trees.depthOf(t, rank)] = true;
-                inOut.computeIfAbsent(hostOf.applyAsInt(rank), h -> new int[2])[0]++;
-                inOut.computeIfAbsent(hostOf.applyAsInt(parent), h -> new int[2])[1]++;
+                in[hosts.hostOf(rank)]++;
+                out[hosts.hostOf(parent)]++;
             }
         }
         int most = 0;
-        for (int[] edges : inOut.values()) most = Math.max(most, Math.max(edges[0], edges[1]));
+        for (int h = 0; h < in.length; h++) most = Math.max(most, Math.max(in[h], out[h]));
         return new TreeLinks(height, crosses, most);
     }
 }

@@ -202,8 +202,8 @@ public final class Tuner {
         this.hostCount = hosts == null ? 1 : hosts.hosts();
         this.perHost = hosts == null ? nRanks : hosts.maxLocalSize();
         this.treeLinks = TreeLinks.of(Math.max(1, nRanks), hosts);
-        this.rootedLinks = nRanks < 2 ? null : TreeLinks.ofRooted(nRanks, hosts == null ? null : hosts::hostOf);
-        this.leaderLinks = hostCount < 2 ? null : TreeLinks.ofRooted(hostCount, leader -> leader);
+        this.rootedLinks = nRanks < 2 ? null : TreeLinks.ofRooted(nRanks, hosts);
+        this.leaderLinks = hostCount < 2 ? null : TreeLinks.ofRooted(hostCount, HostGroups.evenly(hostCount, 1));
         this.localLinks = perHost < 2 ? null : TreeLinks.ofRooted(perHost, null);
         // Between hosts the network; inside a host shared memory, unless the ranks talk over sockets only.
         this.intra = anyNetwork && hostCount == 1 ? net : shm;
