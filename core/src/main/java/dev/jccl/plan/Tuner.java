@@ -122,7 +122,7 @@ public final class Tuner {
 
     private final int perHost;
     private final Calibration calibration;
-    /** Bytes of a pipeline's piece (JCCL_BUFFSIZE / 4), which a chain's every hop carries. */
+    /** Bytes of a pipeline's piece ({@code Config.chunkBytes(boolean, boolean)}), which a chain's every hop carries. */
     private final long chunkBytes;
     /** Steps between ranks that share memory, and over sockets, at the calibration's figures. */
     private final Link shm;
@@ -179,7 +179,8 @@ public final class Tuner {
 
     /**
      * As above, with the machine's figures ({@link Calibration}: measured by {@code jccl perf --calibrate}, or the
-     * built-in ones) and the bytes of a pipeline's piece ({@code Config.chunkBytes()}).
+     * built-in ones) and the bytes of a pipeline's piece ({@code Config.chunkBytes(boolean, boolean)}), which the
+     * communicator also plans its operations with.
      */
     public Tuner(
             int nRanks,
@@ -243,6 +244,11 @@ public final class Tuner {
     /** The estimated µs of {@code a} over {@code p} for {@code count} elements of {@code type}; NaN where it cannot. */
     public double estimateMicros(Collective c, Algorithm a, Protocol p, long count, DataType type) {
         return estimate(c, a, p, count, type.byteSize());
+    }
+
+    /** Bytes of a pipeline's piece: the largest piece of every schedule this tuner's communicator plans. */
+    public long chunkBytes() {
+        return chunkBytes;
     }
 
     /** Problems with JCCL_ALGO / JCCL_PROTO, each a line for a warning. */

@@ -111,7 +111,9 @@ final class CommunicatorInit {
     /** The settings every rank must share, as {@link PeerInfo#settings()} carries them. */
     private static String settingsOf(Config config, NetPlugin plugin) {
         return "JCCL_ALGO=" + (config.algo() == null ? "(unset)" : config.algo()) + " JCCL_PROTO="
-                + (config.proto() == null ? "(unset)" : config.proto()) + " JCCL_BUFFSIZE=" + config.buffSize()
+                + (config.proto() == null ? "(unset)" : config.proto()) + " JCCL_BUFFSIZE="
+                // Unset and set to the default differ: over sockets, an unset buffer size cuts 128 KiB pieces.
+                + ("default".equals(config.sourceOf("buffSize")) ? "(unset)" : config.buffSize())
                 + " JCCL_NET=" + (plugin == null ? NetPlugins.SOCKET : plugin.name());
     }
 
@@ -145,16 +147,19 @@ final class CommunicatorInit {
                     waiting.oversubscribed(),
                     log,
                     start + config.timeout().toNanos());
+            boolean anyNetwork = anyNetwork(peers);
+            boolean cpusShared = CpuSharing.anyHost(peers);
+            HostGroups hosts = hostsOf(peers);
             Tuner tuner = new Tuner(
                     size,
-                    hostsOf(peers),
+                    hosts,
                     wiring.outbox() != null,
-                    anyNetwork(peers),
-                    CpuSharing.anyHost(peers),
+                    anyNetwork,
+                    cpusShared,
                     config.algo(),
                     config.proto(),
                     calibrationOf(peers.get(0), log),
-                    config.chunkBytes());
+                    config.chunkBytes(anyNetwork && plugin == null && hosts.hosts() == 1, cpusShared));
             Setup setup =
                     new Setup(rank, size, config, log, commId, secret, wiring, plugin, peers, tuner, waiting, control);
             RuntimeCommunicator c = new RuntimeCommunicator(setup);

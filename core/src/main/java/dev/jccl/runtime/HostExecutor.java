@@ -216,7 +216,7 @@ final class HostExecutor {
                 }
                 atOnce = lowLatency.run(ctx, op.send(), op.recv(), deadline);
             } else {
-                long chunk = Math.max(1, config.chunkBytes() / op.type().byteSize());
+                long chunk = Math.max(1, tuner.chunkBytes() / op.type().byteSize());
                 Schedule schedule = plans.plan(new OpRequest(
                         op.collective(),
                         rank,

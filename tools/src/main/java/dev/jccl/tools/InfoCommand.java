@@ -86,7 +86,7 @@ final class InfoCommand implements Callable<Integer> {
                 config.algo(),
                 config.proto(),
                 calibration.calibration(),
-                config.chunkBytes());
+                config.chunkBytes(hosts == 1 && !shm && config.net() == null, oversubscribed));
         PrintWriter out = spec.commandLine().getOut();
         for (String w : calibration.warnings()) out.println("warning: " + w);
         for (String w : t.warnings()) out.println("warning: " + w);

@@ -160,16 +160,10 @@ final class SimCommand implements Callable<Integer> {
         }
         int n = machine.ranks();
         Collective c = bench.collective();
+        // The simulated machine's ranks of one host share memory, so the runtime would cut a quarter of the buffer.
+        int chunk = config.chunkBytes(false, machine.oversubscribed());
         Tuner tuner = new Tuner(
-                n,
-                machine.hostGroups(),
-                hosts == 1,
-                hosts > 1,
-                machine.oversubscribed(),
-                null,
-                "Simple",
-                tuned,
-                config.chunkBytes());
+                n, machine.hostGroups(), hosts == 1, hosts > 1, machine.oversubscribed(), null, "Simple", tuned, chunk);
         List<Tuner.Algorithm> algorithms = new ArrayList<>();
         for (Tuner.Algorithm a : Tuner.Algorithm.values()) {
             if (tuner.canRun(c, a, Tuner.Protocol.SIMPLE)) algorithms.add(a);
@@ -192,7 +186,7 @@ final class SimCommand implements Callable<Integer> {
                                 machine.cpusPerHost(),
                                 machine.handoffMicros())
                         : "",
-                Config.builder().build().chunkBytes(),
+                chunk,
                 figures.source());
         out.print(String.format(Locale.ROOT, "# %10s", "size"));
         for (Tuner.Algorithm a : algorithms) out.printf(Locale.ROOT, " %28s", a.displayName() + " µs  busbw");
@@ -218,7 +212,7 @@ final class SimCommand implements Callable<Integer> {
                         DataType.FLOAT32,
                         bench.reduces() ? ReduceOp.SUM : null,
                         bench.rooted() ? 0 : -1,
-                        Config.builder().build().chunkBytes());
+                        chunk);
                 if (r.skipped()) {
                     out.printf(Locale.ROOT, " %16s%s %9s", "-", a == pick ? "*" : " ", "-");
                     skipped = true;
