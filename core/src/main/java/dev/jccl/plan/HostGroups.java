@@ -93,6 +93,33 @@ public final class HostGroups {
         return ranksOfHost.get(host)[index];
     }
 
+    /**
+     * A short description for one-line reports, whatever the rank count: {@code 32 hosts of 16 consecutive ranks} where
+     * that is the layout, else the first hosts' ranks and how many hosts there are in all ({@link #toString()} lists
+     * every rank, 30 KB at 4096 ranks).
+     */
+    public String summary() {
+        if (uniform() && consecutive()) {
+            return hosts() + " hosts of " + localSize() + " consecutive ranks";
+        }
+        if (hosts() <= SUMMARY_HOSTS) return toString();
+        StringBuilder sb = new StringBuilder();
+        for (int h = 0; h < SUMMARY_HOSTS; h++) {
+            sb.append(Arrays.toString(ranksOfHost.get(h))).append(" | ");
+        }
+        return sb.append("… ").append(hosts()).append(" hosts in all").toString();
+    }
+
+    private static final int SUMMARY_HOSTS = 4;
+
+    /** True when host h holds ranks h·L to h·L + L − 1, L its rank count (as {@link #evenly} lays them out). */
+    private boolean consecutive() {
+        for (int r = 0; r < hostOf.length; r++) {
+            if (hostOf[r] != r / localSize()) return false;
+        }
+        return true;
+    }
+
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder();

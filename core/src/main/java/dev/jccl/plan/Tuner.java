@@ -715,7 +715,7 @@ public final class Tuner {
                 Locale.ROOT,
                 "%d ranks%s, %s%s; allowed: algorithms %s, protocols %s; figures: %s",
                 nRanks,
-                hosts == null || hosts.hosts() < 2 ? "" : " on " + hosts.hosts() + " hosts (" + hosts + ")",
+                hosts == null || hosts.hosts() < 2 ? "" : " on " + hosts.summary(),
                 allShareMemory
                         ? "all in shared memory"
                         : hostCount == 1 && intra == net ? "over the network" : "shared memory and network",
