@@ -5,6 +5,8 @@ package dev.jccl.plan;
  * c+p-1 from its predecessor and forwards it at step c+p, so after the pipeline fills every link carries a chunk each
  * step: {@code chunks + size - 2} steps in all. The root copies SEND into RECV (skipped in place) and sends from SEND;
  * the others receive into RECV and forward from there. A forwarding rank's step sends chunk c and receives chunk c+1.
+ * The root copies after its last send, while the chain drains (on two ranks there is no such step, and it copies
+ * first), so that no rank waits for the copy.
  */
 final class ChainBroadcast {
     private ChainBroadcast() {}
@@ -16,9 +18,10 @@ final class ChainBroadcast {
         int prev = r.ringRank(-1);
         long n = r.count();
         Pieces chunks = Pieces.of(n, r.chunkCount());
-        b.steps(chunks.count() == 0 ? 0 : chunks.steps() + size - 2);
+        int steps = chunks.count() == 0 ? 0 : chunks.steps() + size - 2;
+        b.steps(steps);
         if (position == 0) {
-            b.copy(0, Region.send(0, n), Region.recv(0, n));
+            b.copy(chunks.steps() < steps ? chunks.steps() : 0, Region.send(0, n), Region.recv(0, n));
         }
         for (int c = 0; c < chunks.steps(); c++) {
             long off = chunks.offset(c);

@@ -11,7 +11,9 @@ package dev.jccl.plan;
  * ms).
  *
  * <p>The root copies SEND into RECV (skipped in place) and sends from SEND; the others receive into RECV and pass it on
- * from there.
+ * from there. Pipelined, the root copies once its last piece has left, while the trees drain, so no rank waits for the
+ * copy (done before the first send, it was half of the simulated 16 MiB Broadcast on 8 ranks); a single piece goes out
+ * from the root in every round, and the copy comes first.
  */
 final class TreeBroadcast {
     private TreeBroadcast() {}
@@ -19,12 +21,15 @@ final class TreeBroadcast {
     static void build(ScheduleBuilder b, OpRequest r) {
         long n = r.count();
         Region all = Region.recv(0, n);
-        if (r.rank() == r.root()) b.copy(0, all.in(BufferRole.SEND), all);
+        boolean root = r.rank() == r.root();
         long pieces = pieces(r.size(), n, r.chunkCount());
         if (pieces > 1) {
-            pipelined(b, r, (int) pieces);
+            int steps = pipelined(b, r, (int) pieces);
+            // The root's last pieces leave at step pieces - 1; the steps after it only drain the trees.
+            if (root) b.copy(pieces < steps ? (int) pieces : 0, all.in(BufferRole.SEND), all);
             return;
         }
+        if (root) b.copy(0, all.in(BufferRole.SEND), all);
         BinomialTree tree = new BinomialTree(r.size(), r.root(), false);
         b.steps(tree.rounds());
         tree.broadcast(b, 0, r.rank(), all, BufferRole.SEND);
@@ -39,7 +44,8 @@ final class TreeBroadcast {
         return size <= 2 ? 1 : TreeAllReduce.pieces(Math.ceilDiv(count, 2), chunkCount);
     }
 
-    private static void pipelined(ScheduleBuilder b, OpRequest r, int pieces) {
+    /** Builds the pipelined schedule and returns its step count. */
+    private static int pipelined(ScheduleBuilder b, OpRequest r, int pieces) {
         long n = r.count();
         long half = Math.ceilDiv(n, 2);
         RootedTrees trees = new RootedTrees(r.size(), r.root());
@@ -47,7 +53,8 @@ final class TreeBroadcast {
         Pieces[] cuts = {new Pieces(half, pieces), new Pieces(n - half, pieces)};
         int rank = r.rank();
         BufferRole source = rank == r.root() ? BufferRole.SEND : BufferRole.RECV;
-        b.steps(pieces + trees.height() - 1);
+        int steps = pieces + trees.height() - 1;
+        b.steps(steps);
         // Both trees' actions in the same order on every rank, so two transfers between one pair in a step pair up.
         for (int c = 0; c < pieces; c++) {
             for (int t = 0; t < 2; t++) {
@@ -57,5 +64,6 @@ final class TreeBroadcast {
                 for (int child : trees.childrenOf(t, rank)) b.send(c + depth, child, piece.in(source));
             }
         }
+        return steps;
     }
 }

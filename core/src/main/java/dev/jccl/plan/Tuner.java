@@ -314,9 +314,12 @@ public final class Tuner {
             // Trees among the hosts' leaders, one rank per host, then trees inside the hosts (the other way round for
             // a Reduce); each level a binomial tree, or pipelined when the message is several pieces.
             boolean reduces = c == Collective.REDUCE;
+            // The root copies while the leaders' trees drain, before the hosts' trees start.
             return groupTree(hostCount, leaderLinks, true, perRank, count, elementBytes, reduces)
                     + groupTree(perHost, localLinks, false, perRank, count, elementBytes, reduces)
-                    + (reduces ? 0 : rootsCopy(perRank));
+                    + (reduces
+                            ? 0
+                            : rootsCopy(perRank, groupDrain(hostCount, leaderLinks, perRank, count, elementBytes)));
         }
         if (a == Algorithm.HIERARCHICAL && (c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER)) {
             if (!Planner.spansHosts(hosts)) return Double.NaN;
@@ -481,6 +484,27 @@ public final class Tuner {
     }
 
     /**
+     * How long {@link #groupTree}'s Broadcast runs after the root's last send: none for a binomial tree (the root sends
+     * in every round), else the pipeline's fill below the root's children.
+     */
+    private double groupDrain(int groupSize, TreeLinks links, double bytes, long count, int elementBytes) {
+        if (groupSize < 2) return 0;
+        long pieces = TreeBroadcast.pieces(groupSize, count, Math.max(1, chunkBytes / elementBytes));
+        return pieces > 1 ? pipelinedTreeDrain(links, bytes / 2 / pieces) : 0;
+    }
+
+    /**
+     * The fill of a pipelined Broadcast's trees below depth 1: the steps the trees drain after the root's last send.
+     */
+    private double pipelinedTreeDrain(TreeLinks links, double piece) {
+        double drain = 0;
+        for (int depth = 2; depth <= links.height(); depth++) {
+            drain += round(links.crossesAtDepth()[depth], 1.5 * piece, 1);
+        }
+        return drain;
+    }
+
+    /**
      * The pipelined {@link RootedTrees} ({@link TreeBroadcast}, {@link TreeReduce}), {@code pieces} per half of
      * {@code piece} bytes each. Filling the pipeline, a piece passes every depth, a step per depth at that depth's
      * link. Once it runs, each further piece costs the busiest port's step: a rank takes a piece of each half and
@@ -515,12 +539,12 @@ public final class Tuner {
     }
 
     /**
-     * A Broadcast root's copy of its SEND into its RECV, out of place as nccl-tests runs it, which every Broadcast
-     * schedule does before its first send: at 16 MiB on 1 × 8 ranks it is half the pipelined tree's simulated time (5.9
-     * ms), and the estimates without it were half the simulator's.
+     * What a Broadcast root's copy of its SEND into its RECV (out of place, as nccl-tests runs it) adds: the pipelined
+     * schedules copy after the root's last send, so only what outlasts the {@code drain} that follows counts; the
+     * others copy first. Left out of the estimates, the copy made them half the simulator's at 16 MiB on 1 × 8 ranks.
      */
-    private double rootsCopy(double bytes) {
-        return copy(bytes);
+    private double rootsCopy(double bytes, double drain) {
+        return Math.max(0, copy(bytes) - drain);
     }
 
     /** A local copy of {@code bytes}, at the intra-host rate as the simulator counts it. */
@@ -547,6 +571,17 @@ public final class Tuner {
         return fill + (chunks - 1) * ringStep(piece);
     }
 
+    /**
+     * How long a chain runs after its root's last send: the fill without its first hop, where the chain is longer than
+     * one hop (on two ranks the root copies first).
+     */
+    private double chainDrain(double total) {
+        if (nRanks <= 2) return 0;
+        double piece = Math.min(total, chunkBytes);
+        return (nRanks - hostCount - 1) * round(false, piece, 1)
+                + (hostCount - 1) * (hostCount > 1 ? round(true, piece, 1) : 0);
+    }
+
     /** Rings, chains and pairwise exchange: many steps of one block or chunk each. */
     private double ring(Collective c, double perRank, double total) {
         int n = nRanks;
@@ -555,7 +590,7 @@ public final class Tuner {
             case ALL_REDUCE -> 2 * (n - 1) * ringStep(block) + reduce(total * (n - 1) / n);
             case ALL_GATHER -> (n - 1) * ringStep(block);
             case REDUCE_SCATTER -> (n - 1) * ringStep(block) + reduce(total * (n - 1) / n);
-            case BROADCAST -> chain(total) + rootsCopy(total);
+            case BROADCAST -> chain(total) + rootsCopy(total, chainDrain(total));
             case REDUCE -> chain(total) + reduce(total);
             // Pairwise: n - 1 steps of a block; across hosts, a host's ranks share its link.
             case ALL_TO_ALL -> {
@@ -605,13 +640,15 @@ public final class Tuner {
         if ((c == Collective.BROADCAST || c == Collective.REDUCE) && a == Algorithm.TREE) {
             long pieces = TreeBroadcast.pieces(n, count, Math.max(1, chunkBytes / elementBytes));
             boolean reduces = c == Collective.REDUCE;
+            double drain = 0;
             if (pieces > 1) {
                 t = pipelinedRootedTree(rootedLinks, pieces, perRank / 2 / pieces, reduces); // combines included
+                drain = pipelinedTreeDrain(rootedLinks, perRank / 2 / pieces);
             } else {
                 for (int j = 0; j < ceilLog2; j++) t += treeRound(j, perRank, 1, !reduces);
                 if (reduces) t += reduce(ceilLog2 * perRank);
             }
-            return t + (reduces ? 0 : rootsCopy(perRank));
+            return t + (reduces ? 0 : rootsCopy(perRank, drain));
         }
         if (c == Collective.ALL_GATHER && a == Algorithm.BRUCK) {
             double block = total / n;

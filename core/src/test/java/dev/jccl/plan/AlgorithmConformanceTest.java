@@ -132,6 +132,49 @@ class AlgorithmConformanceTest {
     }
 
     /**
+     * A pipelined Broadcast's root copies SEND into RECV once its last piece has left, while the pipeline drains, so no
+     * rank waits for the copy; where nothing drains (two ranks, one piece) it copies first. Which step the copy is in
+     * is all that changed: the conformance runs above check the results.
+     */
+    @Test
+    void aPipelinedBroadcastsRootCopiesAfterItsLastSend() {
+        for (Tuner.Algorithm a : new Tuner.Algorithm[] {Tuner.Algorithm.TREE, Tuner.Algorithm.RING}) {
+            for (int size : new int[] {3, 8, 32}) {
+                Schedule root = rootOf(a, size, 1000, 64);
+                int copy = stepOfCopy(root);
+                assertTrue(copy > lastStepWithASend(root), a + " on " + size + " ranks copies at step " + copy);
+            }
+            assertEquals(0, stepOfCopy(rootOf(a, 2, 1000, 64)), a + " on 2 ranks");
+        }
+        assertEquals(0, stepOfCopy(rootOf(Tuner.Algorithm.TREE, 8, 8, 64)), "one piece: the binomial tree");
+    }
+
+    private static Schedule rootOf(Tuner.Algorithm a, int size, int count, long chunk) {
+        return new OperationRun(Collective.BROADCAST, size, count, chunk, null, 0, false, a)
+                .plan()
+                .getFirst();
+    }
+
+    private static int stepOfCopy(Schedule s) {
+        for (int k = 0; k < s.steps().size(); k++) {
+            for (Action a : s.steps().get(k).actions()) {
+                if (a instanceof Action.LocalCopy) return k;
+            }
+        }
+        throw new AssertionError("no copy in " + s);
+    }
+
+    private static int lastStepWithASend(Schedule s) {
+        int last = -1;
+        for (int k = 0; k < s.steps().size(); k++) {
+            for (Action a : s.steps().get(k).actions()) {
+                if (a instanceof Action.Send) last = k;
+            }
+        }
+        return last;
+    }
+
+    /**
      * Rabenseifner's halving rounds split what a pair holds evenly even when there are fewer elements than ranks: each
      * rank sends within one element of what it receives. (Blocks cut with the remainder in the first ones put a small
      * message wholly in the low half, so every round moved all of it one way.)
