@@ -43,6 +43,14 @@ class TimingSimulatorTest {
                 .micros();
     }
 
+    /** That the tuner of a communicator on {@code m} picks {@code expected} for {@code count} float32 elements. */
+    private static void assertPicks(Machine m, Collective c, long count, Tuner.Algorithm expected) {
+        assertEquals(
+                expected,
+                tunerFor(m).choose(c, count, DataType.FLOAT32).algorithm(),
+                m + ", " + c + ", " + count + " elements");
+    }
+
     /**
      * That {@code t}'s estimate of {@code a} on {@code count} float32 elements lies strictly between {@code low} and
      * {@code high} times the simulated time of the real schedules (chunks of 1 MiB, the tuner's default).
@@ -157,11 +165,8 @@ class TimingSimulatorTest {
             }
         }
         Machine many = builtIn(64, 8);
-        Tuner t = tunerFor(many);
         long count = (256 << 10) / 4;
-        assertEquals(
-                Tuner.Algorithm.TREE,
-                t.choose(Collective.ALL_REDUCE, count, DataType.FLOAT32).algorithm());
+        assertPicks(many, Collective.ALL_REDUCE, count, Tuner.Algorithm.TREE);
         double tree = micros(many, Collective.ALL_REDUCE, Tuner.Algorithm.TREE, count, 1 << 20);
         for (Tuner.Algorithm other :
                 new Tuner.Algorithm[] {Tuner.Algorithm.RING, Tuner.Algorithm.HIERARCHICAL, Tuner.Algorithm.RABENSEIFNER
@@ -186,11 +191,7 @@ class TimingSimulatorTest {
                         m, t, Collective.ALL_REDUCE, Tuner.Algorithm.ONE_SHOT, bytes / 4, 0.9, 1.1);
             }
         }
-        Machine m = builtIn(3, 7);
-        Tuner t = tunerFor(m);
-        assertEquals(
-                Tuner.Algorithm.ONE_SHOT,
-                t.choose(Collective.ALL_REDUCE, 512 / 4, DataType.FLOAT32).algorithm());
+        assertPicks(builtIn(3, 7), Collective.ALL_REDUCE, 512 / 4, Tuner.Algorithm.ONE_SHOT);
     }
 
     /**
@@ -206,10 +207,7 @@ class TimingSimulatorTest {
             assertEstimateFollowsSimulator(
                     m, t, Collective.ALL_TO_ALL, Tuner.Algorithm.RING, rowBytes / m.ranks() / 4, 0.9, 1.1);
         }
-        assertEquals(
-                Tuner.Algorithm.RING,
-                t.choose(Collective.ALL_TO_ALL, (512 << 10) / m.ranks() / 4, DataType.FLOAT32)
-                        .algorithm());
+        assertPicks(m, Collective.ALL_TO_ALL, (512 << 10) / m.ranks() / 4, Tuner.Algorithm.RING);
     }
 
     /**
@@ -232,11 +230,8 @@ class TimingSimulatorTest {
             }
         }
         Machine many = builtIn(32, 128);
-        Tuner t = tunerFor(many);
         long count = (16 << 20) / 4;
-        assertEquals(
-                Tuner.Algorithm.HIERARCHICAL,
-                t.choose(Collective.BROADCAST, count, DataType.FLOAT32).algorithm());
+        assertPicks(many, Collective.BROADCAST, count, Tuner.Algorithm.HIERARCHICAL);
         double twoLevel = micros(many, Collective.BROADCAST, Tuner.Algorithm.HIERARCHICAL, count, 1 << 20);
         double chain = micros(many, Collective.BROADCAST, Tuner.Algorithm.RING, count, 1 << 20);
         assertTrue(twoLevel < 20_000, "two-level Broadcast " + twoLevel + " µs");
@@ -259,11 +254,8 @@ class TimingSimulatorTest {
             }
         }
         Machine m = builtIn(4, 16);
-        Tuner t = tunerFor(m);
         long count = (4 << 10) / 4 / m.ranks();
-        assertEquals(
-                Tuner.Algorithm.BRUCK,
-                t.choose(Collective.ALL_TO_ALL, count, DataType.FLOAT32).algorithm());
+        assertPicks(m, Collective.ALL_TO_ALL, count, Tuner.Algorithm.BRUCK);
         assertTrue(micros(m, Collective.ALL_TO_ALL, Tuner.Algorithm.BRUCK, count)
                 < micros(m, Collective.ALL_TO_ALL, Tuner.Algorithm.HIERARCHICAL, count));
     }
