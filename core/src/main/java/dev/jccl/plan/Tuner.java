@@ -497,11 +497,19 @@ public final class Tuner {
      * The fill of a pipelined Broadcast's trees below depth 1: the steps the trees drain after the root's last send.
      */
     private double pipelinedTreeDrain(TreeLinks links, double piece) {
-        double drain = 0;
-        for (int depth = 2; depth <= links.height(); depth++) {
-            drain += round(links.crossesAtDepth()[depth], 1.5 * piece, 1);
+        return treeFill(links, piece, 0, 2);
+    }
+
+    /**
+     * A piece passing the pipelined trees' depths from {@code fromDepth} down (up, for a Reduce): a step per depth at
+     * that depth's link, plus {@code combine} where each step also combines.
+     */
+    private double treeFill(TreeLinks links, double piece, double combine, int fromDepth) {
+        double fill = 0;
+        for (int depth = fromDepth; depth <= links.height(); depth++) {
+            fill += round(links.crossesAtDepth()[depth], 1.5 * piece, 1) + combine;
         }
-        return drain;
+        return fill;
     }
 
     /**
@@ -513,10 +521,7 @@ public final class Tuner {
      */
     private double pipelinedRootedTree(TreeLinks links, long pieces, double piece, boolean reduces) {
         double combine = reduces ? reduce(2 * piece) : 0;
-        double fill = 0;
-        for (int depth = 1; depth <= links.height(); depth++) {
-            fill += round(links.crossesAtDepth()[depth], 1.5 * piece, 1) + combine;
-        }
+        double fill = treeFill(links, piece, combine, 1);
         double inside = round(false, 2 * piece, 1);
         double across = links.edgesPerHost() > 0 ? round(true, piece, links.edgesPerHost()) : 0;
         return fill + (pieces - 1) * (Math.max(inside, across) + combine) + pipelineHandoffs(pieces + links.height());
