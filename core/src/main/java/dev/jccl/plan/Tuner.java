@@ -571,9 +571,13 @@ public final class Tuner {
     private double chain(double total) {
         double piece = Math.min(total, chunkBytes);
         double chunks = Math.max(1, Math.ceil(total / chunkBytes));
-        double fill = (nRanks - hostCount) * round(false, piece, 1)
+        return chainFill(piece) + (chunks - 1) * ringStep(piece);
+    }
+
+    /** A piece passing every hop of the chain: inside hosts, and across once per host boundary. */
+    private double chainFill(double piece) {
+        return (nRanks - hostCount) * round(false, piece, 1)
                 + (hostCount - 1) * (hostCount > 1 ? round(true, piece, 1) : 0);
-        return fill + (chunks - 1) * ringStep(piece);
     }
 
     /**
@@ -583,8 +587,8 @@ public final class Tuner {
     private double chainDrain(double total) {
         if (nRanks <= 2) return 0;
         double piece = Math.min(total, chunkBytes);
-        return (nRanks - hostCount - 1) * round(false, piece, 1)
-                + (hostCount - 1) * (hostCount > 1 ? round(true, piece, 1) : 0);
+        boolean firstHopCrosses = perHost == 1 && hostCount > 1; // else the root's successor shares its host
+        return chainFill(piece) - round(firstHopCrosses, piece, 1);
     }
 
     /** Rings, chains and pairwise exchange: many steps of one block or chunk each. */
