@@ -17,8 +17,11 @@ import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -73,7 +76,7 @@ class PieceSizeTest {
         assertEquals(1 << 20, unset.chunkBytes(true, true), "ranks sharing CPUs pay hand-offs for every extra step");
         Config small = Config.builder().buffSize(256 << 10).build();
         assertEquals(64 << 10, small.chunkBytes(true, false), "a buffer size set by the user decides");
-        Config fromVariable = Config.fromEnvironment(java.util.Map.of("JCCL_BUFFSIZE", "4194304"));
+        Config fromVariable = Config.fromEnvironment(Map.of("JCCL_BUFFSIZE", "4194304"));
         assertEquals(1 << 20, fromVariable.chunkBytes(true, false));
     }
 
@@ -82,8 +85,7 @@ class PieceSizeTest {
         List<Throwable> failures = new ArrayList<>();
         String log = run(rank -> config, failures);
         assertEquals(List.of(), failures, log);
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                        "\\[0] JCCL TRACE COLL : [^\\n]*algorithm ring, (\\d+ steps)")
+        Matcher m = Pattern.compile("\\[0] JCCL TRACE COLL : [^\\n]*algorithm ring, (\\d+ steps)")
                 .matcher(log);
         assertTrue(m.find(), log);
         return m.group(1);
