@@ -23,6 +23,14 @@
 # loop, averaged over ranks); the table shows the median of the repetitions with min-max, and
 # Jccl/MPI, the ratio of the medians: below 1.00 Jccl is faster. Open MPI has no async call, so
 # both of Jccl's modes are compared with its blocking calls. Raw outputs stay in bench/target/grid/.
+#
+# Before every run bench/core_probe times a cache line's round trip between two CPUs, and the table
+# prints its range over the cell's runs (column "line ns"). On a virtual machine the hypervisor
+# moves the vCPUs: here the round trip alternates between about 100 and 420 ns for minutes at a
+# time, and small collectives of both libraries take 2-4x longer in the slow phase. A "!" marks a
+# cell whose runs met both phases (the largest round trip over twice the smallest): its ratio
+# compares phases as much as libraries, so rerun it, or read the raw values (time, busbw, round
+# trip) in bench/target/grid/*.values.
 # A benchmark, not a test: CI does not run it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,6 +75,7 @@ rm -rf "$out"
 mkdir -p "$out"
 say "building bench/target/mpi_bench with $(mpicc --showme:version 2>/dev/null || echo mpicc)"
 mpicc -O2 -Wall -o bench/target/mpi_bench bench/mpi_bench.c
+mpicc -O2 -Wall -pthread -o bench/target/core_probe bench/core_probe.c
 say "building the jccl tool (if needed)"
 ./jccl info >/dev/null
 
@@ -122,6 +131,9 @@ fi
 jccl_value() { awk '!/^#/ && NF >= 8 { print $6, $8; exit }' "$1"; }
 mpi_value() { awk '!/^#/ && NF >= 5 { print $3, $5; exit }' "$1"; }
 
+# A cache line's round trip between two CPUs now, in ns ("-" if it cannot be measured).
+line_round_trip() { bench/target/core_probe 2>/dev/null || echo -; }
+
 run_jccl() { # cell, mode, repetition
   local id section coll np bytes transport modes type mpi file
   IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$1"
@@ -131,6 +143,7 @@ run_jccl() { # cell, mode, repetition
     tcp) env=(JCCL_SHM_DISABLE=1) ;;
     ucx) env=(JCCL_SHM_DISABLE=1 JCCL_NET=UCX) ;;
   esac
+  local round_trip; round_trip="$(line_round_trip)"
   # --warmup-time 4: the JVM compiles its hot paths in its first seconds; none of that is timed.
   if ! env "${env[@]}" ./jccl perf "$coll" -np "$np" -b "$bytes" -e "$bytes" -d "$type" -n "$(iters_for "$bytes" "$np")" \
       -w "$(warm_for "$bytes" "$np")" -c 0 -z "$2" --warmup-time 4 >"$file" 2>"$file.err"; then
@@ -138,7 +151,7 @@ run_jccl() { # cell, mode, repetition
   fi
   local value; value="$(jccl_value "$file")"
   [[ -n "$value" ]] || { say "no result line in $file"; return 1; }
-  echo "$value" >> "$out/$id-jccl-z$2.values"
+  echo "$value $round_trip" >> "$out/$id-jccl-z$2.values"
 }
 
 run_mpi() { # cell, repetition
@@ -147,13 +160,14 @@ run_mpi() { # cell, repetition
   file="$out/$id-mpi-$2.txt"
   local btl=()
   [[ "$transport" == tcp ]] && btl=(--mca btl tcp,self --mca btl_tcp_if_include lo)
+  local round_trip; round_trip="$(line_round_trip)"
   if ! "${mpirun[@]}" -np "$np" "${btl[@]}" bench/target/mpi_bench "$coll" "$bytes" "$(iters_for "$bytes" "$np")" \
       "$(warm_for "$bytes" "$np")" >"$file" 2>"$file.err"; then
     say "mpirun failed for $id (see $file.err)"; tail -5 "$file.err" >&2; return 1
   fi
   local value; value="$(mpi_value "$file")"
   [[ -n "$value" ]] || { say "no result line in $file"; return 1; }
-  echo "$value" >> "$out/$id-mpi.values"
+  echo "$value $round_trip" >> "$out/$id-mpi.values"
 }
 
 for ((rep = 1; rep <= reps; rep++)); do
@@ -185,11 +199,17 @@ label() { # bytes
   local b=$1
   if ((b >= 1048576)); then echo "$((b / 1048576)) MiB"; elif ((b >= 1024)); then echo "$((b / 1024)) KiB"; else echo "$b B"; fi
 }
+# "min-max" of the round trips (column 3) over a cell's values files, with "!" if max > 2 min.
+round_trips() {
+  cat "$@" 2>/dev/null | awk '$3 ~ /^[0-9.]+$/ { v = $3 + 0; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
+    END { if (n == 0) print "-"; else printf "%d-%d%s\n", lo, hi, (hi > 2 * lo) ? " !" : "" }'
+}
 name_of() { case "$1" in all_reduce) echo AllReduce ;; all_gather) echo AllGather ;; reduce_scatter) echo ReduceScatter ;; broadcast) echo Broadcast ;; esac; }
 
 echo
 echo "# Jccl $(./jccl info 2>/dev/null | awk '/^jccl / { print $2; exit }') vs Open MPI $(mpirun --version 2>/dev/null | head -1 | awk '{print $NF}'), $reps repetition(s), interleaved; $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "# time: µs per call, median (min-max); Jccl/MPI: ratio of the medians, below 1.00 Jccl is faster"
+echo "# line ns: a cache line's round trip between two CPUs before each run of the cell (bench/core_probe); !: the runs met both of the VM's phases"
 last_section=""
 for cell in "${cells[@]}"; do
   IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$cell"
@@ -204,7 +224,7 @@ for cell in "${cells[@]}"; do
       ucx) echo "## AllReduce float32 64 MiB, 2 ranks, JCCL_SHM_DISABLE=1, -z 2: JCCL_NET=UCX against Jccl's sockets (busbw GB/s)"; printf '%-10s %-28s %10s\n' net "busbw GB/s" "/sockets" ;;
     esac
     if [[ "$section" == ar-* || "$section" == others ]]; then
-      printf '%-14s %5s %-8s %-26s %-26s %-26s %8s %8s\n' collective ranks size "Jccl -z 0" "Jccl -z 2" "Open MPI" "z0/MPI" "z2/MPI"
+      printf '%-14s %5s %-8s %-26s %-26s %-26s %8s %8s  %s\n' collective ranks size "Jccl -z 0" "Jccl -z 2" "Open MPI" "z0/MPI" "z2/MPI" "line ns"
     fi
   fi
   case "$section" in
@@ -213,9 +233,10 @@ for cell in "${cells[@]}"; do
       mm="$(median "$mpi_file" 1 || true)"
       j0="$(median "$out/$id-jccl-z0.values" 1 || true)"
       j2="$(median "$out/$id-jccl-z2.values" 1 || true)"
-      printf '%-14s %5s %-8s %-26s %-26s %-26s %8s %8s\n' "$(name_of "$coll")" "$np" "$(label "$bytes")" \
+      printf '%-14s %5s %-8s %-26s %-26s %-26s %8s %8s  %s\n' "$(name_of "$coll")" "$np" "$(label "$bytes")" \
         "$(cell_text "$out/$id-jccl-z0.values" 1)" "$(cell_text "$out/$id-jccl-z2.values" 1)" "$(cell_text "$mpi_file" 1)" \
-        "$(ratio "$j0" "$mm")" "$(ratio "$j2" "$mm")"
+        "$(ratio "$j0" "$mm")" "$(ratio "$j2" "$mm")" \
+        "$(round_trips "$out/$id-jccl-z0.values" "$out/$id-jccl-z2.values" "$mpi_file")"
       if ((bytes >= 1048576)) && [[ -s "$mpi_file" ]]; then
         printf '%-14s %5s %-8s %-26s %-26s %-26s\n' "  busbw GB/s" "" "" "$(cell_text "$out/$id-jccl-z0.values" 2)" \
           "$(cell_text "$out/$id-jccl-z2.values" 2)" "$(cell_text "$mpi_file" 2)"
