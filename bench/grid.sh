@@ -29,8 +29,10 @@
 # moves the vCPUs: here the round trip alternates between about 100 and 420 ns for minutes at a
 # time, and small collectives of both libraries take 2-4x longer in the slow phase. A "!" marks a
 # cell whose runs met both phases (the largest round trip over twice the smallest): its ratio
-# compares phases as much as libraries, so rerun it, or read the raw values (time, busbw, round
-# trip) in bench/target/grid/*.values.
+# compares phases as much as libraries. The columns "paired" take, per repetition, Jccl's run and
+# Open MPI's run only when both met the same phase (round trips within 1.5x), and print the median
+# of those ratios with how many repetitions paired: "0.93 (2/3)". The raw values (time, busbw,
+# round trip) stay in bench/target/grid/*.values.
 # A benchmark, not a test: CI does not run it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -204,6 +206,18 @@ round_trips() {
   cat "$@" 2>/dev/null | awk '$3 ~ /^[0-9.]+$/ { v = $3 + 0; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
     END { if (n == 0) print "-"; else printf "%d-%d%s\n", lo, hi, (hi > 2 * lo) ? " !" : "" }'
 }
+# The median over repetitions of Jccl's time / Open MPI's, counting only the repetitions whose two
+# runs met the same phase (round trips within 1.5x of each other), and how many did: "0.93 (2/3)".
+paired_ratio() { # jccl values, mpi values
+  [[ -s "$1" && -s "$2" ]] || { echo "-"; return; }
+  paste -d' ' "$1" "$2" | awk '{ n++ } $3 ~ /^[0-9.]+$/ && $6 ~ /^[0-9.]+$/ && $4 > 0 {
+      lo = ($3 < $6) ? $3 : $6; hi = ($3 < $6) ? $6 : $3
+      if (hi <= 1.5 * lo) r[++k] = $1 / $4 }
+    END { if (k == 0) { printf "- (0/%d)\n", n; exit }
+      for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+      m = (k % 2) ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2
+      printf "%.2f (%d/%d)\n", m, k, n }'
+}
 name_of() { case "$1" in all_reduce) echo AllReduce ;; all_gather) echo AllGather ;; reduce_scatter) echo ReduceScatter ;; broadcast) echo Broadcast ;; esac; }
 
 echo
@@ -224,7 +238,7 @@ for cell in "${cells[@]}"; do
       ucx) echo "## AllReduce float32 64 MiB, 2 ranks, JCCL_SHM_DISABLE=1, -z 2: JCCL_NET=UCX against Jccl's sockets (busbw GB/s)"; printf '%-10s %-28s %10s\n' net "busbw GB/s" "/sockets" ;;
     esac
     if [[ "$section" == ar-* || "$section" == others ]]; then
-      printf '%-14s %5s %-8s %-26s %-26s %-26s %8s %8s  %s\n' collective ranks size "Jccl -z 0" "Jccl -z 2" "Open MPI" "z0/MPI" "z2/MPI" "line ns"
+      printf '%-14s %5s %-8s %-26s %-26s %-26s %8s %8s  %-12s %-12s %s\n' collective ranks size "Jccl -z 0" "Jccl -z 2" "Open MPI" "z0/MPI" "z2/MPI" "z0 paired" "z2 paired" "line ns"
     fi
   fi
   case "$section" in
@@ -233,9 +247,10 @@ for cell in "${cells[@]}"; do
       mm="$(median "$mpi_file" 1 || true)"
       j0="$(median "$out/$id-jccl-z0.values" 1 || true)"
       j2="$(median "$out/$id-jccl-z2.values" 1 || true)"
-      printf '%-14s %5s %-8s %-26s %-26s %-26s %8s %8s  %s\n' "$(name_of "$coll")" "$np" "$(label "$bytes")" \
+      printf '%-14s %5s %-8s %-26s %-26s %-26s %8s %8s  %-12s %-12s %s\n' "$(name_of "$coll")" "$np" "$(label "$bytes")" \
         "$(cell_text "$out/$id-jccl-z0.values" 1)" "$(cell_text "$out/$id-jccl-z2.values" 1)" "$(cell_text "$mpi_file" 1)" \
         "$(ratio "$j0" "$mm")" "$(ratio "$j2" "$mm")" \
+        "$(paired_ratio "$out/$id-jccl-z0.values" "$mpi_file")" "$(paired_ratio "$out/$id-jccl-z2.values" "$mpi_file")" \
         "$(round_trips "$out/$id-jccl-z0.values" "$out/$id-jccl-z2.values" "$mpi_file")"
       if ((bytes >= 1048576)) && [[ -s "$mpi_file" ]]; then
         printf '%-14s %5s %-8s %-26s %-26s %-26s\n' "  busbw GB/s" "" "" "$(cell_text "$out/$id-jccl-z0.values" 2)" \
