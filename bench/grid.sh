@@ -187,9 +187,11 @@ for ((rep = 1; rep <= reps; rep++)); do
   done
 done
 
-# "median min max" of column $2 (1: time, 2: busbw) of a values file.
-stats() { awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END {
+# "median min max" of the numbers on stdin, one per line.
+median_min_max() { sort -g | awk '{ v[NR] = $1 } END {
   m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%s %s %s\n", m, v[1], v[NR] }'; }
+# "median min max" of column $2 (1: time, 2: busbw) of a values file.
+stats() { awk -v c="$2" '{ print $c }' "$1" | median_min_max; }
 cell_text() { # file column -> "median (min-max)"
   [[ -s "$1" ]] || { echo "-"; return; }
   read -r m lo hi <<< "$(stats "$1" "$2")"
@@ -210,13 +212,15 @@ round_trips() {
 # runs met the same phase (round trips within 1.5x of each other), and how many did: "0.93 (2/3)".
 paired_ratio() { # jccl values, mpi values
   [[ -s "$1" && -s "$2" ]] || { echo "-"; return; }
-  paste -d' ' "$1" "$2" | awk '{ n++ } $3 ~ /^[0-9.]+$/ && $6 ~ /^[0-9.]+$/ && $4 > 0 {
+  local ratios pairs runs m
+  ratios="$(paste -d' ' "$1" "$2" | awk '$3 ~ /^[0-9.]+$/ && $6 ~ /^[0-9.]+$/ && $4 > 0 {
       lo = ($3 < $6) ? $3 : $6; hi = ($3 < $6) ? $6 : $3
-      if (hi <= 1.5 * lo) r[++k] = $1 / $4 }
-    END { if (k == 0) { printf "- (0/%d)\n", n; exit }
-      for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
-      m = (k % 2) ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2
-      printf "%.2f (%d/%d)\n", m, k, n }'
+      if (hi <= 1.5 * lo) print $1 / $4 }')"
+  runs="$(paste "$1" "$2" | wc -l)"
+  [[ -n "$ratios" ]] || { echo "- (0/$runs)"; return; }
+  pairs="$(wc -l <<< "$ratios")"
+  read -r m _ <<< "$(median_min_max <<< "$ratios")"
+  awk -v m="$m" -v k="$pairs" -v n="$runs" 'BEGIN { printf "%.2f (%d/%d)\n", m, k, n }'
 }
 name_of() { case "$1" in all_reduce) echo AllReduce ;; all_gather) echo AllGather ;; reduce_scatter) echo ReduceScatter ;; broadcast) echo Broadcast ;; esac; }
 
