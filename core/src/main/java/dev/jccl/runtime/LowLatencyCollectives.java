@@ -8,6 +8,7 @@ import dev.jccl.reduce.ReduceKernel;
 import dev.jccl.reduce.ReduceKernels;
 import dev.jccl.transport.OperationMismatchException;
 import dev.jccl.transport.Outbox;
+import dev.jccl.transport.Outbox.ChunkOperation;
 import dev.jccl.transport.PeerLostException;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -195,6 +196,7 @@ final class LowLatencyCollectives {
         private int awaitedWriter;
 
         private long awaitedChunk;
+        private long awaitedBytes;
         /**
          * Whether this rank waited beyond a short spin at some point of the operation: {@link #SHORT_WAIT_SPINS} idle
          * rounds, or any idle round of {@link #finish} where ranks share CPUs.
@@ -302,7 +304,7 @@ final class LowLatencyCollectives {
                     && box.canWrite(base[rank] + published)) {
                 long g = base[rank] + published;
                 box.write(g, send, published * slot, length(published));
-                box.publish(g, sequence, descriptor, count);
+                box.publish(g, length(published), sequence, descriptor, count);
                 published++;
                 work++;
                 for (int w = 0; w < size; w++) toWake[w] |= w != rank;
@@ -322,7 +324,8 @@ final class LowLatencyCollectives {
                 for (int w = 0; w < size; w++) {
                     if (w == rank || !reads(w)) continue;
                     long theirs = chunksOf(w);
-                    while (read[w] < theirs && (!needs(read[w]) || box.published(w, base[w] + read[w]))) {
+                    while (read[w] < theirs
+                            && (!needs(read[w]) || box.published(w, base[w] + read[w], length(read[w])))) {
                         if (needs(read[w])) copyChunk(w, read[w]);
                         read[w]++;
                         box.consumed(w, base[w] + read[w]);
@@ -332,6 +335,7 @@ final class LowLatencyCollectives {
                     if (read[w] < theirs && awaitedWriter < 0) {
                         awaitedWriter = w;
                         awaitedChunk = base[w] + read[w];
+                        awaitedBytes = length(read[w]);
                     }
                 }
             }
@@ -371,10 +375,11 @@ final class LowLatencyCollectives {
         /** The first rank whose chunk {@code j} is not published yet (noting it as awaited), or -1 if all are. */
         private int firstUnpublished(long j) {
             for (int w = 0; w < size; w++) {
-                if (w == rank ? published <= j : !box.published(w, base[w] + j)) {
+                if (w == rank ? published <= j : !box.published(w, base[w] + j, length(j))) {
                     if (w != rank) {
                         awaitedWriter = w;
                         awaitedChunk = base[w] + j;
+                        awaitedBytes = length(j);
                     }
                     return w;
                 }
@@ -390,7 +395,7 @@ final class LowLatencyCollectives {
          * publishing its own next chunk.
          */
         boolean mayMove() {
-            if (awaitedWriter >= 0 && box.published(awaitedWriter, awaitedChunk)) return true;
+            if (awaitedWriter >= 0 && box.published(awaitedWriter, awaitedChunk, awaitedBytes)) return true;
             if (published < mine
                     && (!reduceMode || published - reduced < box.slots())
                     && box.canWrite(base[rank] + published)) {
@@ -402,7 +407,7 @@ final class LowLatencyCollectives {
                         && w != awaitedWriter
                         && reads(w)
                         && read[w] < chunksOf(w)
-                        && box.published(w, base[w] + read[w])) {
+                        && box.published(w, base[w] + read[w], length(read[w]))) {
                     return true;
                 }
             }
@@ -423,8 +428,8 @@ final class LowLatencyCollectives {
                 recvOffset = lo - rank * block;
             }
             long elements = (hi - lo) / ctx.type().byteSize();
-            for (int w = 0; w < size; w++) check(w, base[w] + j);
             long bytes = to - from;
+            for (int w = 0; w < size; w++) check(w, base[w] + j, bytes);
             long skip = lo - from;
             kernel.apply(
                     box.page(0),
@@ -449,9 +454,9 @@ final class LowLatencyCollectives {
         /** A gathered chunk: its part of this rank's result, copied into place. */
         private void copyChunk(int w, long j) {
             long chunk = base[w] + j;
-            check(w, chunk);
             long from = j * slot;
             long length = length(j);
+            check(w, chunk, length);
             MemorySegment page = box.page(w);
             long at = box.dataOffset(w, chunk, length);
             switch (collective) {
@@ -467,14 +472,20 @@ final class LowLatencyCollectives {
         }
 
         /** A chunk of another operation means the ranks called different collectives: an error on both sides. */
-        private void check(int w, long chunk) {
-            if (w == rank) return;
-            long seq = box.sequence(w, chunk);
-            long desc = box.descriptor(w, chunk);
-            long cnt = box.count(w, chunk);
-            if (seq != sequence || desc != descriptor || cnt != count) {
-                throw failures.mismatch(ctx, w, OpContext.describe(seq, desc, cnt), null);
-            }
+        private void check(int w, long chunk, long bytes) {
+            if (w == rank || box.sameOperation(w, chunk, bytes, sequence, descriptor, count)) return;
+            ChunkOperation theirs = box.operationOf(w, chunk, bytes);
+            // A small chunk carries only a digest of its operation; the writer's announcement may already name a
+            // later one, or this very one if the writer moved on after a mismatch further back.
+            boolean named = theirs != null
+                    && (theirs.sequence() != sequence || theirs.descriptor() != descriptor || theirs.count() != count);
+            throw failures.mismatch(
+                    ctx,
+                    w,
+                    named
+                            ? OpContext.describe(theirs.sequence(), theirs.descriptor(), theirs.count())
+                            : "another operation (the chunk it published says so, but not which)",
+                    null);
         }
 
         /**

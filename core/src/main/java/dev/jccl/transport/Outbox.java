@@ -30,13 +30,19 @@ public interface Outbox {
      */
     void write(long chunk, MemorySegment src, long srcOffset, long bytes);
 
-    /** Publishes chunk {@code chunk}, whose data is written, as part of collective {@code sequence}. */
-    void publish(long chunk, long sequence, long descriptor, long count);
+    /**
+     * Publishes chunk {@code chunk} of {@code bytes}, whose data is written, as part of collective {@code sequence}
+     * with this signature and count.
+     */
+    void publish(long chunk, long bytes, long sequence, long descriptor, long count);
 
     // ---------------------------------------------------------------- reader
 
-    /** True once {@code writer} has published its chunk {@code chunk}. */
-    boolean published(int writer, long chunk);
+    /**
+     * True once {@code writer} has published its chunk {@code chunk}, which holds {@code bytes}: every reader knows a
+     * chunk's length from the operation, and an outbox may keep short chunks apart from long ones.
+     */
+    boolean published(int writer, long chunk, long bytes);
 
     /**
      * The memory holding {@code writer}'s outbox; a chunk's data lies in it at {@link #dataOffset(int, long, long)}.
@@ -46,14 +52,21 @@ public interface Outbox {
     /** Where the {@code bytes} of {@code writer}'s published chunk {@code chunk} lie in {@link #page(int) its page}. */
     long dataOffset(int writer, long chunk, long bytes);
 
-    /** The collective sequence number {@code writer} published chunk {@code chunk} under. */
-    long sequence(int writer, long chunk);
+    /**
+     * True if {@code writer} published its chunk {@code chunk} of {@code bytes} under this operation: collective
+     * sequence number, signature (collective, type, op, root) and element count. False means the ranks called different
+     * operations.
+     */
+    boolean sameOperation(int writer, long chunk, long bytes, long sequence, long descriptor, long count);
 
-    /** The operation's signature (collective, type, op, root) {@code writer} published chunk {@code chunk} under. */
-    long descriptor(int writer, long chunk);
+    /**
+     * For the error when {@link #sameOperation} said no: the operation {@code writer} published chunk {@code chunk}
+     * under, or, where the chunk keeps only a digest of it, the one the writer last announced; null if neither says.
+     */
+    ChunkOperation operationOf(int writer, long chunk, long bytes);
 
-    /** The element count {@code writer} published chunk {@code chunk} under. */
-    long count(int writer, long chunk);
+    /** An operation's collective sequence number, signature (collective, type, op, root) and element count. */
+    record ChunkOperation(long sequence, long descriptor, long count) {}
 
     /** This rank has finished with {@code writer}'s chunks below {@code chunks}; the writer may reuse their slots. */
     void consumed(int writer, long chunks);

@@ -11,6 +11,8 @@ import java.lang.foreign.MemorySegment;
  * writer's memory. A chunk's header line carries the flag, the operation's sequence number and signature (so a
  * mismatched call is caught on the first chunk); a small operation is a single chunk, which lies in the header line
  * itself if it is small enough ({@value ShmLayout#SLOT_INLINE_BYTES} bytes), and costs one line crossing between cores.
+ * A chunk of at most {@value ShmLayout#SMALL_RECORD_BYTES} bytes goes to a small record instead, four to a line, whose
+ * flag carries a digest of the operation in place of the header (see {@link ShmLayout}).
  *
  * <p>Flow control: a writer reuses slot {@code g % slots} for chunk {@code g} only once every peer has finished with
  * chunk {@code g - slots}, as its {@code consumed} counter for the writer says. The smallest counter seen is cached, so
@@ -26,6 +28,8 @@ public final class ShmOutbox implements Outbox {
     private final int rank;
     private final int size;
     private final long[] slotOffset;
+    /** Where small record 0 lies; record {@code g % slots} holds chunk g when it is small. */
+    private final long smallRecords;
     /** {@code slots - 1}: slots are a power of two, so a chunk's slot is a mask away, not a division. */
     private final int slotMask;
     /** Every rank's page, by rank, looked up once: polling a flag is then one load and its bounds check. */
@@ -49,6 +53,7 @@ public final class ShmOutbox implements Outbox {
         this.page = new MemorySegment[size];
         for (int r = 0; r < size; r++) page[r] = pages.page(r);
         this.mine = page[rank];
+        this.smallRecords = ShmLayout.smallRecordsOffset(size, pages.slotBytes(), pages.slots());
     }
 
     /** The most data one chunk carries. */
@@ -67,6 +72,34 @@ public final class ShmOutbox implements Outbox {
         return slotOffset[(int) chunk & slotMask];
     }
 
+    private static boolean small(long bytes) {
+        return bytes <= ShmLayout.SMALL_RECORD_BYTES;
+    }
+
+    private long smallRecord(long chunk) {
+        return smallRecords + (long) ((int) chunk & slotMask) * ShmLayout.SMALL_RECORD;
+    }
+
+    /** A small record's flag: the low 32 bits of {@code chunk + 1} above the operation's digest. */
+    private static long smallFlag(long chunk, long sequence, long descriptor, long count) {
+        return (chunk + 1) << 32 | digest(sequence, descriptor, count) & 0xFFFF_FFFFL;
+    }
+
+    private static boolean smallFlagIsFor(long flag, long chunk) {
+        return (int) (flag >>> 32) == (int) (chunk + 1);
+    }
+
+    /**
+     * 32 bits of the operation, mixed so that two different operations share them about once in 2^32 pairs (the tests
+     * check that operations a step apart in sequence, count, collective, type, op or root never do).
+     */
+    static int digest(long sequence, long descriptor, long count) {
+        long h = sequence * 0x9E37_79B9_7F4A_7C15L;
+        h = (h ^ descriptor) * 0xC2B2_AE3D_27D4_EB4FL;
+        h = (h ^ count) * 0x1656_67B1_9E37_79F9L;
+        return (int) (h ^ h >>> 32);
+    }
+
     // ---------------------------------------------------------------- writer
 
     /** True once every peer has finished with the chunk that slot {@code chunk % slots} held. */
@@ -82,9 +115,10 @@ public final class ShmOutbox implements Outbox {
         return knownConsumed >= needed;
     }
 
-    /** Where a chunk's {@code bytes} lie in its slot: in the header line when they fit there. */
-    private static long dataOffset(long bytes) {
-        return bytes <= ShmLayout.SLOT_INLINE_BYTES ? ShmLayout.SLOT_INLINE : ShmLayout.SLOT_DATA;
+    /** Where chunk {@code chunk}'s {@code bytes} lie: in a small record, else its slot's header line or data. */
+    private long at(long chunk, long bytes) {
+        if (small(bytes)) return smallRecord(chunk) + ShmLayout.SMALL_RECORD_DATA;
+        return slot(chunk) + (bytes <= ShmLayout.SLOT_INLINE_BYTES ? ShmLayout.SLOT_INLINE : ShmLayout.SLOT_DATA);
     }
 
     /**
@@ -93,13 +127,19 @@ public final class ShmOutbox implements Outbox {
      */
     @Override
     public void write(long chunk, MemorySegment src, long srcOffset, long bytes) {
-        MemorySegment.copy(src, srcOffset, mine, slot(chunk) + dataOffset(bytes), bytes);
+        MemorySegment.copy(src, srcOffset, mine, at(chunk, bytes), bytes);
     }
 
-    /** Publishes chunk {@code chunk}, whose data is written, as part of collective {@code sequence}. */
+    /**
+     * Publishes chunk {@code chunk} of {@code bytes}, whose data is written, as part of collective {@code sequence}.
+     */
     @Override
-    public void publish(long chunk, long sequence, long descriptor, long count) {
+    public void publish(long chunk, long bytes, long sequence, long descriptor, long count) {
         MemorySegment p = mine;
+        if (small(bytes)) {
+            SharedWords.release(p, smallRecord(chunk), smallFlag(chunk, sequence, descriptor, count));
+            return;
+        }
         long at = slot(chunk);
         SharedWords.setPlain(p, at + ShmLayout.SLOT_SEQUENCE, sequence);
         SharedWords.setPlain(p, at + ShmLayout.SLOT_DESCRIPTOR, descriptor);
@@ -109,9 +149,10 @@ public final class ShmOutbox implements Outbox {
 
     // ---------------------------------------------------------------- reader
 
-    /** True once {@code writer} has published its chunk {@code chunk}. */
+    /** True once {@code writer} has published its chunk {@code chunk} of {@code bytes}. */
     @Override
-    public boolean published(int writer, long chunk) {
+    public boolean published(int writer, long chunk, long bytes) {
+        if (small(bytes)) return smallFlagIsFor(SharedWords.acquire(page[writer], smallRecord(chunk)), chunk);
         return SharedWords.acquire(page[writer], slot(chunk) + ShmLayout.SLOT_FLAG) == chunk + 1;
     }
 
@@ -126,22 +167,33 @@ public final class ShmOutbox implements Outbox {
     /** Where the {@code bytes} of {@code writer}'s published chunk {@code chunk} lie in {@link #page(int) its page}. */
     @Override
     public long dataOffset(int writer, long chunk, long bytes) {
-        return slot(chunk) + dataOffset(bytes);
+        return at(chunk, bytes);
     }
 
     @Override
-    public long sequence(int writer, long chunk) {
-        return SharedWords.plain(page[writer], slot(chunk) + ShmLayout.SLOT_SEQUENCE);
+    public boolean sameOperation(int writer, long chunk, long bytes, long sequence, long descriptor, long count) {
+        MemorySegment p = page[writer];
+        if (small(bytes)) {
+            return SharedWords.plain(p, smallRecord(chunk)) == smallFlag(chunk, sequence, descriptor, count);
+        }
+        long at = slot(chunk);
+        return SharedWords.plain(p, at + ShmLayout.SLOT_SEQUENCE) == sequence
+                && SharedWords.plain(p, at + ShmLayout.SLOT_DESCRIPTOR) == descriptor
+                && SharedWords.plain(p, at + ShmLayout.SLOT_COUNT) == count;
     }
 
     @Override
-    public long descriptor(int writer, long chunk) {
-        return SharedWords.plain(page[writer], slot(chunk) + ShmLayout.SLOT_DESCRIPTOR);
-    }
-
-    @Override
-    public long count(int writer, long chunk) {
-        return SharedWords.plain(page[writer], slot(chunk) + ShmLayout.SLOT_COUNT);
+    public ChunkOperation operationOf(int writer, long chunk, long bytes) {
+        if (small(bytes)) {
+            RankPages.Announcement a = pages.announced(writer);
+            return a == null ? null : new ChunkOperation(a.sequence(), a.descriptor(), a.count());
+        }
+        MemorySegment p = page[writer];
+        long at = slot(chunk);
+        return new ChunkOperation(
+                SharedWords.plain(p, at + ShmLayout.SLOT_SEQUENCE),
+                SharedWords.plain(p, at + ShmLayout.SLOT_DESCRIPTOR),
+                SharedWords.plain(p, at + ShmLayout.SLOT_COUNT));
     }
 
     /** This rank has finished with {@code writer}'s chunks below {@code chunks}; the writer may reuse their slots. */
