@@ -47,7 +47,7 @@ public class ArgumentChecks {
     }
 
     /** The segment exists, is accessible from this thread, and holds at least {@code bytes}. */
-    public void readable(MemorySegment seg, long bytes, String name, String shape) {
+    public void readable(MemorySegment seg, long bytes, String name, Shape shape) {
         if (seg == null) throw bad(name + " buffer is null");
         if (!seg.scope().isAlive()) throw bad(name + " buffer's arena is already closed");
         if (!seg.isAccessibleBy(Thread.currentThread())) {
@@ -59,7 +59,7 @@ public class ArgumentChecks {
         }
     }
 
-    public void writable(MemorySegment seg, long bytes, String name, String shape) {
+    public void writable(MemorySegment seg, long bytes, String name, Shape shape) {
         readable(seg, bytes, name, shape);
         if (seg.isReadOnly()) throw bad(name + " buffer is read-only");
     }

@@ -40,14 +40,14 @@ public final class OperationChecks {
     public Operation allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
         ArgumentChecks check = checks("AllReduce", count, "count", type);
         check.op(op);
-        Buffers b = sameSize(check, send, recv, check.bytes(count, 1, type), count + " × " + type);
+        Buffers b = sameSize(check, send, recv, check.bytes(count, 1, type), new Shape(count, type));
         return new Operation(Collective.ALL_REDUCE, b.send(), b.recv(), count, type, op, -1, -1, kindOf(check, b));
     }
 
     public Operation broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
         ArgumentChecks check = checks("Broadcast", count, "count", type);
         check.rankInRange(root, size, "root");
-        Buffers b = rooted(check, send, recv, check.bytes(count, 1, type), count + " × " + type, true, rank == root);
+        Buffers b = rooted(check, send, recv, check.bytes(count, 1, type), new Shape(count, type), true, rank == root);
         MemorySegment source = rank == root ? b.send() : b.recv(); // only the root's send is read
         return new Operation(Collective.BROADCAST, source, b.recv(), count, type, null, root, -1, kindOf(check, b));
     }
@@ -56,7 +56,7 @@ public final class OperationChecks {
         ArgumentChecks check = checks("Reduce", count, "count", type);
         check.op(op);
         check.rankInRange(root, size, "root");
-        Buffers b = rooted(check, send, recv, check.bytes(count, 1, type), count + " × " + type, false, rank == root);
+        Buffers b = rooted(check, send, recv, check.bytes(count, 1, type), new Shape(count, type), false, rank == root);
         MemorySegment target = rank == root ? b.recv() : b.send(); // only the root's recv is written
         return new Operation(Collective.REDUCE, b.send(), target, count, type, op, root, -1, kindOf(check, b));
     }
@@ -65,8 +65,8 @@ public final class OperationChecks {
         ArgumentChecks check = checks("AllGather", sendCount, "sendCount", type);
         long block = check.bytes(sendCount, 1, type);
         long total = check.bytes(sendCount, size, type);
-        check.readable(send, block, "send", sendCount + " × " + type);
-        check.writable(recv, total, "recv", size + " ranks × " + sendCount + " × " + type);
+        check.readable(send, block, "send", new Shape(sendCount, type));
+        check.writable(recv, total, "recv", new Shape(size, sendCount, type));
         MemorySegment s = send.asSlice(0, block);
         MemorySegment r = recv.asSlice(0, total);
         check.inPlaceOrDisjoint(s, r, Memory.same(s, r.asSlice(rank * block, block)));
@@ -78,8 +78,8 @@ public final class OperationChecks {
         check.op(op);
         long block = check.bytes(recvCount, 1, type);
         long total = check.bytes(recvCount, size, type);
-        check.readable(send, total, "send", size + " ranks × " + recvCount + " × " + type);
-        check.writable(recv, block, "recv", recvCount + " × " + type);
+        check.readable(send, total, "send", new Shape(size, recvCount, type));
+        check.writable(recv, block, "recv", new Shape(recvCount, type));
         MemorySegment s = send.asSlice(0, total);
         MemorySegment r = recv.asSlice(0, block);
         check.inPlaceOrDisjoint(s, r, Memory.same(r, s.asSlice(rank * block, block)));
@@ -89,7 +89,7 @@ public final class OperationChecks {
     public Operation allToAll(MemorySegment send, MemorySegment recv, long countPerPeer, DataType type) {
         ArgumentChecks check = checks("AllToAll", countPerPeer, "countPerPeer", type);
         long total = check.bytes(countPerPeer, size, type);
-        Buffers b = sameSize(check, send, recv, total, size + " ranks × " + countPerPeer + " × " + type);
+        Buffers b = sameSize(check, send, recv, total, new Shape(size, countPerPeer, type));
         return new Operation(
                 Collective.ALL_TO_ALL, b.send(), b.recv(), countPerPeer, type, null, -1, -1, kindOf(check, b));
     }
@@ -108,8 +108,8 @@ public final class OperationChecks {
         check.notSelf(peer);
         long bytes = check.bytes(count, 1, type);
         String name = kind == Collective.SEND ? "send" : "recv";
-        if (kind == Collective.SEND) check.readable(buf, bytes, name, count + " × " + type);
-        else check.writable(buf, bytes, name, count + " × " + type);
+        if (kind == Collective.SEND) check.readable(buf, bytes, name, new Shape(count, type));
+        else check.writable(buf, bytes, name, new Shape(count, type));
         MemorySegment b = buf.asSlice(0, bytes);
         return new Operation(
                 kind, b, b, count, type, null, peer, -1, bytes == 0 ? MemoryKind.HOST : kinds.kindOf(b, check, name));
@@ -125,7 +125,7 @@ public final class OperationChecks {
         check.rankInRange(sendPeer, size, "sendPeer");
         check.rankInRange(recvPeer, size, "recvPeer");
         check.selfBothWaysOrNeither(sendPeer, recvPeer);
-        Buffers b = sameSize(check, send, recv, check.bytes(count, 1, type), count + " × " + type);
+        Buffers b = sameSize(check, send, recv, check.bytes(count, 1, type), new Shape(count, type));
         return new Operation(
                 Collective.SEND_RECV, b.send(), b.recv(), count, type, null, sendPeer, recvPeer, kindOf(check, b));
     }
@@ -146,7 +146,7 @@ public final class OperationChecks {
      * them): they may be the same memory, or apart, but must not partly overlap.
      */
     private static Buffers sameSize(
-            ArgumentChecks check, MemorySegment send, MemorySegment recv, long bytes, String what) {
+            ArgumentChecks check, MemorySegment send, MemorySegment recv, long bytes, Shape what) {
         MemorySegment s = checked(check, send, true, bytes, what);
         MemorySegment r = checked(check, recv, false, bytes, what);
         check.inPlaceOrDisjoint(s, r, Memory.same(s, r));
@@ -164,7 +164,7 @@ public final class OperationChecks {
             MemorySegment send,
             MemorySegment recv,
             long bytes,
-            String what,
+            Shape what,
             boolean rootSends,
             boolean isRoot) {
         MemorySegment used = checked(check, rootSends ? recv : send, !rootSends, bytes, what);
@@ -178,7 +178,7 @@ public final class OperationChecks {
 
     /** {@code seg} checked as a call's send ({@code isSend}) or recv buffer of {@code bytes}, sliced to them. */
     private static MemorySegment checked(
-            ArgumentChecks check, MemorySegment seg, boolean isSend, long bytes, String what) {
+            ArgumentChecks check, MemorySegment seg, boolean isSend, long bytes, Shape what) {
         if (isSend) check.readable(seg, bytes, "send", what);
         else check.writable(seg, bytes, "recv", what);
         return seg.asSlice(0, bytes);
