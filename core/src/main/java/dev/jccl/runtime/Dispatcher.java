@@ -108,7 +108,7 @@ final class Dispatcher {
         Runnable start = () -> {
             try {
                 sequencer.awaitTurn(turn, op);
-                OpContext ctx = sequencer.number(op);
+                OpContext ctx = sequencer.number(op, false);
                 lifecycle.checkUsable(op.collective().displayName());
                 d.start(op, op.collective().displayName() + " #" + ctx.sequence(), hostPath)
                         .whenComplete((v, e) -> {

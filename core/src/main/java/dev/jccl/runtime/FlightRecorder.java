@@ -117,13 +117,20 @@ public final class FlightRecorder {
      * The newest operation completed after no more than a short spin for its peers and moved at most a kilobyte (see
      * {@code LowLatencyCollectives.endedAtOnce}): it took a few microseconds at most, and is recorded as lasting 0 µs
      * without reading the clock, so durations in the dump are exact beyond a few microseconds. A clock read costs 21 ns
-     * on this machine's VM, a sixth of an 8-byte Broadcast, and such operations are most of a small-message loop.
+     * on this machine's VM, a sixth of an 8-byte Broadcast, and such operations are most of a small-message loop. For
+     * the same reason the operations after one such may share its start time ({@link Sequencer#CLOCK_REUSE_MAX}).
      */
     void endedAtOnce() {
         if (recorded == 0) return;
         int i = newestSlot;
         endNanos[i] = startNanos[i];
         state[i] = COMPLETED;
+    }
+
+    /** The newest operation's start time was an earlier operation's; {@code nanos} is its own. */
+    void restamped(long nanos) {
+        if (recorded == 0) return;
+        startNanos[newestSlot] = nanos;
     }
 
     void ended(boolean completed) {

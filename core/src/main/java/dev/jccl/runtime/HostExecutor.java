@@ -106,7 +106,14 @@ final class HostExecutor {
         this.tuner = s.tuner();
         this.lowLatency = s.wiring().outbox() == null
                 ? null
-                : new LowLatencyCollectives(s.wiring().outbox(), rank, size, failures, s.waiting());
+                : new LowLatencyCollectives(
+                        s.wiring().outbox(),
+                        rank,
+                        size,
+                        failures,
+                        s.waiting(),
+                        this::restamp,
+                        s.config().timeout().toNanos());
         this.waiting = s.waiting();
         this.sequencer = sequencer;
         this.lifecycle = lifecycle;
@@ -154,6 +161,22 @@ final class HostExecutor {
         return tuner.choose(collective, count, type).describe();
     }
 
+    /** Whether {@code choice} runs on the LL protocol here. */
+    private boolean isLowLatency(Tuner.Choice choice) {
+        return lowLatency != null && choice != null && choice.protocol() == Tuner.Protocol.LL;
+    }
+
+    /**
+     * An LL operation that started with an earlier operation's start time waits, and has read the clock: from now on it
+     * is {@code ctx} started at {@code nowNanos}, for the flight recorder and the failure agreement too.
+     */
+    private OpContext restamp(OpContext ctx, long nowNanos) {
+        OpContext restamped = ctx.startedAt(nowNanos);
+        activity.started(restamped);
+        if (recorder != null) recorder.restamped(nowNanos);
+        return restamped;
+    }
+
     /** Whether an async call of {@code op} may start on the caller's thread ({@link #tryInline}). */
     boolean inlineable(Operation op, Tuner.Choice choice) {
         if (lowLatency == null || choice == null || choice.protocol() != Tuner.Protocol.LL) return false;
@@ -173,15 +196,18 @@ final class HostExecutor {
             done.completeExceptionally(t);
             return;
         }
-        long deadline = ctx.startNanos() + config.timeout().toNanos();
+        boolean startReused = sequencer.startReused();
         LowLatencyCollectives.Operation started;
+        long deadline;
         try {
-            started = lowLatency.start(ctx, op.send(), op.recv());
+            started = lowLatency.start(ctx, op.send(), op.recv(), startReused);
             if (lowLatency.tryInline(started, waiting.oversubscribed() ? 0 : INLINE_SPIN_NANOS)) {
                 end(ctx, started.endedAtOnce());
                 done.complete(null);
                 return;
             }
+            // It waited, so its start time is its own now (see Sequencer.CLOCK_REUSE_MAX).
+            deadline = started.context().startNanos() + config.timeout().toNanos();
         } catch (JcclException | IllegalStateException e) {
             done.completeExceptionally(failed(ctx, e));
             return;
@@ -214,7 +240,7 @@ final class HostExecutor {
                 if (log.enabled(Config.DebugLevel.TRACE, Log.Subsys.COLL)) {
                     log.trace(Log.Subsys.COLL, ctx.describe() + " OneShot/LL");
                 }
-                atOnce = lowLatency.run(ctx, op.send(), op.recv(), deadline);
+                atOnce = lowLatency.run(ctx, op.send(), op.recv(), deadline, sequencer.startReused());
             } else {
                 long chunk = Math.max(1, tuner.chunkBytes() / op.type().byteSize());
                 Schedule schedule = plans.plan(new OpRequest(
@@ -251,7 +277,7 @@ final class HostExecutor {
      * has failed).
      */
     private OpContext begin(Operation op, Tuner.Choice choice) {
-        OpContext ctx = sequencer.number(op);
+        OpContext ctx = sequencer.number(op, isLowLatency(choice));
         lifecycle.checkUsable(op.collective().displayName());
         activity.started(ctx);
         if (recorder != null) recorder.started(ctx, choice);
@@ -277,6 +303,7 @@ final class HostExecutor {
      * waited, whose end the flight recorder need not time.
      */
     private void end(OpContext ctx, boolean atOnce) {
+        if (atOnce) sequencer.endedAtOnce();
         activity.completed(ctx);
         if (recorder != null) {
             if (atOnce) recorder.endedAtOnce();

@@ -11,7 +11,6 @@ import dev.jccl.transport.Outbox;
 import dev.jccl.transport.Outbox.ChunkOperation;
 import dev.jccl.transport.PeerLostException;
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
@@ -71,8 +70,25 @@ final class LowLatencyCollectives {
     /** The waiter of the thread that finishes operations; reused, since operations never overlap. */
     private final Waiter waiter;
 
-    LowLatencyCollectives(Outbox box, int rank, int size, Failures failures, WaitPolicy policy) {
+    /** Gives an operation that started with an earlier one's start time its own (see {@link #restamp}). */
+    interface StartClock {
+        OpContext restamp(OpContext ctx, long nowNanos);
+    }
+
+    private final StartClock startClock;
+    private final long timeoutNanos;
+
+    LowLatencyCollectives(
+            Outbox box,
+            int rank,
+            int size,
+            Failures failures,
+            WaitPolicy policy,
+            StartClock startClock,
+            long timeoutNanos) {
         this.box = box;
+        this.startClock = startClock;
+        this.timeoutNanos = timeoutNanos;
         this.rank = rank;
         this.size = size;
         this.failures = failures;
@@ -83,9 +99,13 @@ final class LowLatencyCollectives {
         this.shortWaitRounds = policy.spinNanos() > 0 ? SHORT_WAIT_SPINS : 1;
     }
 
-    /** Runs one operation to its end on this thread; true if it {@link Operation#endedAtOnce ended at once}. */
-    boolean run(OpContext ctx, MemorySegment send, MemorySegment recv, long deadlineNanos) {
-        Operation op = start(ctx, send, recv);
+    /**
+     * Runs one operation to its end on this thread; true if it {@link Operation#endedAtOnce ended at once}.
+     * {@code startReused}: its start time is an earlier operation's (see {@code Sequencer.CLOCK_REUSE_MAX}), and so is
+     * {@code deadlineNanos} until it waits.
+     */
+    boolean run(OpContext ctx, MemorySegment send, MemorySegment recv, long deadlineNanos, boolean startReused) {
+        Operation op = start(ctx, send, recv, startReused);
         finish(op, deadlineNanos);
         return op.endedAtOnce();
     }
@@ -94,9 +114,19 @@ final class LowLatencyCollectives {
      * Starts an operation; the previous one must have finished. Nothing is published yet: the first
      * {@link Operation#doWork} does that.
      */
-    Operation start(OpContext ctx, MemorySegment send, MemorySegment recv) {
+    Operation start(OpContext ctx, MemorySegment send, MemorySegment recv, boolean startReused) {
         operation.start(ctx, send, recv);
+        operation.startReused = startReused;
         return operation;
+    }
+
+    /**
+     * An operation that took an earlier one's start time waits beyond a short spin: what is reported and recorded of it
+     * from now on starts at {@code nowNanos}, a few microseconds after it really started.
+     */
+    private void restamp(Operation op, long nowNanos) {
+        op.startReused = false;
+        op.ctx = startClock.restamp(op.ctx, nowNanos);
     }
 
     /**
@@ -121,6 +151,7 @@ final class LowLatencyCollectives {
                             if (idle == SHORT_WAIT_SPINS) {
                                 start = now;
                                 op.waited = true;
+                                if (op.startReused) restamp(op, now);
                             } else if (now - start >= spinNanos) {
                                 return false;
                             }
@@ -147,7 +178,13 @@ final class LowLatencyCollectives {
                 } else {
                     // Poll just the flag the operation waits for: a spinning waiter sees it change within nanoseconds.
                     while (!op.mayMove()) {
-                        if (++idleRounds >= shortWaitRounds) op.waited = true;
+                        if (++idleRounds >= shortWaitRounds) {
+                            op.waited = true;
+                            if (op.startReused) {
+                                restamp(op, System.nanoTime());
+                                waiter.restart(op.ctx, op.ctx.startNanos() + timeoutNanos);
+                            }
+                        }
                         waiter.idle(op);
                     }
                 }
@@ -185,6 +222,9 @@ final class LowLatencyCollectives {
         private final long[] base = new long[size];
         /** Gather mode: chunks of each writer's stream done. */
         private final long[] read = new long[size];
+        /** Whether {@link #ctx}'s start time is an earlier operation's, not yet replaced by its own. */
+        private boolean startReused;
+
         /** Peers to wake at the end of a round: readers of chunks just published, writers of chunks just consumed. */
         private final boolean[] toWake = new boolean[size];
 
@@ -217,7 +257,8 @@ final class LowLatencyCollectives {
                 default -> block;
             };
             this.slot = box.slotBytes();
-            this.chunks = Math.ceilDiv(stream, slot);
+            // Most operations are one chunk, and a 64-bit division costs more than the rest of this line.
+            this.chunks = stream <= slot ? (stream == 0 ? 0 : 1) : Math.ceilDiv(stream, slot);
             this.kernel = ctx.op() == null ? null : ReduceKernels.forOperationBytes(ctx.type(), ctx.op(), stream);
             this.send = send;
             this.recv = recv;
@@ -227,8 +268,12 @@ final class LowLatencyCollectives {
             this.sequence = ctx.sequence();
             this.descriptor = ctx.descriptor();
             this.count = ctx.count();
-            System.arraycopy(nextChunk, 0, base, 0, size);
-            Arrays.fill(read, 0);
+            // Only the writers of these run ahead of their readers: the root of a Broadcast, the non-roots of a Reduce.
+            box.packSmallChunks(collective == Collective.BROADCAST || collective == Collective.REDUCE);
+            for (int w = 0; w < size; w++) { // loops: for a few ranks the library calls cost more than the work
+                base[w] = nextChunk[w];
+                read[w] = 0;
+            }
             this.mine = chunksOf(rank);
             this.published = 0;
             this.reduced = 0;
@@ -341,6 +386,11 @@ final class LowLatencyCollectives {
             }
             if (work > 0) box.wake(toWake);
             return work;
+        }
+
+        /** The operation as reported: its start time is its own once it waited (see {@link #restamp}). */
+        OpContext context() {
+            return ctx;
         }
 
         /** Ends a finished operation: the chunk counts move on, and AVG divides. */
@@ -522,6 +572,12 @@ final class LowLatencyCollectives {
             disarm();
         }
 
+        /** The operation was {@link #restamp restamped}: it is now {@code op}, due by {@code deadlineNanos}. */
+        void restart(OpContext op, long deadlineNanos) {
+            this.op = op;
+            this.deadlineNanos = deadlineNanos;
+        }
+
         /** The loop did something: wait afresh next time. */
         void worked() {
             disarm();
@@ -547,6 +603,10 @@ final class LowLatencyCollectives {
             if (idle.idle()) return;
             int peer = operation.awaited();
             long now = System.nanoTime();
+            if (operation.startReused) { // before any look at the deadline, which was reckoned from the earlier start
+                restamp(operation, now);
+                restart(operation.ctx, now + timeoutNanos);
+            }
             if (now - lastCheck > CHECK_INTERVAL_NANOS) {
                 lastCheck = now;
                 check(operation, peer);

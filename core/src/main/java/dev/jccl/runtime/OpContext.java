@@ -145,6 +145,11 @@ record OpContext(
                 + " with " + h.length() + " bytes";
     }
 
+    /** This operation, started at {@code nanos} instead (see {@link Sequencer#CLOCK_REUSE_MAX}). */
+    OpContext startedAt(long nanos) {
+        return new OpContext(collective, count, type, op, root, recvPeer, sequence, recvSequence, nanos);
+    }
+
     double elapsedSeconds() {
         return (System.nanoTime() - startNanos) / 1e9;
     }

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Puts a communicator's operations in one order, whichever thread calls them and whatever memory they are on. Each call
@@ -28,13 +29,38 @@ final class Sequencer implements AutoCloseable {
     private final int rank;
     private final Duration timeout;
     private final Object lock = new Object();
-    private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+    /**
+     * The last turn taken. Swapped with one atomic exchange: a monitor took two locked instructions per call (enter and
+     * exit), each of which waits for this core's pending stores, and cost 13% of a 2-rank 8-byte Broadcast's CPU time
+     * (async-profiler, 2026-11-28).
+     */
+    private final AtomicReference<CompletableFuture<Void>> tail =
+            new AtomicReference<>(CompletableFuture.completedFuture(null));
+
     private volatile ProgressThread progressThread;
     private boolean closed;
     // Touched only by the operation holding the turn; the turns' futures order those accesses.
     private long collectiveSequence;
     private final long[] sendSequence;
     private final long[] recvSequence;
+    /** The last clock reading an operation started with, and how many operations started with it since. */
+    private long lastStartNanos;
+
+    private int startsSinceClockRead = CLOCK_REUSE_MAX;
+    private boolean lastEndedAtOnce;
+    private boolean lastStartReused;
+
+    /**
+     * How many LL operations in a row may take their start time from an earlier operation instead of the clock, as long
+     * as each one before them ended at once (a short call that never waited). Such a start time is early by the time
+     * the program spent between calls, which has no bound, so the LL protocol reads the clock as soon as an operation
+     * waits, and takes its deadline, its flight-recorder entry and what the failure agreement reports from that reading
+     * ({@code LowLatencyCollectives}); an operation that never waits is recorded as lasting 0 µs from the earlier
+     * start. Reading the clock cost 21 ns here in the VM's fast phase and more in its slow one: 9% of a 2-rank 8-byte
+     * Broadcast's CPU time (async-profiler), and reusing it took that Broadcast from 0.19-0.23 µs to 0.12-0.15 and the
+     * AllReduce from 0.67 to 0.55-0.60 in the slow phase (2026-11-28).
+     */
+    static final int CLOCK_REUSE_MAX = 64;
 
     Sequencer(int rank, int size, Duration timeout) {
         this.rank = rank;
@@ -45,18 +71,12 @@ final class Sequencer implements AutoCloseable {
 
     Turn take() {
         CompletableFuture<Void> mine = new CompletableFuture<>();
-        synchronized (lock) {
-            CompletableFuture<Void> previous = tail;
-            tail = mine;
-            return new Turn(previous, mine);
-        }
+        return new Turn(tail.getAndSet(mine), mine);
     }
 
     /** The last turn taken: done once every operation called so far has let the next start. */
     CompletableFuture<Void> last() {
-        synchronized (lock) {
-            return tail;
-        }
+        return tail.get();
     }
 
     /** Waits (within the deadline) for the previous operation to let this one start. */
@@ -82,13 +102,20 @@ final class Sequencer implements AutoCloseable {
      * ordered pair, so that each half of a SendRecv takes the number a plain Send or Recv to that peer would have
      * taken.
      */
-    OpContext number(Operation op) {
+    OpContext number(Operation op, boolean mayReuseClock) {
         long sequence = switch (op.collective()) {
             case SEND, SEND_RECV -> sendSequence[op.root()]++;
             case RECV -> recvSequence[op.root()]++;
             default -> collectiveSequence++;
         };
         long recvSequenceNumber = op.collective() == Collective.SEND_RECV ? recvSequence[op.recvPeer()]++ : -1;
+        lastStartReused = mayReuseClock && lastEndedAtOnce && startsSinceClockRead < CLOCK_REUSE_MAX;
+        if (!lastStartReused) {
+            lastStartNanos = System.nanoTime();
+            startsSinceClockRead = 0;
+        }
+        startsSinceClockRead++;
+        lastEndedAtOnce = false;
         return new OpContext(
                 op.collective(),
                 op.count(),
@@ -98,7 +125,20 @@ final class Sequencer implements AutoCloseable {
                 op.recvPeer(),
                 sequence,
                 recvSequenceNumber,
-                System.nanoTime());
+                lastStartNanos);
+    }
+
+    /**
+     * The operation holding the turn ended at once (see {@code LowLatencyCollectives.endedAtOnce}): the next one may
+     * start with its start time (see {@link #CLOCK_REUSE_MAX}).
+     */
+    void endedAtOnce() {
+        lastEndedAtOnce = true;
+    }
+
+    /** Whether the operation {@link #number} numbered last took an earlier operation's start time. */
+    boolean startReused() {
+        return lastStartReused;
     }
 
     /** Runs {@code task} on the progress thread, after the tasks submitted before it. */

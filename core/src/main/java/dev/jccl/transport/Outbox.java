@@ -19,6 +19,14 @@ public interface Outbox {
     /** How many chunks a writer may have published that not every reader has finished with. */
     int slots();
 
+    /**
+     * Whether the operation starting now may put its small chunks several to a cache line: where its writers run ahead
+     * of its readers (Broadcast, Reduce), a line then carries several calls; where every rank waits for every other
+     * (AllReduce and the rest), the writer of the next chunk would take the line back from readers of this one. Every
+     * rank must say the same for an operation; an outbox may ignore it.
+     */
+    void packSmallChunks(boolean pack);
+
     // ---------------------------------------------------------------- writer
 
     /** True once every peer has finished with the chunk that slot {@code chunk % slots} held. */

@@ -11,8 +11,9 @@ import java.lang.foreign.MemorySegment;
  * writer's memory. A chunk's header line carries the flag, the operation's sequence number and signature (so a
  * mismatched call is caught on the first chunk); a small operation is a single chunk, which lies in the header line
  * itself if it is small enough ({@value ShmLayout#SLOT_INLINE_BYTES} bytes), and costs one line crossing between cores.
- * A chunk of at most {@value ShmLayout#SMALL_RECORD_BYTES} bytes goes to a small record instead, four to a line, whose
- * flag carries a digest of the operation in place of the header (see {@link ShmLayout}).
+ * In an operation whose writers run ahead of its readers, a chunk of at most {@value ShmLayout#SMALL_RECORD_BYTES}
+ * bytes goes to a small record instead, four to a line, whose flag carries a digest of the operation in place of the
+ * header (see {@link ShmLayout}).
  *
  * <p>Flow control: a writer reuses slot {@code g % slots} for chunk {@code g} only once every peer has finished with
  * chunk {@code g - slots}, as its {@code consumed} counter for the writer says. The smallest counter seen is cached, so
@@ -72,8 +73,16 @@ public final class ShmOutbox implements Outbox {
         return slotOffset[(int) chunk & slotMask];
     }
 
-    private static boolean small(long bytes) {
-        return bytes <= ShmLayout.SMALL_RECORD_BYTES;
+    private boolean small(long bytes) {
+        return packSmallChunks && bytes <= ShmLayout.SMALL_RECORD_BYTES;
+    }
+
+    /** Whether the operation under way puts its small chunks in small records (see {@link #packSmallChunks}). */
+    private boolean packSmallChunks;
+
+    @Override
+    public void packSmallChunks(boolean pack) {
+        packSmallChunks = pack;
     }
 
     private long smallRecord(long chunk) {
