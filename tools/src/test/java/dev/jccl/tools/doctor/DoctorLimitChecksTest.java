@@ -57,7 +57,7 @@ class DoctorLimitChecksTest {
         // Above the Docker default but below what 8 Jccl ranks map.
         Path tight = Fixtures.copy(BROKEN, tmp.resolve("tight"));
         shm(tight, "204800k");
-        expect(tight, "shm-size", Verdict.FAIL, "/dev/shm is 200 MiB but 8 local Jccl ranks need up to 232.1 MiB");
+        expect(tight, "shm-size", Verdict.FAIL, "/dev/shm is 200 MiB but 8 local Jccl ranks need up to 232.2 MiB");
         Fixtures.env(tight, "JCCL_SHM_DISABLE", "1");
         expect(tight, "shm-size", Verdict.WARN, "less than 1 GiB");
 
