@@ -24,9 +24,9 @@ package dev.jccl.transport.shm;
  *      |                inline data (up to 32 bytes)                       |
  *      |                data (slotBytes), from the next cache line        |
  *      | outbox slot 1 … slot (slots-1): the same                         |
- *    T | small record 0: flag i64 (chunk + 1 and the operation's digest)  |  owner (as a writer)
- *      |                 data (up to 8 bytes)                             |
- *      | small record 1 … record (slots-1): the same, four to a line      |
+ *    T | small record 0: flag i64 | digest i64 of the operation |        |  owner (as a writer)
+ *      |                 data (up to 16 bytes)                            |
+ *      | small record 1 … record (slots-1): the same, two to a line       |
  *      +------------------------------------------------------------------+
  * </pre>
  *
@@ -38,14 +38,16 @@ package dev.jccl.transport.shm;
  * length is not stored: every reader computes it from the operation, whose descriptor and count the header carries.
  *
  * <p>In a Broadcast or a Reduce, a chunk of at most {@link #SMALL_RECORD_BYTES} bytes goes instead to small record
- * {@code g % slots}, 16 bytes, four to a cache line: its flag word holds the low 32 bits of {@code g + 1} above a
- * 32-bit digest of the operation (sequence, descriptor, count), and the data follows. A root that runs ahead of its
- * reader in a loop of 8-byte Broadcasts then takes back one line from the reader every four calls, not every call, and
- * the reader takes in four calls per line crossing: measured 2026-11-28 on 2 ranks, 0.15-0.21 µs a call against 0.24 in
- * the VM's slow phase (see {@code bench/core_probe.c}), no change in the fast one. Not in the collectives whose ranks
- * all wait for each other (AllReduce and the rest): there the writer of the next chunk takes the line back while its
- * peers still read this one, and an 8-byte AllReduce went from 0.59 to 0.70 µs in the slow phase. A 32-bit chunk number
- * cannot be mistaken: a record's stale flag is {@code slots} chunks old.
+ * {@code g % slots}, 32 bytes, two to a cache line: its flag ({@code g + 1}), a 64-bit digest of the operation
+ * (sequence, descriptor, count) in place of the header, and the data. A root that runs ahead of its reader in a loop of
+ * 8-byte Broadcasts then takes back a line from the reader every other call, not every call, and the reader takes in
+ * two calls per line crossing. Measured 2026-11-28 on 2 ranks in the VM's slow phase (see {@code bench/core_probe.c}),
+ * against 0.24 µs a call: 16-byte records, four to a line, 0.15-0.21 µs; 32-byte records 0.17-0.25; no change in the
+ * fast phase. The 16-byte form had room only for the low 32 bits of the chunk number beside a 32-bit digest, and a
+ * record left alone for 2^32 chunks (about 15 minutes of small AllReduces) could then pass for a new one. Not in the
+ * collectives whose ranks all wait for each other (AllReduce and the rest): there the writer of the next chunk takes
+ * the line back while its peers still read this one, and an 8-byte AllReduce went from 0.59 to 0.70 µs in the slow
+ * phase.
  *
  * <h2>Pair segment: one per pair of local ranks that exchange data, made by the lower rank</h2>
  *
@@ -111,9 +113,10 @@ final class ShmLayout {
     static final int SLOT_INLINE_BYTES = LINE - (int) SLOT_INLINE;
     static final long SLOT_DATA = LINE;
 
-    static final int SMALL_RECORD = 16;
+    static final int SMALL_RECORD = 32;
     static final long SMALL_RECORD_FLAG = 0;
-    static final long SMALL_RECORD_DATA = 8;
+    static final long SMALL_RECORD_DIGEST = 8;
+    static final long SMALL_RECORD_DATA = 16;
     static final int SMALL_RECORD_BYTES = SMALL_RECORD - (int) SMALL_RECORD_DATA;
 
     static final long STATE_INIT = 0;

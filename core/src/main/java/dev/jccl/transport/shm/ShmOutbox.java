@@ -12,8 +12,8 @@ import java.lang.foreign.MemorySegment;
  * mismatched call is caught on the first chunk); a small operation is a single chunk, which lies in the header line
  * itself if it is small enough ({@value ShmLayout#SLOT_INLINE_BYTES} bytes), and costs one line crossing between cores.
  * In an operation whose writers run ahead of its readers, a chunk of at most {@value ShmLayout#SMALL_RECORD_BYTES}
- * bytes goes to a small record instead, four to a line, whose flag carries a digest of the operation in place of the
- * header (see {@link ShmLayout}).
+ * bytes goes to a small record instead, two to a line, which carries a digest of the operation in place of the header
+ * (see {@link ShmLayout}).
  *
  * <p>Flow control: a writer reuses slot {@code g % slots} for chunk {@code g} only once every peer has finished with
  * chunk {@code g - slots}, as its {@code consumed} counter for the writer says. The smallest counter seen is cached, so
@@ -89,24 +89,16 @@ public final class ShmOutbox implements Outbox {
         return smallRecords + (long) ((int) chunk & slotMask) * ShmLayout.SMALL_RECORD;
     }
 
-    /** A small record's flag: the low 32 bits of {@code chunk + 1} above the operation's digest. */
-    private static long smallFlag(long chunk, long sequence, long descriptor, long count) {
-        return (chunk + 1) << 32 | digest(sequence, descriptor, count) & 0xFFFF_FFFFL;
-    }
-
-    private static boolean smallFlagIsFor(long flag, long chunk) {
-        return (int) (flag >>> 32) == (int) (chunk + 1);
-    }
-
     /**
-     * 32 bits of the operation, mixed so that two different operations share them about once in 2^32 pairs (the tests
-     * check that operations a step apart in sequence, count, collective, type, op or root never do).
+     * 64 bits of the operation. Two operations that differ in one of sequence, descriptor and count never share them:
+     * with the other two fixed, each step of the mix (a multiplication by an odd constant, an exclusive or, a shift and
+     * exclusive or) maps that one field one to one. Operations that differ in more share them once in 2^64 pairs.
      */
-    static int digest(long sequence, long descriptor, long count) {
+    static long digest(long sequence, long descriptor, long count) {
         long h = sequence * 0x9E37_79B9_7F4A_7C15L;
         h = (h ^ descriptor) * 0xC2B2_AE3D_27D4_EB4FL;
         h = (h ^ count) * 0x1656_67B1_9E37_79F9L;
-        return (int) (h ^ h >>> 32);
+        return h ^ h >>> 29;
     }
 
     // ---------------------------------------------------------------- writer
@@ -146,7 +138,9 @@ public final class ShmOutbox implements Outbox {
     public void publish(long chunk, long bytes, long sequence, long descriptor, long count) {
         MemorySegment p = mine;
         if (small(bytes)) {
-            SharedWords.release(p, smallRecord(chunk), smallFlag(chunk, sequence, descriptor, count));
+            long at = smallRecord(chunk);
+            SharedWords.setPlain(p, at + ShmLayout.SMALL_RECORD_DIGEST, digest(sequence, descriptor, count));
+            SharedWords.release(p, at + ShmLayout.SMALL_RECORD_FLAG, chunk + 1);
             return;
         }
         long at = slot(chunk);
@@ -161,7 +155,7 @@ public final class ShmOutbox implements Outbox {
     /** True once {@code writer} has published its chunk {@code chunk} of {@code bytes}. */
     @Override
     public boolean published(int writer, long chunk, long bytes) {
-        if (small(bytes)) return smallFlagIsFor(SharedWords.acquire(page[writer], smallRecord(chunk)), chunk);
+        if (small(bytes)) return SharedWords.acquire(page[writer], smallRecord(chunk)) == chunk + 1;
         return SharedWords.acquire(page[writer], slot(chunk) + ShmLayout.SLOT_FLAG) == chunk + 1;
     }
 
@@ -183,7 +177,8 @@ public final class ShmOutbox implements Outbox {
     public boolean sameOperation(int writer, long chunk, long bytes, long sequence, long descriptor, long count) {
         MemorySegment p = page[writer];
         if (small(bytes)) {
-            return SharedWords.plain(p, smallRecord(chunk)) == smallFlag(chunk, sequence, descriptor, count);
+            return SharedWords.plain(p, smallRecord(chunk) + ShmLayout.SMALL_RECORD_DIGEST)
+                    == digest(sequence, descriptor, count);
         }
         long at = slot(chunk);
         return SharedWords.plain(p, at + ShmLayout.SLOT_SEQUENCE) == sequence
