@@ -179,8 +179,7 @@ final class HostExecutor {
 
     /** Whether an async call of {@code op} may start on the caller's thread ({@link #tryInline}). */
     boolean inlineable(Operation op, Tuner.Choice choice) {
-        if (lowLatency == null || choice == null || choice.protocol() != Tuner.Protocol.LL) return false;
-        return op.bytesPerRank(size) <= INLINE_MAX_BYTES;
+        return isLowLatency(choice) && op.bytesPerRank(size) <= INLINE_MAX_BYTES;
     }
 
     /**

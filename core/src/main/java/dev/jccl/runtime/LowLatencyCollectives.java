@@ -8,7 +8,7 @@ import dev.jccl.reduce.ReduceKernel;
 import dev.jccl.reduce.ReduceKernels;
 import dev.jccl.transport.OperationMismatchException;
 import dev.jccl.transport.Outbox;
-import dev.jccl.transport.Outbox.ChunkOperation;
+import dev.jccl.transport.Outbox.OperationId;
 import dev.jccl.transport.PeerLostException;
 import java.lang.foreign.MemorySegment;
 import java.util.LinkedHashSet;
@@ -180,10 +180,7 @@ final class LowLatencyCollectives {
                     while (!op.mayMove()) {
                         if (++idleRounds >= shortWaitRounds) {
                             op.waited = true;
-                            if (op.startReused) {
-                                restamp(op, System.nanoTime());
-                                waiter.restart(op.ctx, op.ctx.startNanos() + timeoutNanos);
-                            }
+                            if (op.startReused) waiter.ownStart(op, System.nanoTime());
                         }
                         waiter.idle(op);
                     }
@@ -524,7 +521,7 @@ final class LowLatencyCollectives {
         /** A chunk of another operation means the ranks called different collectives: an error on both sides. */
         private void check(int w, long chunk, long bytes) {
             if (w == rank || box.sameOperation(w, chunk, bytes, sequence, descriptor, count)) return;
-            ChunkOperation theirs = box.operationOf(w, chunk, bytes);
+            OperationId theirs = box.operationOf(w, chunk, bytes);
             // A small chunk carries only a digest of its operation; the writer's announcement may already name a
             // later one, or this very one if the writer moved on after a mismatch further back.
             boolean named = theirs != null
@@ -572,10 +569,15 @@ final class LowLatencyCollectives {
             disarm();
         }
 
-        /** The operation was {@link #restamp restamped}: it is now {@code op}, due by {@code deadlineNanos}. */
-        void restart(OpContext op, long deadlineNanos) {
-            this.op = op;
-            this.deadlineNanos = deadlineNanos;
+        /**
+         * If {@code operation} took an earlier one's start time, gives it its own, {@code nowNanos}, and reckons its
+         * deadline from that (see {@link #restamp}).
+         */
+        void ownStart(Operation operation, long nowNanos) {
+            if (!operation.startReused) return;
+            restamp(operation, nowNanos);
+            op = operation.ctx;
+            deadlineNanos = nowNanos + timeoutNanos;
         }
 
         /** The loop did something: wait afresh next time. */
@@ -603,10 +605,7 @@ final class LowLatencyCollectives {
             if (idle.idle()) return;
             int peer = operation.awaited();
             long now = System.nanoTime();
-            if (operation.startReused) { // before any look at the deadline, which was reckoned from the earlier start
-                restamp(operation, now);
-                restart(operation.ctx, now + timeoutNanos);
-            }
+            ownStart(operation, now); // before any look at the deadline, which may be reckoned from an earlier start
             if (now - lastCheck > CHECK_INTERVAL_NANOS) {
                 lastCheck = now;
                 check(operation, peer);

@@ -71,10 +71,13 @@ public interface Outbox {
      * For the error when {@link #sameOperation} said no: the operation {@code writer} published chunk {@code chunk}
      * under, or, where the chunk keeps only a digest of it, the one the writer last announced; null if neither says.
      */
-    ChunkOperation operationOf(int writer, long chunk, long bytes);
+    OperationId operationOf(int writer, long chunk, long bytes);
 
-    /** An operation's collective sequence number, signature (collective, type, op, root) and element count. */
-    record ChunkOperation(long sequence, long descriptor, long count) {}
+    /**
+     * Which operation a rank is in, as chunks and announcements name it: its collective sequence number, signature
+     * (collective, type, op, root) and element count.
+     */
+    record OperationId(long sequence, long descriptor, long count) {}
 
     /** This rank has finished with {@code writer}'s chunks below {@code chunks}; the writer may reuse their slots. */
     void consumed(int writer, long chunks);

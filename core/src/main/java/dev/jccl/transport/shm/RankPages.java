@@ -1,5 +1,6 @@
 package dev.jccl.transport.shm;
 
+import dev.jccl.transport.Outbox;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -125,7 +126,7 @@ final class RankPages implements AutoCloseable {
     }
 
     /** What rank {@code r} announced last, read consistently; null if nothing yet or it is changing right now. */
-    Announcement announced(int r) {
+    Outbox.OperationId announced(int r) {
         MemorySegment p = page(r);
         long before = SharedWords.acquire(p, ShmLayout.ANNOUNCE_SEQ_OFFSET);
         if (before == 0) return null;
@@ -133,11 +134,8 @@ final class RankPages implements AutoCloseable {
         long count = SharedWords.plain(p, ShmLayout.ANNOUNCE_COUNT_OFFSET);
         VarHandle.loadLoadFence();
         long after = SharedWords.plain(p, ShmLayout.ANNOUNCE_SEQ_OFFSET);
-        return before == after ? new Announcement(before - 1, descriptor, count) : null;
+        return before == after ? new Outbox.OperationId(before - 1, descriptor, count) : null;
     }
-
-    /** A rank's current collective: its sequence number, signature and count. */
-    record Announcement(long sequence, long descriptor, long count) {}
 
     // ---------------------------------------------------------------- sleeping and waking
 

@@ -155,8 +155,8 @@ public final class ShmOutbox implements Outbox {
     /** True once {@code writer} has published its chunk {@code chunk} of {@code bytes}. */
     @Override
     public boolean published(int writer, long chunk, long bytes) {
-        if (small(bytes)) return SharedWords.acquire(page[writer], smallRecord(chunk)) == chunk + 1;
-        return SharedWords.acquire(page[writer], slot(chunk) + ShmLayout.SLOT_FLAG) == chunk + 1;
+        long flag = small(bytes) ? smallRecord(chunk) + ShmLayout.SMALL_RECORD_FLAG : slot(chunk) + ShmLayout.SLOT_FLAG;
+        return SharedWords.acquire(page[writer], flag) == chunk + 1;
     }
 
     /**
@@ -187,14 +187,13 @@ public final class ShmOutbox implements Outbox {
     }
 
     @Override
-    public ChunkOperation operationOf(int writer, long chunk, long bytes) {
+    public OperationId operationOf(int writer, long chunk, long bytes) {
         if (small(bytes)) {
-            RankPages.Announcement a = pages.announced(writer);
-            return a == null ? null : new ChunkOperation(a.sequence(), a.descriptor(), a.count());
+            return pages.announced(writer);
         }
         MemorySegment p = page[writer];
         long at = slot(chunk);
-        return new ChunkOperation(
+        return new OperationId(
                 SharedWords.plain(p, at + ShmLayout.SLOT_SEQUENCE),
                 SharedWords.plain(p, at + ShmLayout.SLOT_DESCRIPTOR),
                 SharedWords.plain(p, at + ShmLayout.SLOT_COUNT));
@@ -265,7 +264,7 @@ public final class ShmOutbox implements Outbox {
     @Override
     public void checkSameOperation(int r, long sequence, long descriptor, long count)
             throws OperationMismatchException {
-        RankPages.Announcement a = pages.announced(r);
+        OperationId a = pages.announced(r);
         if (a != null && a.sequence() == sequence && (a.descriptor() != descriptor || a.count() != count)) {
             throw new OperationMismatchException(r, sequence, a.descriptor(), a.count());
         }

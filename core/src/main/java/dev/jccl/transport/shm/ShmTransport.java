@@ -7,6 +7,7 @@ import dev.jccl.debug.Log;
 import dev.jccl.transport.FrameHeader;
 import dev.jccl.transport.OperationBoard;
 import dev.jccl.transport.OperationMismatchException;
+import dev.jccl.transport.Outbox;
 import dev.jccl.transport.PeerLostException;
 import dev.jccl.transport.RecvSink;
 import dev.jccl.transport.TransferHandle;
@@ -601,7 +602,7 @@ public final class ShmTransport implements Transport, OperationBoard {
     }
 
     private void checkOperation(int peer) throws OperationMismatchException {
-        RankPages.Announcement a = pages.announced(peer);
+        Outbox.OperationId a = pages.announced(peer);
         if (a == null) return;
         if (currentSequence >= 0
                 && a.sequence() == currentSequence
