@@ -147,8 +147,9 @@ final class Sequencer implements AutoCloseable {
     }
 
     /**
-     * Before an async call takes its turn: waits (up to the communicator's timeout) while the progress thread has
-     * {@link ProgressThread#MAX_QUEUED} tasks waiting, so that a loop of async calls cannot queue without bound.
+     * Before an async call takes its turn: if the progress thread has {@link ProgressThread#MAX_QUEUED} tasks
+     * unfinished, waits (up to the communicator's timeout) until they have all run, so that a loop of async calls
+     * cannot queue without bound, and its next call may run on the caller's thread again.
      */
     void awaitRoomForAsync() {
         ProgressThread t = progressThread;
