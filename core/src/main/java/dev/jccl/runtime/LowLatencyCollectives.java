@@ -343,7 +343,7 @@ final class LowLatencyCollectives {
             // Publish as far as the readers (and, reducing, this rank itself, which reads its own chunks) allow.
             while (published < mine
                     && (!reduceMode || published - reduced < box.slots())
-                    && box.canWrite(base[rank] + published)) {
+                    && box.canWrite(base[rank] + published, length(published))) {
                 long g = base[rank] + published;
                 box.write(g, send, published * slot, length(published));
                 box.publish(g, length(published), sequence, descriptor, count);
@@ -445,7 +445,7 @@ final class LowLatencyCollectives {
             if (awaitedWriter >= 0 && box.published(awaitedWriter, awaitedChunk, awaitedBytes)) return true;
             if (published < mine
                     && (!reduceMode || published - reduced < box.slots())
-                    && box.canWrite(base[rank] + published)) {
+                    && box.canWrite(base[rank] + published, length(published))) {
                 return true;
             }
             if (reduceMode) return false;

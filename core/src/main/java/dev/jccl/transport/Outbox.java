@@ -16,7 +16,10 @@ public interface Outbox {
     /** The most data one chunk carries. */
     int slotBytes();
 
-    /** How many chunks a writer may have published that not every reader has finished with. */
+    /**
+     * How many chunks a writer may have published that not every reader has finished with (at least: short chunks may
+     * go further ahead, see {@link #canWrite}).
+     */
     int slots();
 
     /**
@@ -29,8 +32,11 @@ public interface Outbox {
 
     // ---------------------------------------------------------------- writer
 
-    /** True once every peer has finished with the chunk that slot {@code chunk % slots} held. */
-    boolean canWrite(long chunk);
+    /**
+     * True once every peer has finished with the chunk whose place chunk {@code chunk}, of {@code bytes}, takes: the
+     * one {@link #slots} before it, or further back where the outbox keeps short chunks in a deeper ring of their own.
+     */
+    boolean canWrite(long chunk, long bytes);
 
     /**
      * Copies {@code bytes} from {@code src} at {@code srcOffset} into this rank's chunk {@code chunk}

@@ -224,6 +224,44 @@ class SharedMemoryTest {
     }
 
     /**
+     * Chunks of up to 16 bytes of a Broadcast or Reduce go to small records, a ring deeper than the slots', so their
+     * writers run further ahead. A reader that pauses now and then lets the writer fill that ring; 64-byte calls mixed
+     * in take slots from the same chunk numbers. Every value is checked: a record rewritten before its slowest reader
+     * took it would show as a wrong value or a wait past the deadline.
+     */
+    @Test
+    void smallRecordsAreReusedOnlyOnceEveryRankIsDoneWithThem() throws Exception {
+        int size = 3;
+        int calls = 2000;
+        List<Object> results = TestRanks.run(size, TestRanks.loopback(Duration.ofSeconds(60)), (rank, c) -> {
+            Random pause = new Random(rank);
+            int wrong = 0;
+            for (int i = 0; i < calls; i++) { // root 0 runs ahead of the readers
+                long[] b = new long[i % 101 == 0 ? 8 : 1 + i % 2];
+                if (rank == 0) Arrays.fill(b, i * 7L + 1);
+                c.broadcast(b, 0);
+                for (long v : b) {
+                    if (v != i * 7L + 1) wrong++;
+                }
+                if (rank == 2 && pause.nextInt(400) == 0) Thread.sleep(2);
+            }
+            for (int i = 0; i < calls; i++) { // ranks 1 and 2 run ahead of the root
+                long[] r = new long[i % 101 == 0 ? 8 : 1 + i % 2];
+                Arrays.fill(r, rank * 3L + i);
+                c.reduce(r, dev.jccl.DataType.INT64, ReduceOp.SUM, 0);
+                if (rank == 0) {
+                    for (long v : r) {
+                        if (v != 9L + 3L * i) wrong++;
+                    }
+                }
+                if (rank == 0 && pause.nextInt(400) == 0) Thread.sleep(2);
+            }
+            return wrong;
+        });
+        assertEquals(List.of(0, 0, 0), results);
+    }
+
+    /**
      * Operations too big for the caches reduce with the streaming kernels: still exact, over both transports and every
      * op.
      */

@@ -26,7 +26,7 @@ package dev.jccl.transport.shm;
  *      | outbox slot 1 … slot (slots-1): the same                         |
  *    T | small record 0: flag i64 | digest i64 of the operation |        |  owner (as a writer)
  *      |                 data (up to 16 bytes)                            |
- *      | small record 1 … record (slots-1): the same, two to a line       |
+ *      | small record 1 … record (SMALL_RECORDS-1): the same, two a line  |
  *      +------------------------------------------------------------------+
  * </pre>
  *
@@ -38,7 +38,7 @@ package dev.jccl.transport.shm;
  * length is not stored: every reader computes it from the operation, whose descriptor and count the header carries.
  *
  * <p>In a Broadcast or a Reduce, a chunk of at most {@link #SMALL_RECORD_BYTES} bytes goes instead to small record
- * {@code g % slots}, 32 bytes, two to a cache line: its flag ({@code g + 1}), a 64-bit digest of the operation
+ * {@code g % SMALL_RECORDS}, 32 bytes, two to a cache line: its flag ({@code g + 1}), a 64-bit digest of the operation
  * (sequence, descriptor, count) in place of the header, and the data. A root that runs ahead of its reader in a loop of
  * 8-byte Broadcasts then takes back a line from the reader every other call, not every call, and the reader takes in
  * two calls per line crossing. Measured 2026-11-28 on 2 ranks in the VM's slow phase (see {@code bench/core_probe.c}),
@@ -48,6 +48,13 @@ package dev.jccl.transport.shm;
  * collectives whose ranks all wait for each other (AllReduce and the rest): there the writer of the next chunk takes
  * the line back while its peers still read this one, and an 8-byte AllReduce went from 0.59 to 0.70 µs in the slow
  * phase.
+ *
+ * <p>The small records are a ring of their own, {@link #SMALL_RECORDS} deep against the slots' 32: a writer may reuse
+ * record {@code g % SMALL_RECORDS} once every peer is done with chunk {@code g - SMALL_RECORDS}, and slot {@code g %
+ * slots} once every peer is done with chunk {@code g - slots}, both read from the same {@code consumed} counters. A
+ * root that runs further ahead of readers that share its CPUs lets each of them, once scheduled, take more calls per
+ * time slice: 4 ranks on 2 CPUs, Broadcast of 8 B, 0.43-0.47 µs a call with 32 records, 0.30-0.31 with 128, 0.27-0.30
+ * with 512 (Open MPI 0.30-0.37, same rounds, the VM's slow phase, 2026-11-28). 256 records take 8 KiB.
  *
  * <h2>Pair segment: one per pair of local ranks that exchange data, made by the lower rank</h2>
  *
@@ -74,7 +81,7 @@ final class ShmLayout {
     private ShmLayout() {}
 
     static final long MAGIC = 0x314D4853_4C43434AL; // "JCCLSHM1" read little-endian
-    static final int VERSION = 4;
+    static final int VERSION = 5;
     static final int LINE = 64;
     static final int PAGE = 4096;
 
@@ -118,6 +125,8 @@ final class ShmLayout {
     static final long SMALL_RECORD_DIGEST = 8;
     static final long SMALL_RECORD_DATA = 16;
     static final int SMALL_RECORD_BYTES = SMALL_RECORD - (int) SMALL_RECORD_DATA;
+    /** How many small records a rank page holds (a power of two): see the class comment. */
+    static final int SMALL_RECORDS = 256;
 
     static final long STATE_INIT = 0;
     static final long STATE_READY = 1;
@@ -147,7 +156,7 @@ final class ShmLayout {
     }
 
     static long rankPageBytes(int nRanks, int slotBytes, int slots) {
-        return roundUp(smallRecordsOffset(nRanks, slotBytes, slots) + (long) slots * SMALL_RECORD, PAGE);
+        return roundUp(smallRecordsOffset(nRanks, slotBytes, slots) + (long) SMALL_RECORDS * SMALL_RECORD, PAGE);
     }
 
     // ---- pair segment

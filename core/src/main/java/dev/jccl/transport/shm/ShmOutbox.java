@@ -16,10 +16,11 @@ import java.lang.foreign.MemorySegment;
  * (see {@link ShmLayout}).
  *
  * <p>Flow control: a writer reuses slot {@code g % slots} for chunk {@code g} only once every peer has finished with
- * chunk {@code g - slots}, as its {@code consumed} counter for the writer says. The smallest counter seen is cached, so
- * a writer that keeps ahead of its slowest reader reads the counters once every few chunks, not for every chunk.
- * Readers that do not need a writer's chunks in some operation still advance their counter past them, so the writer
- * never waits for them.
+ * chunk {@code g - slots}, as its {@code consumed} counter for the writer says; a small record, of which there are
+ * more, once they have finished with chunk {@code g - SMALL_RECORDS}. The smallest counter seen is cached, so a writer
+ * that keeps ahead of its slowest reader reads the counters once every few chunks, not for every chunk. Readers that do
+ * not need a writer's chunks in some operation still advance their counter past them, so the writer never waits for
+ * them.
  *
  * <p>Single-threaded per rank, like the transport.
  */
@@ -29,7 +30,7 @@ public final class ShmOutbox implements Outbox {
     private final int rank;
     private final int size;
     private final long[] slotOffset;
-    /** Where small record 0 lies; record {@code g % slots} holds chunk g when it is small. */
+    /** Where small record 0 lies; record {@code g % SMALL_RECORDS} holds chunk g when it is small. */
     private final long smallRecords;
     /** {@code slots - 1}: slots are a power of two, so a chunk's slot is a mask away, not a division. */
     private final int slotMask;
@@ -86,7 +87,7 @@ public final class ShmOutbox implements Outbox {
     }
 
     private long smallRecord(long chunk) {
-        return smallRecords + (long) ((int) chunk & slotMask) * ShmLayout.SMALL_RECORD;
+        return smallRecords + (long) ((int) chunk & (ShmLayout.SMALL_RECORDS - 1)) * ShmLayout.SMALL_RECORD;
     }
 
     /**
@@ -103,10 +104,13 @@ public final class ShmOutbox implements Outbox {
 
     // ---------------------------------------------------------------- writer
 
-    /** True once every peer has finished with the chunk that slot {@code chunk % slots} held. */
+    /**
+     * True once every peer has finished with the chunk that last held the place of chunk {@code chunk} of
+     * {@code bytes}: slot {@code chunk % slots}, or small record {@code chunk % SMALL_RECORDS}.
+     */
     @Override
-    public boolean canWrite(long chunk) {
-        long needed = chunk - slotOffset.length + 1;
+    public boolean canWrite(long chunk, long bytes) {
+        long needed = chunk - (small(bytes) ? ShmLayout.SMALL_RECORDS : slotOffset.length) + 1;
         if (knownConsumed >= needed) return true;
         long min = Long.MAX_VALUE;
         for (int r = 0; r < size; r++) {

@@ -67,9 +67,9 @@ class DoctorLimitChecksTest {
 
     @Test
     void jcclShmEstimateMirrorsItsLayout() {
-        // Per rank: 1152 bytes of control lines, 64 per peer, 32 outbox slots of 64 + 32 KiB and 32 small records of
+        // Per rank: 1152 bytes of control lines, 64 per peer, 32 outbox slots of 64 + 32 KiB and 256 small records of
         // 32 bytes, in whole pages.
-        long page = 258 * 4096L;
+        long page = 259 * 4096L;
         // Per pair: one page of control, two rings of JCCL_BUFFSIZE.
         long pair = 4096 + 2 * (4L << 20);
         assertEquals(2 * page + pair, LimitChecks.jcclShmBytes(2, 4 << 20));
