@@ -34,9 +34,18 @@ final class HostExecutor {
     /**
      * How long the caller's thread waits for its peers before it hands an async operation it started to the progress
      * thread: long enough for peers that run in step (a few round trips between cores), short enough that an async call
-     * still returns at once. Where ranks share CPUs the caller does not wait: its peers need the CPU.
+     * still returns at once.
      */
     static final long INLINE_SPIN_NANOS = 20_000;
+    /**
+     * The same where ranks share CPUs, where the caller yields its CPU between looks instead of spinning. A caller that
+     * handed over at once (as it did) left each rank two threads to schedule: 4 ranks on 2 CPUs, async loops of 8
+     * bytes, Broadcast 0.52-0.53 µs a call, AllReduce 3.8-4.1. Yielding 20 µs: 0.25-0.42 and 3.6-4.9; 50 µs: 0.24-0.42
+     * and 3.7-4.5; 100 µs: 0.24-0.30 and 3.0-3.8; 200 µs: 0.24-0.31 and 3.0-3.4 (2026-11-28). Yielding, the caller
+     * takes no CPU that a peer needs, so the longer wait only delays the call's return, by as long as it gives its
+     * peers.
+     */
+    static final long INLINE_YIELD_NANOS = 100_000;
 
     private final int rank;
     private final int size;
@@ -184,8 +193,8 @@ final class HostExecutor {
 
     /**
      * Starts an LL operation on the caller's thread and finishes it there if the peers' parts arrive within
-     * {@link #INLINE_SPIN_NANOS}; otherwise the progress thread finishes it. Either way {@code done} completes when the
-     * result is in place.
+     * {@link #INLINE_SPIN_NANOS} ({@link #INLINE_YIELD_NANOS} where ranks share CPUs); otherwise the progress thread
+     * finishes it. Either way {@code done} completes when the result is in place.
      */
     void tryInline(CompletableFuture<Void> done, Operation op, Tuner.Choice choice) {
         OpContext ctx;
@@ -200,7 +209,7 @@ final class HostExecutor {
         long deadline;
         try {
             started = lowLatency.start(ctx, op.send(), op.recv(), startReused);
-            if (lowLatency.tryInline(started, waiting.oversubscribed() ? 0 : INLINE_SPIN_NANOS)) {
+            if (lowLatency.tryInline(started, waiting.oversubscribed() ? INLINE_YIELD_NANOS : INLINE_SPIN_NANOS)) {
                 end(ctx, started.endedAtOnce());
                 done.complete(null);
                 return;

@@ -65,6 +65,8 @@ final class LowLatencyCollectives {
 
     /** Idle rounds of {@link #finish} after which an operation counts as having waited. */
     private final int shortWaitRounds;
+    /** Whether {@link #tryInline} yields its CPU between looks (ranks share CPUs) rather than spinning. */
+    private final boolean yieldWhileWaiting;
 
     private final Operation operation;
     /** The waiter of the thread that finishes operations; reused, since operations never overlap. */
@@ -97,6 +99,7 @@ final class LowLatencyCollectives {
         this.waiter = new Waiter(policy);
         // Where ranks share CPUs a waiter yields from its first idle round, and a yield may last a time slice.
         this.shortWaitRounds = policy.spinNanos() > 0 ? SHORT_WAIT_SPINS : 1;
+        this.yieldWhileWaiting = policy.spinNanos() == 0;
     }
 
     /**
@@ -130,10 +133,12 @@ final class LowLatencyCollectives {
     }
 
     /**
-     * Advances {@code op} on the caller's thread without blocking, spinning at most {@code spinNanos} while it waits
-     * for peers; true if it finished (its result is in place). What is left is for {@link #finish} on any thread.
+     * Advances {@code op} on the caller's thread without blocking, waiting at most {@code waitNanos} for peers:
+     * spinning where ranks have a CPU each, yielding it between looks where they share CPUs (the peers need it to
+     * publish what this rank waits for). True if it finished (its result is in place). What is left is for
+     * {@link #finish} on any thread.
      */
-    boolean tryInline(Operation op, long spinNanos) {
+    boolean tryInline(Operation op, long waitNanos) {
         try {
             long start = 0;
             for (int idle = 0; ; ) {
@@ -143,20 +148,21 @@ final class LowLatencyCollectives {
                     op.end();
                     return true;
                 } else {
-                    // The clock is first read after SHORT_WAIT_SPINS: most waits between ranks in step end sooner,
+                    // The clock is first read after shortWaitRounds: most waits between ranks in step end sooner,
                     // and a read costs 21 ns here, a tenth of an 8-byte AllReduce.
                     while (!op.mayMove()) {
-                        if (++idle % SHORT_WAIT_SPINS == 0) {
+                        if (++idle % shortWaitRounds == 0) {
                             long now = System.nanoTime();
-                            if (idle == SHORT_WAIT_SPINS) {
+                            if (idle == shortWaitRounds) {
                                 start = now;
                                 op.waited = true;
                                 if (op.startReused) restamp(op, now);
-                            } else if (now - start >= spinNanos) {
+                            } else if (now - start >= waitNanos) {
                                 return false;
                             }
                         }
-                        Thread.onSpinWait();
+                        if (yieldWhileWaiting) Thread.yield();
+                        else Thread.onSpinWait();
                     }
                 }
             }

@@ -2,10 +2,16 @@ package dev.jccl.runtime;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.jccl.Config;
+import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.TestRanks;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -48,5 +54,35 @@ class ReusedStartTimeTest {
             return y[0] + "," + y[1];
         });
         assertEquals(List.of("3.0,4.0", "3.0,4.0"), results);
+    }
+
+    /**
+     * Where ranks share CPUs an async call yields its CPU while it waits for its peers, for a while only: it still
+     * returns long before a late peer comes, and the progress thread finishes it with its whole timeout.
+     */
+    @Test
+    void anAsyncCallOfRanksThatShareCpusReturnsBeforeItsLatePeerAndFinishesLater() throws Exception {
+        Duration timeout = Duration.ofSeconds(10);
+        Config shared = TestRanks.loopback(timeout).toBuilder()
+                .oversubscription(Config.Oversubscription.YES)
+                .proto("LL") // the tuner's pick for 2 ranks that share CPUs is a ring
+                .build();
+        List<Object> results = TestRanks.run(2, shared, (rank, c) -> {
+            try (Arena arena = Arena.ofShared()) {
+                MemorySegment x = arena.allocate(8); // 8 bytes: over the LL protocol
+                for (int i = 0; i < 20; i++) {
+                    c.broadcastAsync(x, x, 1, DataType.INT64, 1).join();
+                }
+                Thread.sleep(rank == 1 ? 2500 : 500); // the root, rank 1, comes 2 s late
+                x.set(ValueLayout.JAVA_LONG, 0, rank == 1 ? 42 : 0);
+                long start = System.nanoTime();
+                CompletableFuture<Void> f = c.broadcastAsync(x, x, 1, DataType.INT64, 1);
+                double returnedAfter = (System.nanoTime() - start) / 1e9;
+                f.join();
+                return x.get(ValueLayout.JAVA_LONG, 0) + "," + (rank == 0 ? returnedAfter < 1.0 : "-");
+            }
+        });
+        assertEquals("42,true", results.get(0), "rank 0's call returned before the root came, and finished");
+        assertEquals("42,-", results.get(1));
     }
 }
