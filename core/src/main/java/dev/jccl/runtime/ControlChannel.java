@@ -294,6 +294,15 @@ final class ControlChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * A connection the peer's host reset before the peer answered: its process closed the socket without reading the
+     * question, which a process being killed does (seen in the fault suite, kill -9 over TCP: the connection was taken
+     * into the dying process's backlog, then reset as the kernel closed its sockets).
+     */
+    static boolean reset(IOException e) {
+        return e instanceof SocketException && String.valueOf(e.getMessage()).contains("reset");
+    }
+
     /** A connection the peer's host turned away: nothing listens there any more. */
     static boolean refused(IOException e) {
         return e instanceof java.net.ConnectException

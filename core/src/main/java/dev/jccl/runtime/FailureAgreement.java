@@ -197,6 +197,9 @@ final class FailureAgreement implements ControlChannel.Responder {
                     + "in the kernel, or cut off from rank " + rank;
         }
         if (ControlChannel.refused(e)) return "refused the connection: its process is gone (killed or crashed)";
+        if (ControlChannel.reset(e)) {
+            return "reset the connection without answering: its process is gone (killed or crashed)";
+        }
         if (e instanceof java.net.NoRouteToHostException
                 || String.valueOf(e.getMessage()).contains("unreachable")) {
             return "could not be reached from rank " + rank + " (" + e.getMessage()

@@ -1,12 +1,16 @@
 package dev.jccl.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jccl.FailureVerdict;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,5 +47,38 @@ class ControlChannelTest {
             assertEquals(
                     3, ControlChannel.askStatus(address, channel.token(), 2_000).rank());
         }
+    }
+
+    /**
+     * A peer whose process dies as it is asked may have taken the connection into its backlog and then reset it: that
+     * tells the same as a refused connection, and is told apart from other errors. Here a listener that resets each
+     * connection it accepts (linger 0) stands for such a process, and a closed port for one already gone.
+     */
+    @Test
+    void aPeerThatResetsOrRefusesTheQuestionIsToldApart() throws Exception {
+        byte[] token = new byte[16];
+        try (ServerSocket dying = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread resetter = new Thread(() -> {
+                try (Socket accepted = dying.accept()) {
+                    accepted.setSoLinger(true, 0); // close with a reset, unread question and all
+                } catch (IOException ignored) {
+                    // the test ends
+                }
+            });
+            resetter.start();
+            InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), dying.getLocalPort());
+            IOException e = assertThrows(IOException.class, () -> ControlChannel.askStatus(address, token, 2_000));
+            assertTrue(ControlChannel.reset(e), () -> "a reset: " + e);
+            assertFalse(ControlChannel.refused(e), () -> "not a refusal: " + e);
+            resetter.join(5_000);
+        }
+        int closedPort;
+        try (ServerSocket gone = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = gone.getLocalPort();
+        }
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), closedPort);
+        IOException e = assertThrows(IOException.class, () -> ControlChannel.askStatus(address, token, 2_000));
+        assertTrue(ControlChannel.refused(e), () -> "a refusal: " + e);
+        assertFalse(ControlChannel.reset(e), () -> "not a reset: " + e);
     }
 }

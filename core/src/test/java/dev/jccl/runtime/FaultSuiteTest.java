@@ -95,7 +95,7 @@ class FaultSuiteTest {
     }
 
     enum Fault {
-        KILL("kill -9", "refused the connection: its process is gone"),
+        KILL("kill -9", "the connection: its process is gone"), // refused, or reset as it died
         STOP("SIGSTOP", "did not answer"),
         SKIP("skips one collective", "never entered it"),
         OTHER("calls a different collective (Broadcast for AllReduce)", "called Broadcast #150"),
