@@ -305,11 +305,10 @@ public final class Tuner {
                 default -> Double.NaN;
             };
             // Where ranks share CPUs, one hand-off: each rank does all it can whenever it runs, and a peer scheduled
-            // once
-            // finds every chunk it waits for. Charged two, the one-shot lost 2 ranks on 1 CPU to the ring and recursive
-            // doubling, which measured slower: 16 B Broadcast 0.46-0.53 µs against the one-shot's 0.18, AllReduce
-            // 2.59-2.65 against 1.84-1.92, AllGather and ReduceScatter alike; 64 KiB AllReduce 8.7-10.1 against 6.5-6.7
-            // (taskset -c 0, 2026-11-28).
+            // once finds every chunk it waits for. Charged two, the one-shot lost 2 ranks on 1 CPU to the ring and
+            // recursive doubling, which measured slower: 16 B Broadcast 0.46-0.53 µs against the one-shot's 0.18,
+            // AllReduce 2.59-2.65 against 1.84-1.92, AllGather and ReduceScatter alike; 64 KiB AllReduce 8.7-10.1
+            // against 6.5-6.7 (taskset -c 0, 2026-11-28).
             return calibration.llMicros()
                     + (oversubscribed ? calibration.handoffMicros() : 0)
                     + traffic / (calibration.llGbPerSecond() * 1e3);

@@ -26,7 +26,7 @@ package dev.jccl.transport.shm;
  *      | outbox slot 1 … slot (slots-1): the same                         |
  *    T | small record 0: flag i64 | digest i64 of the operation |        |  owner (as a writer)
  *      |                 data (up to 16 bytes)                            |
- *      | small record 1 … record (SMALL_RECORDS-1): the same, two a line  |
+ *      | small record 1 … record (SMALL_RECORDS-1): the same, 2 per line  |
  *      +------------------------------------------------------------------+
  * </pre>
  *
