@@ -16,49 +16,65 @@ import java.util.Map;
  * @param shmStepMicros one ring step between ranks that share memory: a pass of the runtime's step loop plus a
  *     cache-line hand-off (α, µs)
  * @param shmGbPerSecond bytes per second of such a step (β, GB/s): every byte is copied into the pair's ring and out
+ * @param shmCachedGbPerSecond the same while an operation's buffers fit in the last-level cache ({@code cacheMib})
  * @param netStepMicros one step over sockets (µs)
  * @param netGbPerSecond bytes per second over sockets (GB/s)
  * @param llMicros the low-latency outbox exchange's latency (µs): one flag per chunk
  * @param llGbPerSecond its bandwidth per byte of traffic (GB/s): data copied once, read in place by every reader
  * @param reduceGbPerSecond what the reduce kernels combine per second (γ, GB/s)
  * @param handoffMicros where ranks share CPUs, what one hand-off between ranks adds (µs): a yield and a reschedule
+ * @param cacheMib the last-level cache a host's ranks share (MiB): below it the shared-memory steps run at
+ *     {@code shmCachedGbPerSecond}; 0 if none is known
  * @param source where the figures come from, for the tables and the log ({@code built-in} or a file and its date)
  */
 public record Calibration(
         double shmStepMicros,
         double shmGbPerSecond,
+        double shmCachedGbPerSecond,
         double netStepMicros,
         double netGbPerSecond,
         double llMicros,
         double llGbPerSecond,
         double reduceGbPerSecond,
         double handoffMicros,
+        double cacheMib,
         String source) {
 
     /**
-     * The reference machine's figures (a Firecracker VM with 2 Zen 5 vCPUs, no PCID), rounded. Shared memory: between
-     * the cache-resident ring (8-10 GB/s at 1 MiB) and the out-of-cache one (3.8 GB/s at 64 MiB). Outbox: 2 ranks, 1
-     * MiB, 118 µs for 3 MiB of traffic; 64 MiB, 10.3 ms for 192 MiB. Reduce: the Vector API kernels reach 16-20 GB/s at
-     * 1 MiB (FLOAT32, BFLOAT16 SUM). Hand-off: a yield that switches between two rank processes costs about 6 µs (PTI
-     * without PCID flushes the TLB on every switch), and a hand-off needs one or two.
+     * The reference machine's figures (a Firecracker VM with 2 Zen 5 vCPUs, no PCID, 32 MiB of L3), rounded. Shared
+     * memory: the out-of-cache ring 3.8 GB/s at 64 MiB, the cache-resident one 8-10 GB/s at 1 MiB; 6 is between them
+     * (the picks above the cache were fitted with it), 10 below. In cache the two-rank Rabenseifner beats the one-shot
+     * LL, and 10 puts the model's crossover where it was measured (AllReduce, 2 ranks, 2026-11-28: 128 KiB 6.2-6.5 µs
+     * against 7.0-7.8, 1 MiB 47-50 against 56-66, 4 MiB 580-596 against 725-729 in the VM's slow phase; from 8 MiB on,
+     * out of cache, the one-shot wins, 8 MiB 594-624 against 637-894, 16 MiB 1320-1490 against 1720-1980). Outbox: 2
+     * ranks, 1 MiB, 118 µs for 3 MiB of traffic; 64 MiB, 10.3 ms for 192 MiB. Reduce: the Vector API kernels reach
+     * 16-20 GB/s at 1 MiB (FLOAT32, BFLOAT16 SUM). Hand-off: a yield that switches between two rank processes costs
+     * about 6 µs (PTI without PCID flushes the TLB on every switch), and a hand-off needs one or two.
      */
-    public static final Calibration DEFAULTS = new Calibration(1.5, 6.0, 12.0, 2.5, 0.6, 20.0, 16.0, 10.0, "built-in");
+    public static final Calibration DEFAULTS =
+            new Calibration(1.5, 6.0, 10.0, 12.0, 2.5, 0.6, 20.0, 16.0, 10.0, 32.0, "built-in");
 
     /** The most a latency may be (µs) and the least a bandwidth (GB/s) before a figure is taken for a mistake. */
     static final double MAX_MICROS = 1e6;
 
     static final double MIN_GB_PER_SECOND = 1e-4;
+
+    /** The largest last-level cache taken seriously (MiB): a bigger figure is a typo. */
+    static final double MAX_CACHE_MIB = 1 << 20;
+
     static final double MAX_GB_PER_SECOND = 1e5;
 
     public Calibration {
         check("shm step", shmStepMicros, 0, MAX_MICROS);
         check("shm bandwidth", shmGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
+        check("shm bandwidth in cache", shmCachedGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
         check("net step", netStepMicros, 0, MAX_MICROS);
         check("net bandwidth", netGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
         check("LL latency", llMicros, 0, MAX_MICROS);
         check("LL bandwidth", llGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
         check("reduce rate", reduceGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
         check("hand-off", handoffMicros, 0, MAX_MICROS);
+        check("cache size", cacheMib, 0, MAX_CACHE_MIB);
         if (source == null || source.isBlank()) source = "unnamed";
     }
 
@@ -74,12 +90,14 @@ public record Calibration(
         Map<String, Double> m = new LinkedHashMap<>();
         m.put("shm.step.us", shmStepMicros);
         m.put("shm.bandwidth.gbps", shmGbPerSecond);
+        m.put("shm.cached.bandwidth.gbps", shmCachedGbPerSecond);
         m.put("net.step.us", netStepMicros);
         m.put("net.bandwidth.gbps", netGbPerSecond);
         m.put("ll.latency.us", llMicros);
         m.put("ll.bandwidth.gbps", llGbPerSecond);
         m.put("reduce.gbps", reduceGbPerSecond);
         m.put("handoff.us", handoffMicros);
+        m.put("cache.mib", cacheMib);
         return m;
     }
 
@@ -99,12 +117,14 @@ public record Calibration(
         return new Calibration(
                 m.get("shm.step.us"),
                 m.get("shm.bandwidth.gbps"),
+                m.get("shm.cached.bandwidth.gbps"),
                 m.get("net.step.us"),
                 m.get("net.bandwidth.gbps"),
                 m.get("ll.latency.us"),
                 m.get("ll.bandwidth.gbps"),
                 m.get("reduce.gbps"),
                 m.get("handoff.us"),
+                m.get("cache.mib"),
                 newSource);
     }
 
@@ -147,9 +167,12 @@ public record Calibration(
     public String describe() {
         return String.format(
                 Locale.ROOT,
-                "shm %s µs + %s GB/s, net %s µs + %s GB/s, LL %s µs + %s GB/s, reduce %s GB/s, hand-off %s µs (%s)",
+                "shm %s µs + %s GB/s (%s in %s MiB of cache), net %s µs + %s GB/s, LL %s µs + %s GB/s,"
+                        + " reduce %s GB/s, hand-off %s µs (%s)",
                 fmt(shmStepMicros),
                 fmt(shmGbPerSecond),
+                fmt(shmCachedGbPerSecond),
+                fmt(cacheMib),
                 fmt(netStepMicros),
                 fmt(netGbPerSecond),
                 fmt(llMicros),

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -144,6 +145,18 @@ public final class Tuner {
     private final List<String> warnings = new ArrayList<>();
 
     /**
+     * The same model for operations whose buffers fit in the hosts' last-level cache: shared-memory steps at
+     * {@link Calibration#shmCachedGbPerSecond()}. Null where that rate is the one this tuner has (it is that model),
+     * and where ranks share CPUs: a ring's slots are few, so its writer stalls whenever the reader is off its CPU, and
+     * the cache's rate is not reached (4 ranks on 2 CPUs, 2 MiB AllReduce: Rabenseifner 670-751 µs, the one-shot LL,
+     * whose outbox holds the whole message, 482-491 in two runs of three).
+     */
+    private final Tuner inCache;
+
+    /** Bytes of last-level cache a host's ranks share ({@link Calibration#cacheMib()}). */
+    private final double cacheBytes;
+
+    /**
      * @param nRanks ranks in the communicator
      * @param allShareMemory every rank reaches every other through shared memory (LL is possible)
      * @param anyNetwork some pair of ranks talks over the network (ring steps cost a network step)
@@ -212,7 +225,34 @@ public final class Tuner {
                 algo, Algorithm.class, "ALGO", List.of("collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"));
         this.protocols = parse(proto, Protocol.class, "PROTO", List.of("ll128"));
         if (algo != null && !algo.isBlank()) warnWhereNothingAllowedApplies();
+        this.cacheBytes = calibration.cacheMib() * (1 << 20);
+        this.inCache =
+                calibration.shmCachedGbPerSecond() == calibration.shmGbPerSecond() || cacheBytes == 0 || oversubscribed
+                        ? null
+                        : new Tuner(
+                                nRanks,
+                                hosts,
+                                allShareMemory,
+                                anyNetwork,
+                                oversubscribed,
+                                algo,
+                                proto,
+                                calibration.with(
+                                        Map.of("shm.bandwidth.gbps", calibration.shmCachedGbPerSecond()),
+                                        calibration.source()),
+                                chunkBytes);
     }
+
+    /**
+     * Whether an operation's buffers stay in the last-level cache: every rank of a host has its input, its output and
+     * the copy in flight (a ring's slots, the outbox) about the size of the larger buffer ({@code total}).
+     */
+    private boolean fitsInCache(double total) {
+        return BUFFERS_PER_RANK * total * perHost <= cacheBytes;
+    }
+
+    /** What each rank keeps in cache, in message sizes: its input, its output, the copy in flight. */
+    public static final int BUFFERS_PER_RANK = 3;
 
     /**
      * A JCCL_ALGO that leaves a collective nothing it can run with (Bruck for an AllReduce, say) is not an error: that
@@ -294,6 +334,7 @@ public final class Tuner {
         double perRank = (double) count * elementBytes;
         boolean blocked = c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER || c == Collective.ALL_TO_ALL;
         double total = blocked ? perRank * n : perRank; // nccl-tests' "size": the larger buffer
+        if (inCache != null && fitsInCache(total)) return inCache.estimate(c, a, p, count, elementBytes);
         if (p == Protocol.LL) {
             if (a != Algorithm.ONE_SHOT || !allShareMemory) return Double.NaN;
             // The busiest rank copies what it publishes into its outbox once and reads what it needs from the others'.

@@ -8,6 +8,7 @@ import dev.jccl.DataType;
 import dev.jccl.ReduceOp;
 import dev.jccl.plan.TimingSimulator.Level;
 import dev.jccl.plan.TimingSimulator.Machine;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,8 +28,21 @@ class TimingSimulatorTest {
     }
 
     /** The tuner a communicator on {@code m} builds, protocol Simple: shared memory on one host, sockets across. */
+    /** The built-in figures without the cache, which the simulator does not model: one shared-memory rate. */
+    private static final Calibration WITHOUT_CACHE =
+            Calibration.DEFAULTS.with(Map.of("cache.mib", 0.0), "built-in, no cache");
+
     private static Tuner tunerFor(Machine m) {
-        return new Tuner(m.ranks(), m.hostGroups(), m.hosts() == 1, m.hosts() > 1, false, null, "Simple");
+        return new Tuner(
+                m.ranks(),
+                m.hostGroups(),
+                m.hosts() == 1,
+                m.hosts() > 1,
+                false,
+                null,
+                "Simple",
+                WITHOUT_CACHE,
+                1 << 20);
     }
 
     private static double micros(Machine m, Collective c, Tuner.Algorithm a, long count) {

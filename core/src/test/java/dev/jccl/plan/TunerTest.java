@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.jccl.DataType;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -242,6 +243,39 @@ class TunerTest {
             assertEquals(Tuner.Algorithm.ONE_SHOT, choice.algorithm(), c::toString);
             assertEquals(Tuner.Protocol.LL, choice.protocol(), c::toString);
         }
+    }
+
+    @Test
+    void twoRanksTakeTheRingWhileTheMessageStaysInCache() {
+        // 2 ranks on 2 CPUs, AllReduce, µs: 128 KiB Rabenseifner 6.2-6.5 against the one-shot LL's 7.0-7.8, 1 MiB 47-50
+        // against 56-66; out of the 32 MiB cache the one-shot wins (16 MiB 1320-1490 against 1720-1980).
+        Tuner twoRanks = new Tuner(2, null, true, false, false, null, null);
+        long kib = 1024;
+        assertEquals(
+                Tuner.Protocol.LL,
+                choose(twoRanks, Collective.ALL_REDUCE, 16 * kib).protocol());
+        for (long size : List.of(256 * kib, 1024 * kib, 4096 * kib)) {
+            Tuner.Choice inCache = choose(twoRanks, Collective.ALL_REDUCE, size);
+            assertEquals(Tuner.Protocol.SIMPLE, inCache.protocol(), () -> size / kib + " KiB");
+            assertTrue(
+                    inCache.algorithm() == Tuner.Algorithm.RING || inCache.algorithm() == Tuner.Algorithm.RABENSEIFNER,
+                    () -> size / kib + " KiB: " + inCache);
+        }
+        assertEquals(
+                Tuner.Algorithm.ONE_SHOT,
+                choose(twoRanks, Collective.ALL_REDUCE, 16384 * kib).algorithm());
+        // A machine without a known cache keeps the one rate, where the one-shot wins.
+        Calibration noCache = Calibration.DEFAULTS.with(Map.of("cache.mib", 0.0), "test");
+        Tuner unknown = new Tuner(2, null, true, false, false, null, null, noCache, 1 << 20);
+        assertEquals(
+                Tuner.Algorithm.ONE_SHOT,
+                choose(unknown, Collective.ALL_REDUCE, 1024 * kib).algorithm());
+        // Where ranks share CPUs a ring's writer stalls while its reader is off the CPU: 4 ranks on 2 CPUs, 2 MiB,
+        // Rabenseifner 670-751 µs, the one-shot 482-491.
+        Tuner shared = new Tuner(4, null, true, false, true, null, null);
+        assertEquals(
+                Tuner.Algorithm.ONE_SHOT,
+                choose(shared, Collective.ALL_REDUCE, 2048 * kib).algorithm());
     }
 
     @Test

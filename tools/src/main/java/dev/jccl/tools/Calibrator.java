@@ -34,7 +34,8 @@ import java.util.TreeMap;
  * one latency plus bytes over a bandwidth, so a straight line through the measured times gives both:
  *
  * <ul>
- *   <li>shared memory: Broadcast, Ring/Simple (for two ranks one step of the whole message);
+ *   <li>shared memory: Broadcast, Ring/Simple (for two ranks one step of the whole message); the in-cache rate from the
+ *       sizes whose buffers fit in the last-level cache, whose size sysfs gives;
  *   <li>sockets: the same with {@code JCCL_SHM_DISABLE=1} (on one host, loopback: run it across two hosts for the NIC's
  *       figures, or write those by hand);
  *   <li>the LL outbox: AllReduce, OneShot/LL (three times the message in traffic);
@@ -101,6 +102,24 @@ final class Calibrator {
         figures.put("shm.step.us", shm.latencyMicros());
         figures.put("shm.bandwidth.gbps", shm.gbPerSecond());
         notes.add(note("shm", "Broadcast Ring/Simple over shared memory", shm));
+        double cacheMib = lastLevelCacheMib(Path.of("/sys/devices/system/cpu/cpu0/cache"));
+        if (cacheMib > 0) {
+            figures.put("cache.mib", cacheMib);
+            // The tuner's in-cache rate holds while a host's ranks' inputs, outputs and copies in flight fit.
+            List<Sample> cached = shmTimes.stream()
+                    .filter(t -> Tuner.BUFFERS_PER_RANK * 2 * t.bytes() <= cacheMib * (1 << 20))
+                    .toList();
+            if (cached.size() >= 2) {
+                Fit inCache = fit(cached, 1);
+                figures.put("shm.cached.bandwidth.gbps", inCache.gbPerSecond());
+                notes.add(note(
+                        "shm.cached",
+                        String.format(Locale.ROOT, "the same, the sizes that fit in %.0f MiB of cache", cacheMib),
+                        inCache));
+            }
+        } else {
+            notes.add("cache: the last-level cache's size is not in sysfs; built-in figures for the cache");
+        }
 
         Map<String, String> sockets = new HashMap<>(ring);
         sockets.put("JCCL_SHM_DISABLE", "1");
@@ -306,6 +325,45 @@ final class Calibrator {
             worst = Math.max(worst, Math.abs(model - s.micros()) / s.micros());
         }
         return new Fit(a, 1 / (b * 1e3), worst);
+    }
+
+    /**
+     * The largest cache of {@code cacheDir} ({@code /sys/devices/system/cpu/cpu0/cache}: an {@code index*} folder per
+     * cache with its {@code level} and {@code size}, such as {@code 32768K}), in MiB; 0 where none can be read.
+     */
+    static double lastLevelCacheMib(Path cacheDir) {
+        int bestLevel = 0;
+        double bestMib = 0;
+        try (var dirs = Files.newDirectoryStream(cacheDir, "index*")) {
+            for (Path d : dirs) {
+                try {
+                    int level = Integer.parseInt(
+                            Files.readString(d.resolve("level")).strip());
+                    double mib = sizeMib(Files.readString(d.resolve("size")).strip());
+                    if (level > bestLevel || (level == bestLevel && mib > bestMib)) {
+                        bestLevel = level;
+                        bestMib = mib;
+                    }
+                } catch (IOException | NumberFormatException e) {
+                    // a cache without a readable level or size: the others still say which is last
+                }
+            }
+        } catch (IOException e) {
+            return 0;
+        }
+        return bestMib;
+    }
+
+    private static double sizeMib(String size) {
+        char unit = Character.toUpperCase(size.charAt(size.length() - 1));
+        String digits = Character.isDigit(unit) ? size : size.substring(0, size.length() - 1);
+        double value = Long.parseLong(digits);
+        return switch (unit) {
+            case 'K' -> value / 1024;
+            case 'M' -> value;
+            case 'G' -> value * 1024;
+            default -> value / (1 << 20);
+        };
     }
 
     private static double median(List<Sample> samples) {

@@ -145,11 +145,12 @@ final class SimCommand implements Callable<Integer> {
                     reduce,
                     cpusPerHost != null ? cpusPerHost : ranksPerHost,
                     wait);
-            // The tuner picks with the figures the model runs on.
+            // The tuner picks with the figures the model runs on, which has no cache: one shared-memory rate.
             tuned = figures.with(
                     Map.of(
                             "shm.step.us", in[0],
                             "shm.bandwidth.gbps", in[1],
+                            "shm.cached.bandwidth.gbps", in[1],
                             "net.step.us", across[0],
                             "net.bandwidth.gbps", across[1],
                             "reduce.gbps", reduce,
