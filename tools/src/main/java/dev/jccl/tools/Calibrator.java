@@ -198,10 +198,10 @@ final class Calibrator {
     }
 
     private void printFigures(Calibration measured, List<String> notes) {
-        out.printf(Locale.ROOT, "%-20s %12s %12s%n", "figure", "measured", "built-in");
+        out.printf(Locale.ROOT, "%-26s %12s %12s%n", "figure", "measured", "built-in");
         Map<String, Double> builtIn = Calibration.DEFAULTS.values();
         for (Map.Entry<String, Double> e : measured.values().entrySet()) {
-            out.printf(Locale.ROOT, "%-20s %12.4g %12.4g%n", e.getKey(), e.getValue(), builtIn.get(e.getKey()));
+            out.printf(Locale.ROOT, "%-26s %12.4g %12.4g%n", e.getKey(), e.getValue(), builtIn.get(e.getKey()));
         }
         for (String n : notes) out.println("# " + n);
     }
