@@ -58,11 +58,15 @@ public record Calibration(
     static final double MAX_MICROS = 1e6;
 
     static final double MIN_GB_PER_SECOND = 1e-4;
+    static final double MAX_GB_PER_SECOND = 1e5;
 
     /** The largest last-level cache taken seriously (MiB): a bigger figure is a typo. */
     static final double MAX_CACHE_MIB = 1 << 20;
 
-    static final double MAX_GB_PER_SECOND = 1e5;
+    /**
+     * What each rank keeps in cache during an operation, in message sizes: its input, its output, the copy in flight.
+     */
+    private static final int BUFFERS_PER_RANK = 3;
 
     public Calibration {
         check("shm step", shmStepMicros, 0, MAX_MICROS);
@@ -83,6 +87,16 @@ public record Calibration(
             throw new IllegalArgumentException(
                     what + " must be between " + fmt(min) + " and " + fmt(max) + ", got " + fmt(value));
         }
+    }
+
+    /**
+     * Whether an operation whose larger buffer is {@code bytes} stays in the last-level cache while
+     * {@code ranksPerHost} ranks of a host run it (each with its input, its output and the copy in flight: a ring's
+     * slots, the outbox), so that its shared-memory steps run at {@link #shmCachedGbPerSecond}. False where no cache is
+     * known.
+     */
+    public boolean fitsInCache(double bytes, int ranksPerHost) {
+        return cacheMib > 0 && BUFFERS_PER_RANK * bytes * ranksPerHost <= cacheMib * (1 << 20);
     }
 
     /** The figures as {@code key=value} pairs, the file's keys, in a fixed order. */

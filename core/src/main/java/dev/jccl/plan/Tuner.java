@@ -153,9 +153,6 @@ public final class Tuner {
      */
     private final Tuner inCache;
 
-    /** Bytes of last-level cache a host's ranks share ({@link Calibration#cacheMib()}). */
-    private final double cacheBytes;
-
     /**
      * @param nRanks ranks in the communicator
      * @param allShareMemory every rank reaches every other through shared memory (LL is possible)
@@ -225,34 +222,22 @@ public final class Tuner {
                 algo, Algorithm.class, "ALGO", List.of("collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"));
         this.protocols = parse(proto, Protocol.class, "PROTO", List.of("ll128"));
         if (algo != null && !algo.isBlank()) warnWhereNothingAllowedApplies();
-        this.cacheBytes = calibration.cacheMib() * (1 << 20);
-        this.inCache =
-                calibration.shmCachedGbPerSecond() == calibration.shmGbPerSecond() || cacheBytes == 0 || oversubscribed
-                        ? null
-                        : new Tuner(
-                                nRanks,
-                                hosts,
-                                allShareMemory,
-                                anyNetwork,
-                                oversubscribed,
-                                algo,
-                                proto,
-                                calibration.with(
-                                        Map.of("shm.bandwidth.gbps", calibration.shmCachedGbPerSecond()),
-                                        calibration.source()),
-                                chunkBytes);
+        this.inCache = calibration.shmCachedGbPerSecond() == calibration.shmGbPerSecond()
+                        || calibration.cacheMib() == 0
+                        || oversubscribed
+                ? null
+                : new Tuner(
+                        nRanks,
+                        hosts,
+                        allShareMemory,
+                        anyNetwork,
+                        oversubscribed,
+                        algo,
+                        proto,
+                        calibration.with(
+                                Map.of("shm.bandwidth.gbps", calibration.shmCachedGbPerSecond()), calibration.source()),
+                        chunkBytes);
     }
-
-    /**
-     * Whether an operation's buffers stay in the last-level cache: every rank of a host has its input, its output and
-     * the copy in flight (a ring's slots, the outbox) about the size of the larger buffer ({@code total}).
-     */
-    private boolean fitsInCache(double total) {
-        return BUFFERS_PER_RANK * total * perHost <= cacheBytes;
-    }
-
-    /** What each rank keeps in cache, in message sizes: its input, its output, the copy in flight. */
-    public static final int BUFFERS_PER_RANK = 3;
 
     /**
      * A JCCL_ALGO that leaves a collective nothing it can run with (Bruck for an AllReduce, say) is not an error: that
@@ -334,7 +319,9 @@ public final class Tuner {
         double perRank = (double) count * elementBytes;
         boolean blocked = c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER || c == Collective.ALL_TO_ALL;
         double total = blocked ? perRank * n : perRank; // nccl-tests' "size": the larger buffer
-        if (inCache != null && fitsInCache(total)) return inCache.estimate(c, a, p, count, elementBytes);
+        if (inCache != null && calibration.fitsInCache(total, perHost)) {
+            return inCache.estimate(c, a, p, count, elementBytes);
+        }
         if (p == Protocol.LL) {
             if (a != Algorithm.ONE_SHOT || !allShareMemory) return Double.NaN;
             // The busiest rank copies what it publishes into its outbox once and reads what it needs from the others'.

@@ -27,11 +27,11 @@ class TimingSimulatorTest {
         return new Machine(hosts, perHost, Level.ofStep(1.5, 6), Level.ofStep(12, 2.5), 16);
     }
 
-    /** The tuner a communicator on {@code m} builds, protocol Simple: shared memory on one host, sockets across. */
     /** The built-in figures without the cache, which the simulator does not model: one shared-memory rate. */
     private static final Calibration WITHOUT_CACHE =
             Calibration.DEFAULTS.with(Map.of("cache.mib", 0.0), "built-in, no cache");
 
+    /** The tuner a communicator on {@code m} builds, protocol Simple: shared memory on one host, sockets across. */
     private static Tuner tunerFor(Machine m) {
         return new Tuner(
                 m.ranks(),

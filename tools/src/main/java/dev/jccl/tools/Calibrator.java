@@ -105,9 +105,10 @@ final class Calibrator {
         double cacheMib = lastLevelCacheMib(Path.of("/sys/devices/system/cpu/cpu0/cache"));
         if (cacheMib > 0) {
             figures.put("cache.mib", cacheMib);
-            // The tuner's in-cache rate holds while a host's ranks' inputs, outputs and copies in flight fit.
+            // The sizes the tuner would price at the in-cache rate: those whose 2 ranks' buffers fit.
+            Calibration withCache = Calibration.DEFAULTS.with(Map.of("cache.mib", cacheMib), "this machine's cache");
             List<Sample> cached = shmTimes.stream()
-                    .filter(t -> Tuner.BUFFERS_PER_RANK * 2 * t.bytes() <= cacheMib * (1 << 20))
+                    .filter(t -> withCache.fitsInCache(t.bytes(), 2))
                     .toList();
             if (cached.size() >= 2) {
                 Fit inCache = fit(cached, 1);
