@@ -356,6 +356,7 @@ final class Calibrator {
     }
 
     private static double sizeMib(String size) {
+        if (size.isEmpty()) throw new NumberFormatException("an empty size");
         char unit = Character.toUpperCase(size.charAt(size.length() - 1));
         String digits = Character.isDigit(unit) ? size : size.substring(0, size.length() - 1);
         double value = Long.parseLong(digits);

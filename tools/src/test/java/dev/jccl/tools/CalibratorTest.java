@@ -35,6 +35,7 @@ class CalibratorTest {
         cache("index0", "2", "2M");
         cache("index1", "4", null); // no size: skipped, not taken for the last level
         cache("index2", "3", "1G");
+        cache("index3", "5", ""); // an empty size: skipped too
         assertEquals(1024.0, Calibrator.lastLevelCacheMib(dir));
     }
 
