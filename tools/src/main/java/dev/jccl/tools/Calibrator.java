@@ -27,27 +27,55 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.LongToDoubleFunction;
 
 /**
  * {@code jccl perf --calibrate}: measures the figures of the tuner's cost model on this machine and writes them to the
- * {@link CalibrationFile} every communicator reads. Each figure pair comes from a two-rank run whose tuner estimate is
- * one latency plus bytes over a bandwidth, so a straight line through the measured times gives both:
+ * {@link CalibrationFile} every communicator reads. Each link's figures come from a two-rank run of the algorithm the
+ * tuner prices with them, so that a straight line through the measured times, read through the tuner's own estimate,
+ * gives them:
  *
  * <ul>
- *   <li>shared memory: Broadcast, Ring/Simple (for two ranks one step of the whole message); the in-cache rate from the
- *       sizes whose buffers fit in the last-level cache, whose size sysfs gives;
+ *   <li>shared memory: AllReduce, Ring/Simple, which the tuner prices as two dependent steps of half the message each
+ *       and a reduce of half of it ({@link #ringLink}); the in-cache rate from the sizes whose buffers fit in the
+ *       last-level cache, whose size sysfs gives. The rings, recursive doubling, Rabenseifner and the trees are all
+ *       priced in such steps;
  *   <li>sockets: the same with {@code JCCL_SHM_DISABLE=1} (on one host, loopback: run it across two hosts for the NIC's
  *       figures, or write those by hand);
  *   <li>the LL outbox: AllReduce, OneShot/LL (three times the message in traffic);
  *   <li>a hand-off: Broadcast of a few bytes with both ranks pinned to one CPU, less the shared-memory step;
- *   <li>γ: the FLOAT32 SUM kernel on 1 MiB in this JVM, with the kernels the ranks use.
+ *   <li>γ: the FLOAT32 SUM kernel on 1 MiB in this JVM, with the kernels the ranks use; measured first, since the
+ *       ring's line is read through it.
  * </ul>
  *
- * Every size is timed in three runs (blocking calls back to back, out of place) and the median kept.
+ * <p>Why not a Broadcast for the steps, as this did until 2026-11: a Broadcast loop measures a pipeline, not a step.
+ * The root never waits for its peer, and a 2-rank Broadcast of 512 KiB to 2 MiB ran at 8.8-8.9 GB/s in the calibration
+ * while the ring AllReduce's steps moved 24 GB/s. With the Broadcast's rate the tuner priced the 2-rank ring AllReduce
+ * of 2 MiB at 220 µs and took the one-shot LL (128 µs) from 256 KiB up; the ring measured 117 µs there, and 48 against
+ * the one-shot's 56-66 at 1 MiB: the measured file picked worse than the built-in figures. Now both pick alike on 2
+ * ranks.
+ *
+ * <p>Every size is timed in three runs (blocking calls back to back, out of place) and the median kept.
  */
 final class Calibrator {
     /** A fitted line: latency (µs), bandwidth (GB/s), and how far the worst measured size is from it (a fraction). */
-    record Fit(double latencyMicros, double gbPerSecond, double worstError) {}
+    record Fit(double latencyMicros, double gbPerSecond, double worstError) {
+        /** The line's time for {@code bytes} of message, {@code trafficPerByte} bytes of traffic per byte. */
+        double micros(long bytes, double trafficPerByte) {
+            return latencyMicros + bytes * trafficPerByte / (gbPerSecond * 1e3);
+        }
+    }
+
+    /**
+     * A link's figures: one step's latency (µs), its bandwidth (GB/s), and whether the reduce left none of the slope.
+     */
+    record Link(double stepMicros, double gbPerSecond, boolean reduceExplainsSlope) {}
+
+    /**
+     * The least share of a ring AllReduce's slope that must be left to the link once the reduce's is taken out; below
+     * it the measurement says nothing reliable about the link.
+     */
+    static final double MIN_LINK_SHARE = 0.2;
 
     /** One size's time. */
     record Sample(long bytes, double micros) {}
@@ -56,9 +84,10 @@ final class Calibrator {
     record Effort(long maxBytes, long maxLlBytes, int runs, int iters, String warmupSeconds) {
         /**
          * 100 iterations per size: a time is their mean, and with 20 one rescheduled iteration in a run (18 µs where
-         * the rest take 1.9, measured on a 2-vCPU VM) moved the small sizes' line by several µs.
+         * the rest take 1.9, measured on a 2-vCPU VM) moved the small sizes' line by several µs. Up to 32 MiB, so that
+         * two sizes (8 and 32 MiB) lie beyond a 32 MiB cache for the rate out of it.
          */
-        static final Effort FULL = new Effort(16L << 20, 4L << 20, 3, 100, "5");
+        static final Effort FULL = new Effort(32L << 20, 4L << 20, 3, 100, "5");
 
         /**
          * The tests' pass: one run per size (each run is a job of two JVMs; three made the test 64 s), of 50
@@ -97,38 +126,69 @@ final class Calibrator {
         List<String> notes = new ArrayList<>();
         Map<String, String> ring = Map.of("JCCL_ALGO", "Ring", "JCCL_PROTO", "Simple");
 
-        List<Sample> shmTimes = measure("broadcast", effort.maxBytes(), ring);
-        Fit shm = fit(shmTimes, 1);
-        figures.put("shm.step.us", shm.latencyMicros());
-        figures.put("shm.bandwidth.gbps", shm.gbPerSecond());
-        notes.add(note("shm", "Broadcast Ring/Simple over shared memory", shm));
+        double gamma = reduceRate();
+        figures.put("reduce.gbps", gamma);
+        notes.add(String.format(
+                Locale.ROOT, "reduce: FLOAT32 SUM kernel on 1 MiB in one JVM (%s)", ReduceKernels.describe()));
+
+        List<Sample> shmTimes = measure("all_reduce", effort.maxBytes(), ring);
         double cacheMib = lastLevelCacheMib(Path.of("/sys/devices/system/cpu/cpu0/cache"));
+        // The sizes the tuner prices at the in-cache rate (those whose 2 ranks' buffers fit) give the step and that
+        // rate; the larger ones the rate out of the cache. One line through every size is the small sizes' line,
+        // since the fit weighs each size alike: on this project's VM it put the rate beyond the cache at 23 GB/s,
+        // where 8 MiB ran at 12.
+        Calibration withCache = Calibration.DEFAULTS.with(Map.of("cache.mib", cacheMib), "this machine's cache");
+        List<Sample> cached = cacheMib > 0
+                ? shmTimes.stream()
+                        .filter(t -> withCache.fitsInCache(t.bytes(), 2))
+                        .toList()
+                : List.of();
+        List<Sample> beyond = cacheMib > 0
+                ? shmTimes.stream()
+                        .filter(t -> !withCache.fitsInCache(t.bytes(), 2))
+                        .toList()
+                : List.of();
+        Fit shmLine = fit(cached.size() >= 2 ? cached : shmTimes, 1);
+        Fit beyondLine = beyond.size() >= 2 ? fit(beyond, 1) : shmLine;
+        Link shm = ringLink(shmLine, gamma);
+        Link shmBeyond = ringLink(beyondLine, gamma);
+        figures.put("shm.step.us", shm.stepMicros());
+        figures.put("shm.bandwidth.gbps", shmBeyond.gbPerSecond());
         if (cacheMib > 0) {
             figures.put("cache.mib", cacheMib);
-            // The sizes the tuner would price at the in-cache rate: those whose 2 ranks' buffers fit.
-            Calibration withCache = Calibration.DEFAULTS.with(Map.of("cache.mib", cacheMib), "this machine's cache");
-            List<Sample> cached = shmTimes.stream()
-                    .filter(t -> withCache.fitsInCache(t.bytes(), 2))
-                    .toList();
             if (cached.size() >= 2) {
-                Fit inCache = fit(cached, 1);
-                figures.put("shm.cached.bandwidth.gbps", inCache.gbPerSecond());
+                figures.put("shm.cached.bandwidth.gbps", shm.gbPerSecond());
                 notes.add(note(
-                        "shm.cached",
-                        String.format(Locale.ROOT, "the same, the sizes that fit in %.0f MiB of cache", cacheMib),
-                        inCache));
+                        "shm",
+                        String.format(
+                                Locale.ROOT,
+                                "AllReduce Ring/Simple over shared memory, the sizes that fit in %.0f MiB of cache",
+                                cacheMib),
+                        shmLine,
+                        shm));
+            }
+            if (beyond.size() >= 2) {
+                notes.add(note("shm.bandwidth", "the same, the sizes that do not fit", beyondLine)
+                        + String.format(
+                                Locale.ROOT,
+                                "; %.4g GB/s once the reduce's share is taken out",
+                                shmBeyond.gbPerSecond()));
+            } else {
+                notes.add("shm.bandwidth: fewer than two sizes beyond the cache; the in-cache line's rate");
             }
         } else {
+            notes.add(note("shm", "AllReduce Ring/Simple over shared memory", shmLine, shm));
             notes.add("cache: the last-level cache's size is not in sysfs; built-in figures for the cache");
         }
 
         Map<String, String> sockets = new HashMap<>(ring);
         sockets.put("JCCL_SHM_DISABLE", "1");
-        List<Sample> netTimes = measure("broadcast", effort.maxBytes(), sockets);
-        Fit net = fit(netTimes, 1);
-        figures.put("net.step.us", net.latencyMicros());
+        List<Sample> netTimes = measure("all_reduce", effort.maxBytes(), sockets);
+        Fit netLine = fit(netTimes, 1);
+        Link net = ringLink(netLine, gamma);
+        figures.put("net.step.us", net.stepMicros());
         figures.put("net.bandwidth.gbps", net.gbPerSecond());
-        notes.add(note("net", "Broadcast Ring/Simple over loopback sockets", net));
+        notes.add(note("net", "AllReduce Ring/Simple over loopback sockets", netLine, net));
 
         Map<String, String> outbox = Map.of("JCCL_ALGO", "OneShot", "JCCL_PROTO", "LL");
         List<Sample> llTimes = measure("all_reduce", effort.maxLlBytes(), outbox);
@@ -136,8 +196,11 @@ final class Calibrator {
         printSamples(
                 List.of("shm", "net", "ll"),
                 List.of(shmTimes, netTimes, llTimes),
-                List.of(shm, net, ll),
-                List.of(1.0, 1.0, 3.0));
+                List.of(
+                        bytes -> (beyond.stream().anyMatch(t -> t.bytes() == bytes) ? beyondLine : shmLine)
+                                .micros(bytes, 1),
+                        bytes -> netLine.micros(bytes, 1),
+                        bytes -> ll.micros(bytes, 3)));
         figures.put("ll.latency.us", ll.latencyMicros());
         figures.put("ll.bandwidth.gbps", ll.gbPerSecond());
         notes.add(note("ll", "AllReduce OneShot/LL, 3x the message in traffic", ll));
@@ -147,7 +210,7 @@ final class Calibrator {
             Map<String, String> shared = new HashMap<>(ring);
             shared.put("JCCL_OVERSUBSCRIBED", "1");
             List<Sample> pinned = measureSizes("broadcast", 8, 64, shared, cpu);
-            double handoff = Math.max(0, median(pinned) - shm.latencyMicros());
+            double handoff = Math.max(0, median(pinned) - shm.stepMicros());
             figures.put("handoff.us", handoff);
             notes.add(String.format(
                     Locale.ROOT,
@@ -158,11 +221,6 @@ final class Calibrator {
             notes.add("handoff: not measured (no taskset to pin two ranks to one CPU); built-in figure");
         }
 
-        double gamma = reduceRate();
-        figures.put("reduce.gbps", gamma);
-        notes.add(String.format(
-                Locale.ROOT, "reduce: FLOAT32 SUM kernel on 1 MiB in one JVM (%s)", ReduceKernels.describe()));
-
         Calibration measured = Calibration.DEFAULTS.with(figures, file.toString());
         printFigures(measured, notes);
         CalibrationFile.write(file, CalibrationFile.format(measured, here, Instant.now(), notes));
@@ -172,7 +230,7 @@ final class Calibrator {
     }
 
     /** Each size's measured time beside the fitted line's, so that how well a line fits can be seen. */
-    private void printSamples(List<String> names, List<List<Sample>> series, List<Fit> fits, List<Double> traffic) {
+    private void printSamples(List<String> names, List<List<Sample>> series, List<LongToDoubleFunction> lines) {
         out.printf(Locale.ROOT, "# %10s", "size");
         for (String n : names) out.printf(Locale.ROOT, " %10s %10s", n + " µs", "line");
         out.println();
@@ -186,13 +244,12 @@ final class Calibrator {
             out.printf(Locale.ROOT, "  %10s", Tuner.sizeText(e.getKey()));
             for (int i = 0; i < names.size(); i++) {
                 Sample s = e.getValue().get(names.get(i));
-                Fit f = fits.get(i);
                 if (s == null) {
                     out.printf(Locale.ROOT, " %10s %10s", "-", "-");
                     continue;
                 }
-                double line = f.latencyMicros() + s.bytes() * traffic.get(i) / (f.gbPerSecond() * 1e3);
-                out.printf(Locale.ROOT, " %10.2f %10.2f", s.micros(), line);
+                out.printf(
+                        Locale.ROOT, " %10.2f %10.2f", s.micros(), lines.get(i).applyAsDouble(s.bytes()));
             }
             out.println();
         }
@@ -205,6 +262,33 @@ final class Calibrator {
             out.printf(Locale.ROOT, "%-26s %12.4g %12.4g%n", e.getKey(), e.getValue(), builtIn.get(e.getKey()));
         }
         for (String n : notes) out.println("# " + n);
+    }
+
+    private static String note(String what, String how, Fit line, Link link) {
+        return note(what, how, line)
+                + (link.reduceExplainsSlope()
+                        ? "; the reduce alone explains the line's slope, so the rate is the line's, reduce included"
+                        : String.format(
+                                Locale.ROOT,
+                                "; a step of %.3g us, %.4g GB/s once the reduce's share is taken out",
+                                link.stepMicros(),
+                                link.gbPerSecond()));
+    }
+
+    /**
+     * A link's figures read off the line through a 2-rank AllReduce, Ring/Simple: the tuner prices it as two steps of
+     * half the message (two latencies, the message once over the link) and a reduce of half the message at the kernel's
+     * rate γ, so the line's intercept is two steps and its slope is {@code 1/β + 1/(2γ)}. Where the reduce would
+     * explain nearly all of the slope (the copy and the reduce overlap on a machine whose kernel is slow), the rate is
+     * the line's own, reduce included, which prices the ring no faster than measured.
+     */
+    static Link ringLink(Fit line, double reduceGbPerSecond) {
+        double microsPerByte = 1 / (line.gbPerSecond() * 1e3);
+        double reducePerByte = 1 / (2 * reduceGbPerSecond * 1e3);
+        double linkPerByte = microsPerByte - reducePerByte;
+        boolean reduceExplainsSlope = linkPerByte < microsPerByte * MIN_LINK_SHARE;
+        double gbPerSecond = reduceExplainsSlope ? line.gbPerSecond() : 1 / (linkPerByte * 1e3);
+        return new Link(line.latencyMicros() / 2, gbPerSecond, reduceExplainsSlope);
     }
 
     private static String note(String what, String how, Fit f) {
