@@ -2,6 +2,7 @@ package dev.jccl.plan;
 
 import dev.jccl.DataType;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -154,6 +155,16 @@ public final class Tuner {
     private final Tuner inCache;
 
     /**
+     * How many times slower than FLOAT32's this tuner's type's reduce kernel is (1: FLOAT32's rate, the calibrated γ).
+     * The reduce of every Simple schedule runs at γ divided by it; the one-shot's, which the LL rate includes at
+     * FLOAT32's speed, pays the difference on top ({@link #oneShotReduceExtra}).
+     */
+    private final double kernelSlowdown;
+
+    /** The same model for the types whose kernels are slower than FLOAT32's ({@link #kernelSlowdown(DataType)}). */
+    private final Map<DataType, Tuner> slowTypes;
+
+    /**
      * @param nRanks ranks in the communicator
      * @param allShareMemory every rank reaches every other through shared memory (LL is possible)
      * @param anyNetwork some pair of ranks talks over the network (ring steps cost a network step)
@@ -202,7 +213,23 @@ public final class Tuner {
             String proto,
             Calibration calibration,
             long chunkBytes) {
+        this(nRanks, hosts, allShareMemory, anyNetwork, oversubscribed, algo, proto, calibration, chunkBytes, 1, true);
+    }
+
+    private Tuner(
+            int nRanks,
+            HostGroups hosts,
+            boolean allShareMemory,
+            boolean anyNetwork,
+            boolean oversubscribed,
+            String algo,
+            String proto,
+            Calibration calibration,
+            long chunkBytes,
+            double kernelSlowdown,
+            boolean withTypes) {
         this.nRanks = nRanks;
+        this.kernelSlowdown = kernelSlowdown;
         this.calibration = calibration;
         this.chunkBytes = Math.max(1, chunkBytes);
         this.shm = new Link(calibration.shmStepMicros(), calibration.shmGbPerSecond());
@@ -236,7 +263,46 @@ public final class Tuner {
                         proto,
                         calibration.with(
                                 Map.of("shm.bandwidth.gbps", calibration.shmCachedGbPerSecond()), calibration.source()),
-                        chunkBytes);
+                        chunkBytes,
+                        kernelSlowdown,
+                        false);
+        Map<DataType, Tuner> slow = new EnumMap<>(DataType.class);
+        if (withTypes) {
+            for (DataType t : DataType.values()) {
+                if (kernelSlowdown(t) == 1) continue;
+                slow.put(
+                        t,
+                        new Tuner(
+                                nRanks,
+                                hosts,
+                                allShareMemory,
+                                anyNetwork,
+                                oversubscribed,
+                                algo,
+                                proto,
+                                calibration,
+                                chunkBytes,
+                                kernelSlowdown(t),
+                                false));
+            }
+        }
+        this.slowTypes = slow;
+    }
+
+    /**
+     * How many times slower than FLOAT32 SUM's the type's reduce kernel runs, as bench/kernels.sh measured the Vector
+     * API kernels on the project's reference VM (JMH, 1 MiB native operands, 2026-11-28): FLOAT32 35.7 GB/s, BFLOAT16
+     * 19.0, FLOAT16 13.6 (the JDK has no vector conversion for binary16, so its kernel converts in L1 scratch arrays).
+     * Priced at FLOAT32's rate, the 16-bit floats took the one-shot LL for large AllReduces on 2 ranks, whose ranks
+     * each reduce the whole message, where the ring reduces half: 64 MiB FLOAT16 measured 11.3-11.5 ms one-shot against
+     * the ring's 9.9-10.2, BFLOAT16 7.9-14.7 against 7.8-8.8, while FLOAT32 runs the one-shot in 8.6 against 9.2.
+     */
+    static double kernelSlowdown(DataType type) {
+        return switch (type) {
+            case FLOAT16 -> 35.7 / 13.6;
+            case BFLOAT16 -> 35.7 / 19.0;
+            default -> 1;
+        };
     }
 
     /**
@@ -268,7 +334,7 @@ public final class Tuner {
 
     /** The estimated µs of {@code a} over {@code p} for {@code count} elements of {@code type}; NaN where it cannot. */
     public double estimateMicros(Collective c, Algorithm a, Protocol p, long count, DataType type) {
-        return estimate(c, a, p, count, type.byteSize());
+        return slowTypes.getOrDefault(type, this).estimate(c, a, p, count, type.byteSize());
     }
 
     /** Bytes of a pipeline's piece: the largest piece of every schedule this tuner's communicator plans. */
@@ -287,13 +353,14 @@ public final class Tuner {
      * run it, the fastest of all is used.
      */
     public Choice choose(Collective collective, long count, DataType type) {
+        Tuner forType = slowTypes.getOrDefault(type, this);
         Choice best = null;
         double bestMicros = Double.POSITIVE_INFINITY;
         Choice bestUnfiltered = null;
         double bestUnfilteredMicros = Double.POSITIVE_INFINITY;
         for (Algorithm a : ALGORITHMS) {
             for (Protocol p : PROTOCOLS) {
-                double t = estimate(collective, a, p, count, type.byteSize());
+                double t = forType.estimate(collective, a, p, count, type.byteSize());
                 if (Double.isNaN(t)) continue;
                 Choice c = CHOICES[a.ordinal()][p.ordinal()];
                 if (t < bestUnfilteredMicros) {
@@ -337,9 +404,15 @@ public final class Tuner {
             // recursive doubling, which measured slower: 16 B Broadcast 0.46-0.53 µs against the one-shot's 0.18,
             // AllReduce 2.59-2.65 against 1.84-1.92, AllGather and ReduceScatter alike; 64 KiB AllReduce 8.7-10.1
             // against 6.5-6.7 (taskset -c 0, 2026-11-28).
+            double reduced = switch (c) {
+                case ALL_REDUCE, REDUCE -> perRank * (n - 1);
+                case REDUCE_SCATTER -> total * (n - 1) / n;
+                default -> 0;
+            };
             return calibration.llMicros()
                     + (oversubscribed ? calibration.handoffMicros() : 0)
-                    + traffic / (calibration.llGbPerSecond() * 1e3);
+                    + traffic / (calibration.llGbPerSecond() * 1e3)
+                    + oneShotReduceExtra(reduced);
         }
         if (a == Algorithm.HIERARCHICAL && (c == Collective.BROADCAST || c == Collective.REDUCE)) {
             // With a rank per host the leaders' tree is the whole tree: the tree's schedule, less a copy per rank.
@@ -412,7 +485,8 @@ public final class Tuner {
                     + handoff
                     + Math.max(port, link)
                     + (oversubscribed ? (perHost - 1) * calibration.handoffMicros() : 0)
-                    + n * perRank / (calibration.llGbPerSecond() * 1e3);
+                    + n * perRank / (calibration.llGbPerSecond() * 1e3)
+                    + oneShotReduceExtra(perRank * (n - 1));
         }
         if (a == Algorithm.RING) return ring(c, perRank, total);
         return logarithmic(c, a, n, perRank, total, count, elementBytes);
@@ -590,9 +664,17 @@ public final class Tuner {
         return bytes / (intra.gbPerSecond() * 1e3);
     }
 
-    /** γ: the time to reduce {@code bytes}. */
+    /** γ: the time to reduce {@code bytes}, at this tuner's type's kernel rate. */
     private double reduce(double bytes) {
-        return bytes / (calibration.reduceGbPerSecond() * 1e3);
+        return bytes * kernelSlowdown / (calibration.reduceGbPerSecond() * 1e3);
+    }
+
+    /**
+     * What reducing {@code bytes} in a one-shot costs beyond FLOAT32's kernel: the LL rate was measured with FLOAT32,
+     * so it includes that kernel's time already.
+     */
+    private double oneShotReduceExtra(double bytes) {
+        return bytes * (kernelSlowdown - 1) / (calibration.reduceGbPerSecond() * 1e3);
     }
 
     /**

@@ -278,6 +278,53 @@ class TunerTest {
                 choose(shared, Collective.ALL_REDUCE, 2048 * kib).algorithm());
     }
 
+    /**
+     * The 16-bit floats' kernels are slower than FLOAT32's, so the one-shot, whose every rank reduces the whole
+     * message, loses to the schedules that reduce a share. Measured (µs, 2026-11-28): 2 ranks, 64 MiB FLOAT16, ring
+     * 9855-10169 against the one-shot's 11342-11474, where FLOAT32 runs the one-shot in 8588 against the ring's 9173; 4
+     * ranks on 2 CPUs, FLOAT16, Rabenseifner against the one-shot: 2 MiB 1008-1190 against 1279-2166, 256 KiB 87-130
+     * against 146-152.
+     */
+    @Test
+    void slowKernelsTakeTheSchedulesThatReduceAShare() {
+        long mib = 1 << 20;
+        Tuner twoRanks = new Tuner(2, null, true, false, false, null, null);
+        assertEquals(
+                Tuner.Algorithm.ONE_SHOT,
+                twoRanks.choose(Collective.ALL_REDUCE, 64 * mib / 4, DataType.FLOAT32)
+                        .algorithm());
+        Tuner.Choice half = twoRanks.choose(Collective.ALL_REDUCE, 64 * mib / 2, DataType.FLOAT16);
+        assertEquals(Tuner.Protocol.SIMPLE, half.protocol(), half::toString);
+        assertTrue(
+                half.algorithm() == Tuner.Algorithm.RING || half.algorithm() == Tuner.Algorithm.RABENSEIFNER,
+                half::toString);
+        Tuner shared = new Tuner(4, null, true, false, true, null, null);
+        assertEquals(
+                Tuner.Algorithm.ONE_SHOT,
+                shared.choose(Collective.ALL_REDUCE, 2 * mib / 4, DataType.FLOAT32)
+                        .algorithm());
+        for (long bytes : List.of(mib / 4, 2 * mib)) {
+            assertEquals(
+                    Tuner.Algorithm.RABENSEIFNER,
+                    shared.choose(Collective.ALL_REDUCE, bytes / 2, DataType.FLOAT16)
+                            .algorithm(),
+                    () -> bytes + " B");
+        }
+        // The estimate itself is the type's: what info --tuner and the simulator's comparisons read.
+        assertTrue(twoRanks.estimateMicros(
+                        Collective.ALL_REDUCE,
+                        Tuner.Algorithm.ONE_SHOT,
+                        Tuner.Protocol.LL,
+                        64 * mib / 2,
+                        DataType.FLOAT16)
+                > twoRanks.estimateMicros(
+                        Collective.ALL_REDUCE,
+                        Tuner.Algorithm.ONE_SHOT,
+                        Tuner.Protocol.LL,
+                        64 * mib / 4,
+                        DataType.FLOAT32));
+    }
+
     @Test
     void manyRanksTakeLogarithmicAlgorithmsForSmallMessages() {
         // 8 ranks on 2 CPUs, 8 B, JCCL_PROTO=Simple, measured (µs, out of place, median of 3): ring 747, one-shot
