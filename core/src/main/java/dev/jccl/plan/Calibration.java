@@ -1,5 +1,6 @@
 package dev.jccl.plan;
 
+import dev.jccl.DataType;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -25,6 +26,8 @@ import java.util.Map;
  * @param handoffMicros where ranks share CPUs, what one hand-off between ranks adds (µs): a yield and a reschedule
  * @param cacheMib the last-level cache a host's ranks share (MiB): below it the shared-memory steps run at
  *     {@code shmCachedGbPerSecond}; 0 if none is known
+ * @param float16Slowdown how many times longer the FLOAT16 SUM kernel takes than FLOAT32's on the same bytes
+ * @param bfloat16Slowdown the same for BFLOAT16
  * @param source where the figures come from, for the tables and the log ({@code built-in} or a file and its date)
  */
 public record Calibration(
@@ -38,6 +41,8 @@ public record Calibration(
         double reduceGbPerSecond,
         double handoffMicros,
         double cacheMib,
+        double float16Slowdown,
+        double bfloat16Slowdown,
         String source) {
 
     /**
@@ -49,10 +54,18 @@ public record Calibration(
      * out of cache, the one-shot wins, 8 MiB 594-624 against 637-894, 16 MiB 1320-1490 against 1720-1980). Outbox: 2
      * ranks, 1 MiB, 118 µs for 3 MiB of traffic; 64 MiB, 10.3 ms for 192 MiB. Reduce: the Vector API kernels reach
      * 16-20 GB/s at 1 MiB (FLOAT32, BFLOAT16 SUM). Hand-off: a yield that switches between two rank processes costs
-     * about 6 µs (PTI without PCID flushes the TLB on every switch), and a hand-off needs one or two.
+     * about 6 µs (PTI without PCID flushes the TLB on every switch), and a hand-off needs one or two. The 16-bit
+     * floats' kernels against FLOAT32's (bench/kernels.sh, JMH, 1 MiB native operands, Vector API, 2026-11-28): FLOAT32
+     * SUM 35.7 GB/s, BFLOAT16 19.0, FLOAT16 13.6 (the JDK has no vector conversion for binary16, so its kernel converts
+     * in L1 scratch arrays).
      */
-    public static final Calibration DEFAULTS =
-            new Calibration(1.5, 6.0, 10.0, 12.0, 2.5, 0.6, 20.0, 16.0, 10.0, 32.0, "built-in");
+    public static final Calibration DEFAULTS = new Calibration(
+            1.5, 6.0, 10.0, 12.0, 2.5, 0.6, 20.0, 16.0, 10.0, 32.0, 35.7 / 13.6, 35.7 / 19.0, "built-in");
+
+    /** The range a kernel's slowdown against FLOAT32's may take before it is taken for a mistake. */
+    static final double MIN_SLOWDOWN = 0.01;
+
+    static final double MAX_SLOWDOWN = 1e4;
 
     /** The most a latency may be (µs) and the least a bandwidth (GB/s) before a figure is taken for a mistake. */
     static final double MAX_MICROS = 1e6;
@@ -79,6 +92,8 @@ public record Calibration(
         check("reduce rate", reduceGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
         check("hand-off", handoffMicros, 0, MAX_MICROS);
         check("cache size", cacheMib, 0, MAX_CACHE_MIB);
+        check("FLOAT16 kernel slowdown", float16Slowdown, MIN_SLOWDOWN, MAX_SLOWDOWN);
+        check("BFLOAT16 kernel slowdown", bfloat16Slowdown, MIN_SLOWDOWN, MAX_SLOWDOWN);
         if (source == null || source.isBlank()) source = "unnamed";
     }
 
@@ -99,6 +114,18 @@ public record Calibration(
         return cacheMib > 0 && BUFFERS_PER_RANK * bytes * ranksPerHost <= cacheMib * (1 << 20);
     }
 
+    /**
+     * How many times longer {@code type}'s SUM kernel takes than FLOAT32's on the same bytes: 1 for every type but the
+     * 16-bit floats, whose kernels widen to float and round back.
+     */
+    public double kernelSlowdown(DataType type) {
+        return switch (type) {
+            case FLOAT16 -> float16Slowdown;
+            case BFLOAT16 -> bfloat16Slowdown;
+            default -> 1;
+        };
+    }
+
     /** The figures as {@code key=value} pairs, the file's keys, in a fixed order. */
     public Map<String, Double> values() {
         Map<String, Double> m = new LinkedHashMap<>();
@@ -112,6 +139,8 @@ public record Calibration(
         m.put("reduce.gbps", reduceGbPerSecond);
         m.put("handoff.us", handoffMicros);
         m.put("cache.mib", cacheMib);
+        m.put("reduce.float16.slowdown", float16Slowdown);
+        m.put("reduce.bfloat16.slowdown", bfloat16Slowdown);
         return m;
     }
 
@@ -139,6 +168,8 @@ public record Calibration(
                 m.get("reduce.gbps"),
                 m.get("handoff.us"),
                 m.get("cache.mib"),
+                m.get("reduce.float16.slowdown"),
+                m.get("reduce.bfloat16.slowdown"),
                 newSource);
     }
 
@@ -182,7 +213,7 @@ public record Calibration(
         return String.format(
                 Locale.ROOT,
                 "shm %s µs + %s GB/s (%s in %s MiB of cache), net %s µs + %s GB/s, LL %s µs + %s GB/s,"
-                        + " reduce %s GB/s, hand-off %s µs (%s)",
+                        + " reduce %s GB/s (FLOAT16 %s× slower, BFLOAT16 %s×), hand-off %s µs (%s)",
                 fmt(shmStepMicros),
                 fmt(shmGbPerSecond),
                 fmt(shmCachedGbPerSecond),
@@ -192,6 +223,8 @@ public record Calibration(
                 fmt(llMicros),
                 fmt(llGbPerSecond),
                 fmt(reduceGbPerSecond),
+                fmt(float16Slowdown),
+                fmt(bfloat16Slowdown),
                 fmt(handoffMicros),
                 source);
     }

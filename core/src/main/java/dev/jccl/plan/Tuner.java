@@ -161,7 +161,13 @@ public final class Tuner {
      */
     private final double kernelSlowdown;
 
-    /** The same model for the types whose kernels are slower than FLOAT32's ({@link #kernelSlowdown(DataType)}). */
+    /**
+     * The same model for the types whose kernels are slower than FLOAT32's ({@link Calibration#kernelSlowdown}). Priced
+     * at FLOAT32's rate, the 16-bit floats took the one-shot LL for large AllReduces on 2 ranks, whose ranks each
+     * reduce the whole message, where the ring reduces half: 64 MiB FLOAT16 measured 11.3-11.5 ms one-shot against the
+     * ring's 9.9-10.2, BFLOAT16 7.9-14.7 against 7.8-8.8, while FLOAT32 runs the one-shot in 8.6 against 9.2
+     * (2026-11-28).
+     */
     private final Map<DataType, Tuner> slowTypes;
 
     /**
@@ -269,7 +275,7 @@ public final class Tuner {
         Map<DataType, Tuner> slow = new EnumMap<>(DataType.class);
         if (withTypes) {
             for (DataType t : DataType.values()) {
-                if (kernelSlowdown(t) == 1) continue;
+                if (calibration.kernelSlowdown(t) == 1) continue;
                 slow.put(
                         t,
                         new Tuner(
@@ -282,27 +288,11 @@ public final class Tuner {
                                 proto,
                                 calibration,
                                 chunkBytes,
-                                kernelSlowdown(t),
+                                calibration.kernelSlowdown(t),
                                 false));
             }
         }
         this.slowTypes = slow;
-    }
-
-    /**
-     * How many times slower than FLOAT32 SUM's the type's reduce kernel runs, as bench/kernels.sh measured the Vector
-     * API kernels on the project's reference VM (JMH, 1 MiB native operands, 2026-11-28): FLOAT32 35.7 GB/s, BFLOAT16
-     * 19.0, FLOAT16 13.6 (the JDK has no vector conversion for binary16, so its kernel converts in L1 scratch arrays).
-     * Priced at FLOAT32's rate, the 16-bit floats took the one-shot LL for large AllReduces on 2 ranks, whose ranks
-     * each reduce the whole message, where the ring reduces half: 64 MiB FLOAT16 measured 11.3-11.5 ms one-shot against
-     * the ring's 9.9-10.2, BFLOAT16 7.9-14.7 against 7.8-8.8, while FLOAT32 runs the one-shot in 8.6 against 9.2.
-     */
-    static double kernelSlowdown(DataType type) {
-        return switch (type) {
-            case FLOAT16 -> 35.7 / 13.6;
-            case BFLOAT16 -> 35.7 / 19.0;
-            default -> 1;
-        };
     }
 
     /**

@@ -26,7 +26,7 @@ class CalibrationTest {
     Path dir;
 
     private static Calibration measured() {
-        return new Calibration(2.25, 7.5, 11, 30, 1.25, 0.8, 12, 9, 40, 24, "test");
+        return new Calibration(2.25, 7.5, 11, 30, 1.25, 0.8, 12, 9, 40, 24, 3, 2.5, "test");
     }
 
     @Test
@@ -41,11 +41,12 @@ class CalibrationTest {
 
     @Test
     void figuresOutOfRangeOrUnknownAreRefusedByName() {
-        IllegalArgumentException e =
-                assertThrows(IllegalArgumentException.class, () -> new Calibration(1, 0, 1, 1, 1, 1, 1, 1, 1, 1, "x"));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> new Calibration(1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "x"));
         assertTrue(e.getMessage().contains("shm bandwidth"), e.getMessage());
         e = assertThrows(
-                IllegalArgumentException.class, () -> new Calibration(Double.NaN, 1, 1, 1, 1, 1, 1, 1, 1, 1, "x"));
+                IllegalArgumentException.class,
+                () -> new Calibration(Double.NaN, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "x"));
         assertTrue(e.getMessage().contains("shm step"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> measured().with(Map.of("shm.speed", 1.0), "x"));
         assertTrue(e.getMessage().contains("shm.speed") && e.getMessage().contains("shm.step.us"), e.getMessage());

@@ -310,6 +310,14 @@ class TunerTest {
                             .algorithm(),
                     () -> bytes + " B");
         }
+        // The slowdown is a calibration figure: a machine whose FLOAT16 kernel keeps up takes the one-shot as FLOAT32
+        // does.
+        Calibration fastHalf = Calibration.DEFAULTS.with(Map.of("reduce.float16.slowdown", 1.0), "test");
+        Tuner keepsUp = new Tuner(2, null, true, false, false, null, null, fastHalf, 1 << 20);
+        assertEquals(
+                Tuner.Algorithm.ONE_SHOT,
+                keepsUp.choose(Collective.ALL_REDUCE, 64 * mib / 2, DataType.FLOAT16)
+                        .algorithm());
         // The estimate itself is the type's: what info --tuner and the simulator's comparisons read.
         assertTrue(twoRanks.estimateMicros(
                         Collective.ALL_REDUCE,

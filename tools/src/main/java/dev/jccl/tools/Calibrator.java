@@ -126,10 +126,19 @@ final class Calibrator {
         List<String> notes = new ArrayList<>();
         Map<String, String> ring = Map.of("JCCL_ALGO", "Ring", "JCCL_PROTO", "Simple");
 
-        double gamma = reduceRate();
+        double gamma = reduceRate(DataType.FLOAT32);
         figures.put("reduce.gbps", gamma);
+        double float16 = gamma / reduceRate(DataType.FLOAT16);
+        double bfloat16 = gamma / reduceRate(DataType.BFLOAT16);
+        figures.put("reduce.float16.slowdown", float16);
+        figures.put("reduce.bfloat16.slowdown", bfloat16);
         notes.add(String.format(
-                Locale.ROOT, "reduce: FLOAT32 SUM kernel on 1 MiB in one JVM (%s)", ReduceKernels.describe()));
+                Locale.ROOT,
+                "reduce: FLOAT32 SUM kernel on 1 MiB in one JVM (%s); FLOAT16's %.3gx as long, BFLOAT16's %.3gx (ranks"
+                        + " started without the Vector API reduce BFLOAT16 about 15x slower than that)",
+                ReduceKernels.describe(),
+                float16,
+                bfloat16));
 
         List<Sample> shmTimes = measure("all_reduce", effort.maxBytes(), ring);
         double cacheMib = lastLevelCacheMib(Path.of("/sys/devices/system/cpu/cpu0/cache"));
@@ -459,14 +468,18 @@ final class Calibrator {
         return t.get(t.size() / 2);
     }
 
-    /** γ: FLOAT32 SUM of two 1 MiB buffers into a third, after a warm-up long enough for the JIT, median of 5. */
-    static double reduceRate() {
-        long count = 1 << 18;
-        ReduceKernel kernel = ReduceKernels.of(DataType.FLOAT32, ReduceOp.SUM);
+    /**
+     * γ of {@code type}: SUM of two 1 MiB buffers into a third, after a warm-up long enough for the JIT, median of 5,
+     * in GB/s of one operand.
+     */
+    static double reduceRate(DataType type) {
+        long bytes = 1 << 20;
+        long count = bytes / type.byteSize();
+        ReduceKernel kernel = ReduceKernels.of(type, ReduceOp.SUM);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment a = arena.allocate(count * 4, 64);
-            MemorySegment b = arena.allocate(count * 4, 64);
-            MemorySegment dst = arena.allocate(count * 4, 64);
+            MemorySegment a = arena.allocate(bytes, 64);
+            MemorySegment b = arena.allocate(bytes, 64);
+            MemorySegment dst = arena.allocate(bytes, 64);
             long warmUntil = System.nanoTime() + 300_000_000L;
             while (System.nanoTime() < warmUntil) kernel.apply(a, 0, b, 0, dst, 0, count);
             List<Double> rates = new ArrayList<>();
@@ -475,7 +488,7 @@ final class Calibrator {
                 long t0 = System.nanoTime();
                 for (int i = 0; i < reps; i++) kernel.apply(a, 0, b, 0, dst, 0, count);
                 double micros = (System.nanoTime() - t0) / 1e3 / reps;
-                rates.add(count * 4 / micros / 1e3);
+                rates.add(bytes / micros / 1e3);
             }
             rates.sort(null);
             return rates.get(2);

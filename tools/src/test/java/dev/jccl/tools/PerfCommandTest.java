@@ -168,7 +168,9 @@ class PerfCommandTest {
                 "shm.cached.bandwidth.gbps",
                 "net.bandwidth.gbps",
                 "ll.bandwidth.gbps",
-                "reduce.gbps")) {
+                "reduce.gbps",
+                "reduce.float16.slowdown",
+                "reduce.bfloat16.slowdown")) {
             assertTrue(!builtIn.get(key).equals(measured.values().get(key)), () -> key + " not measured:\n" + r);
             assertTrue(
                     r.out().matches("(?s).*\n" + java.util.regex.Pattern.quote(key) + " +[0-9.e+-]+ .*"),
