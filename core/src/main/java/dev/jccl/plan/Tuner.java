@@ -324,7 +324,7 @@ public final class Tuner {
 
     /** The estimated µs of {@code a} over {@code p} for {@code count} elements of {@code type}; NaN where it cannot. */
     public double estimateMicros(Collective c, Algorithm a, Protocol p, long count, DataType type) {
-        return slowTypes.getOrDefault(type, this).estimate(c, a, p, count, type.byteSize());
+        return forType(c, count, type).estimate(c, a, p, count, type.byteSize());
     }
 
     /** Bytes of a pipeline's piece: the largest piece of every schedule this tuner's communicator plans. */
@@ -343,7 +343,7 @@ public final class Tuner {
      * run it, the fastest of all is used.
      */
     public Choice choose(Collective collective, long count, DataType type) {
-        Tuner forType = slowTypes.getOrDefault(type, this);
+        Tuner forType = forType(collective, count, type);
         Choice best = null;
         double bestMicros = Double.POSITIVE_INFINITY;
         Choice bestUnfiltered = null;
@@ -369,13 +369,34 @@ public final class Tuner {
     private static final Algorithm[] ALGORITHMS = Algorithm.values();
     private static final Protocol[] PROTOCOLS = Protocol.values();
 
+    /**
+     * The model that prices {@code type}'s reduce: its slow-type child, except where ranks share CPUs and the operation
+     * does not fit in the cache. There the lockstep schedules that reduce a share run far slower than the model says,
+     * and the one-shot, which reduces all, stays faster whatever the kernel: 4 ranks on 2 CPUs, FLOAT16, the one-shot
+     * against Rabenseifner, 64 MiB 44.8-46.7 ms against 50.0-97.3 (estimated 37 against 25), 16 MiB 11.6-11.7 against
+     * 11.2-23.8, BFLOAT16 64 MiB 29.7-35.4 against 34.2-35.1; in the cache Rabenseifner wins (FLOAT16 2 MiB 1008-1190
+     * µs against 1279-2166, BFLOAT16 2 MiB 640-918 against 1592-1750), measured 2026-11-28.
+     */
+    private Tuner forType(Collective c, long count, DataType type) {
+        Tuner slow = slowTypes.get(type);
+        if (slow == null) return this;
+        if (oversubscribed && !calibration.fitsInCache(largerBuffer(c, count, type.byteSize()), perHost)) return this;
+        return slow;
+    }
+
+    /** A rank's larger buffer, nccl-tests' "size": the whole result or input of the blocked collectives. */
+    private double largerBuffer(Collective c, long count, int elementBytes) {
+        double perRank = (double) count * elementBytes;
+        boolean blocked = c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER || c == Collective.ALL_TO_ALL;
+        return blocked ? perRank * nRanks : perRank;
+    }
+
     /** Estimated µs of one way to run an operation, or NaN where that way cannot run it. */
     double estimate(Collective c, Algorithm a, Protocol p, long count, int elementBytes) {
         if (!TUNED.contains(c) || nRanks < 2) return a == Algorithm.RING && p == Protocol.SIMPLE ? 0 : Double.NaN;
         int n = nRanks;
         double perRank = (double) count * elementBytes;
-        boolean blocked = c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER || c == Collective.ALL_TO_ALL;
-        double total = blocked ? perRank * n : perRank; // nccl-tests' "size": the larger buffer
+        double total = largerBuffer(c, count, elementBytes);
         if (inCache != null && calibration.fitsInCache(total, perHost)) {
             return inCache.estimate(c, a, p, count, elementBytes);
         }
