@@ -175,6 +175,9 @@ final class Calibrator {
                                 cacheMib),
                         shmLine,
                         shm));
+            } else {
+                notes.add(note("shm", "AllReduce Ring/Simple over shared memory, every size", shmLine, shm)
+                        + "; fewer than two sizes fit in the cache, so its rate is the built-in one");
             }
             if (beyond.size() >= 2) {
                 notes.add(note("shm.bandwidth", "the same, the sizes that do not fit", beyondLine)
