@@ -16,6 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -168,10 +170,16 @@ class FlightRecorderTest {
     @Test
     void sigusr1WritesEveryOpenCommunicatorsRecorder() throws Exception {
         Config config = recordingInto(dir);
+        // The ranks are threads of this process, and the signal reaches both: rank 0 sends it once every rank has
+        // returned from its barrier, since a rank leaves the barrier when it has seen the others arrive, possibly
+        // before they have recorded their own barrier as completed (one CI run dumped rank 1's as still running).
+        CountDownLatch bothDone = new CountDownLatch(2);
         List<Object> results = TestRanks.run(2, config, (rank, c) -> {
             for (int i = 0; i < 5; i++) c.allReduce(new float[10], ReduceOp.SUM);
             c.barrier();
+            bothDone.countDown();
             if (rank == 0) {
+                assertTrue(bothDone.await(10, TimeUnit.SECONDS), "rank 1 never returned from the barrier");
                 new ProcessBuilder(
                                 "kill",
                                 "-USR1",
