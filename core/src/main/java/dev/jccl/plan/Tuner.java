@@ -155,6 +155,27 @@ public final class Tuner {
     private final Tuner inCache;
 
     /**
+     * Where ranks share CPUs, the same model for operations that spill out of the cache: shared-memory steps at
+     * {@link #SPILLED_STALL} times less than the calibrated rate. Null where ranks have CPUs of their own, and where no
+     * cache is known.
+     */
+    private final Tuner spilled;
+
+    /**
+     * How much slower than the model's shared-memory rate the lockstep schedules' steps ran where ranks share CPUs and
+     * the operation did not fit in the cache: each step waits for its partner to be scheduled, and then finds its data
+     * in memory. Measured against the estimates (2026-11-28): 4 ranks on 2 CPUs, FLOAT16 64 MiB, Rabenseifner 50-97 ms
+     * against 25 estimated; 8 ranks, FLOAT32 16 MiB, 46-68 against 5.9. The one-shot LL, whose outbox holds the whole
+     * message so that a rank does all it can whenever it runs, kept within 1.25-2.7× of its estimate, and measured
+     * 20.2-21.9 ms there against Open MPI's 41. In the cache the model held (4 ranks, 2 MiB: Rabenseifner 670-751 µs
+     * against 669 estimated). With it the tuner takes the one-shot for those: 8 ranks, 16 MiB, AllReduce 17.7-17.8 ms
+     * against Rabenseifner's 21.4-67.0 (Open MPI 35.9-37.8), Reduce 6.2-6.7 against the chain's 15.3-18.1; 4 ranks,
+     * FLOAT16 64 MiB AllReduce 44.8-46.7 against Rabenseifner's 50.0-97.3, where the slow kernel alone would have
+     * priced Rabenseifner first.
+     */
+    static final double SPILLED_STALL = 3;
+
+    /**
      * How many times slower than FLOAT32's this tuner's type's reduce kernel is (1: FLOAT32's rate, the calibrated γ).
      * The reduce of every Simple schedule runs at γ divided by it; the one-shot's, which the LL rate includes at
      * FLOAT32's speed, pays the difference on top ({@link #oneShotReduceExtra}).
@@ -272,6 +293,26 @@ public final class Tuner {
                         chunkBytes,
                         kernelSlowdown,
                         false);
+        this.spilled = !oversubscribed || calibration.cacheMib() == 0
+                ? null
+                : new Tuner(
+                        nRanks,
+                        hosts,
+                        allShareMemory,
+                        anyNetwork,
+                        oversubscribed,
+                        algo,
+                        proto,
+                        calibration.with(
+                                Map.of(
+                                        "shm.bandwidth.gbps",
+                                        calibration.shmGbPerSecond() / SPILLED_STALL,
+                                        "cache.mib",
+                                        0.0),
+                                calibration.source()),
+                        chunkBytes,
+                        kernelSlowdown,
+                        false);
         Map<DataType, Tuner> slow = new EnumMap<>(DataType.class);
         if (withTypes) {
             for (DataType t : DataType.values()) {
@@ -324,7 +365,7 @@ public final class Tuner {
 
     /** The estimated µs of {@code a} over {@code p} for {@code count} elements of {@code type}; NaN where it cannot. */
     public double estimateMicros(Collective c, Algorithm a, Protocol p, long count, DataType type) {
-        return forType(c, count, type).estimate(c, a, p, count, type.byteSize());
+        return forType(type).estimate(c, a, p, count, type.byteSize());
     }
 
     /** Bytes of a pipeline's piece: the largest piece of every schedule this tuner's communicator plans. */
@@ -343,7 +384,7 @@ public final class Tuner {
      * run it, the fastest of all is used.
      */
     public Choice choose(Collective collective, long count, DataType type) {
-        Tuner forType = forType(collective, count, type);
+        Tuner forType = forType(type);
         Choice best = null;
         double bestMicros = Double.POSITIVE_INFINITY;
         Choice bestUnfiltered = null;
@@ -369,19 +410,9 @@ public final class Tuner {
     private static final Algorithm[] ALGORITHMS = Algorithm.values();
     private static final Protocol[] PROTOCOLS = Protocol.values();
 
-    /**
-     * The model that prices {@code type}'s reduce: its slow-type child, except where ranks share CPUs and the operation
-     * does not fit in the cache. There the lockstep schedules that reduce a share run far slower than the model says,
-     * and the one-shot, which reduces all, stays faster whatever the kernel: 4 ranks on 2 CPUs, FLOAT16, the one-shot
-     * against Rabenseifner, 64 MiB 44.8-46.7 ms against 50.0-97.3 (estimated 37 against 25), 16 MiB 11.6-11.7 against
-     * 11.2-23.8, BFLOAT16 64 MiB 29.7-35.4 against 34.2-35.1; in the cache Rabenseifner wins (FLOAT16 2 MiB 1008-1190
-     * µs against 1279-2166, BFLOAT16 2 MiB 640-918 against 1592-1750), measured 2026-11-28.
-     */
-    private Tuner forType(Collective c, long count, DataType type) {
-        Tuner slow = slowTypes.get(type);
-        if (slow == null) return this;
-        if (oversubscribed && !calibration.fitsInCache(largerBuffer(c, count, type.byteSize()), perHost)) return this;
-        return slow;
+    /** The model that prices {@code type}'s reduce: its slow-type child, or this one for FLOAT32's rate. */
+    private Tuner forType(DataType type) {
+        return slowTypes.getOrDefault(type, this);
     }
 
     /** A rank's larger buffer, nccl-tests' "size": the whole result or input of the blocked collectives. */
@@ -399,6 +430,9 @@ public final class Tuner {
         double total = largerBuffer(c, count, elementBytes);
         if (inCache != null && calibration.fitsInCache(total, perHost)) {
             return inCache.estimate(c, a, p, count, elementBytes);
+        }
+        if (spilled != null && !calibration.fitsInCache(total, perHost)) {
+            return spilled.estimate(c, a, p, count, elementBytes);
         }
         if (p == Protocol.LL) {
             if (a != Algorithm.ONE_SHOT || !allShareMemory) return Double.NaN;
