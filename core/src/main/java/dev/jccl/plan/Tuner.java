@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 /**
  * Chooses how each collective runs, as NCCL's tuning does: every algorithm × protocol that can carry the operation gets
@@ -276,33 +277,30 @@ public final class Tuner {
                 algo, Algorithm.class, "ALGO", List.of("collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"));
         this.protocols = parse(proto, Protocol.class, "PROTO", List.of("ll128"));
         if (algo != null && !algo.isBlank()) warnWhereNothingAllowedApplies();
+        // The children differ from this tuner only in their figures and their reduce kernel's rate.
+        BiFunction<Calibration, Double, Tuner> child = (figures, slowdown) -> new Tuner(
+                nRanks,
+                hosts,
+                allShareMemory,
+                anyNetwork,
+                oversubscribed,
+                algo,
+                proto,
+                figures,
+                chunkBytes,
+                slowdown,
+                false);
         this.inCache = calibration.shmCachedGbPerSecond() == calibration.shmGbPerSecond()
                         || calibration.cacheMib() == 0
                         || oversubscribed
                 ? null
-                : new Tuner(
-                        nRanks,
-                        hosts,
-                        allShareMemory,
-                        anyNetwork,
-                        oversubscribed,
-                        algo,
-                        proto,
+                : child.apply(
                         calibration.with(
                                 Map.of("shm.bandwidth.gbps", calibration.shmCachedGbPerSecond()), calibration.source()),
-                        chunkBytes,
-                        kernelSlowdown,
-                        false);
+                        kernelSlowdown);
         this.spilled = !oversubscribed || calibration.cacheMib() == 0
                 ? null
-                : new Tuner(
-                        nRanks,
-                        hosts,
-                        allShareMemory,
-                        anyNetwork,
-                        oversubscribed,
-                        algo,
-                        proto,
+                : child.apply(
                         calibration.with(
                                 Map.of(
                                         "shm.bandwidth.gbps",
@@ -310,27 +308,12 @@ public final class Tuner {
                                         "cache.mib",
                                         0.0),
                                 calibration.source()),
-                        chunkBytes,
-                        kernelSlowdown,
-                        false);
+                        kernelSlowdown);
         Map<DataType, Tuner> slow = new EnumMap<>(DataType.class);
         if (withTypes) {
             for (DataType t : DataType.values()) {
-                if (calibration.kernelSlowdown(t) == 1) continue;
-                slow.put(
-                        t,
-                        new Tuner(
-                                nRanks,
-                                hosts,
-                                allShareMemory,
-                                anyNetwork,
-                                oversubscribed,
-                                algo,
-                                proto,
-                                calibration,
-                                chunkBytes,
-                                calibration.kernelSlowdown(t),
-                                false));
+                double slowdown = calibration.kernelSlowdown(t);
+                if (slowdown != 1) slow.put(t, child.apply(calibration, slowdown));
             }
         }
         this.slowTypes = slow;

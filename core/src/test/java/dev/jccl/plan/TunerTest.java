@@ -265,8 +265,7 @@ class TunerTest {
                 Tuner.Algorithm.ONE_SHOT,
                 choose(twoRanks, Collective.ALL_REDUCE, 16384 * kib).algorithm());
         // A machine without a known cache keeps the one rate, where the one-shot wins.
-        Calibration noCache = Calibration.DEFAULTS.with(Map.of("cache.mib", 0.0), "test");
-        Tuner unknown = new Tuner(2, null, true, false, false, null, null, noCache, 1 << 20);
+        Tuner unknown = withFigure(2, false, "cache.mib", 0.0);
         assertEquals(
                 Tuner.Algorithm.ONE_SHOT,
                 choose(unknown, Collective.ALL_REDUCE, 1024 * kib).algorithm());
@@ -316,8 +315,7 @@ class TunerTest {
                         .algorithm());
         // The slowdown is a calibration figure: a machine whose FLOAT16 kernel keeps up takes the one-shot as FLOAT32
         // does.
-        Calibration fastHalf = Calibration.DEFAULTS.with(Map.of("reduce.float16.slowdown", 1.0), "test");
-        Tuner keepsUp = new Tuner(2, null, true, false, false, null, null, fastHalf, 1 << 20);
+        Tuner keepsUp = withFigure(2, false, "reduce.float16.slowdown", 1.0);
         assertEquals(
                 Tuner.Algorithm.ONE_SHOT,
                 keepsUp.choose(Collective.ALL_REDUCE, 64 * mib / 2, DataType.FLOAT16)
@@ -354,12 +352,17 @@ class TunerTest {
                     c::toString);
         }
         // Without a known cache nothing is known to spill: the model keeps its one rate.
-        Calibration noCache = Calibration.DEFAULTS.with(Map.of("cache.mib", 0.0), "test");
-        Tuner unknown = new Tuner(8, null, true, false, true, null, null, noCache, 1 << 20);
+        Tuner unknown = withFigure(8, true, "cache.mib", 0.0);
         assertEquals(
                 Tuner.Algorithm.RABENSEIFNER,
                 unknown.choose(Collective.ALL_REDUCE, 16 * mib / 4, DataType.FLOAT32)
                         .algorithm());
+    }
+
+    /** {@code ranks} ranks in one host's shared memory, with one built-in figure replaced. */
+    private static Tuner withFigure(int ranks, boolean oversubscribed, String figure, double value) {
+        Calibration figures = Calibration.DEFAULTS.with(Map.of(figure, value), "test");
+        return new Tuner(ranks, null, true, false, oversubscribed, null, null, figures, 1 << 20);
     }
 
     @Test

@@ -28,6 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.LongToDoubleFunction;
+import java.util.stream.Collectors;
 
 /**
  * {@code jccl perf --calibrate}: measures the figures of the tuner's cost model on this machine and writes them to the
@@ -147,16 +148,10 @@ final class Calibrator {
         // since the fit weighs each size alike: on this project's VM it put the rate beyond the cache at 23 GB/s,
         // where 8 MiB ran at 12.
         Calibration withCache = Calibration.DEFAULTS.with(Map.of("cache.mib", cacheMib), "this machine's cache");
-        List<Sample> cached = cacheMib > 0
-                ? shmTimes.stream()
-                        .filter(t -> withCache.fitsInCache(t.bytes(), 2))
-                        .toList()
-                : List.of();
-        List<Sample> beyond = cacheMib > 0
-                ? shmTimes.stream()
-                        .filter(t -> !withCache.fitsInCache(t.bytes(), 2))
-                        .toList()
-                : List.of();
+        Map<Boolean, List<Sample>> byCache =
+                shmTimes.stream().collect(Collectors.partitioningBy(t -> withCache.fitsInCache(t.bytes(), 2)));
+        List<Sample> cached = byCache.get(true);
+        List<Sample> beyond = byCache.get(false);
         Fit shmLine = fit(cached.size() >= 2 ? cached : shmTimes, 1);
         Fit beyondLine = beyond.size() >= 2 ? fit(beyond, 1) : shmLine;
         Link shm = ringLink(shmLine, gamma);
@@ -209,8 +204,7 @@ final class Calibrator {
                 List.of("shm", "net", "ll"),
                 List.of(shmTimes, netTimes, llTimes),
                 List.of(
-                        bytes -> (beyond.stream().anyMatch(t -> t.bytes() == bytes) ? beyondLine : shmLine)
-                                .micros(bytes, 1),
+                        bytes -> (withCache.fitsInCache(bytes, 2) ? shmLine : beyondLine).micros(bytes, 1),
                         bytes -> netLine.micros(bytes, 1),
                         bytes -> ll.micros(bytes, 3)));
         figures.put("ll.latency.us", ll.latencyMicros());
