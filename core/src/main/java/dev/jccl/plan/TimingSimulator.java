@@ -106,7 +106,7 @@ public final class TimingSimulator {
         }
 
         /** How much longer a rank's own work takes because its host's ranks share the CPUs (1 where they do not). */
-        double cpuShare() {
+        public double cpuShare() {
             return Math.max(1.0, (double) ranksPerHost / cpusPerHost);
         }
 

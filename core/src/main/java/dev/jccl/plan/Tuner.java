@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BiFunction;
 
 /**
  * Chooses how each collective runs, as NCCL's tuning does: every algorithm × protocol that can carry the operation gets
@@ -118,6 +117,8 @@ public final class Tuner {
     private final HostGroups hosts;
     private final boolean allShareMemory;
     private final boolean oversubscribed;
+    /** Ranks per CPU where ranks share CPUs (1 where they do not, or where it is not known); see {@link #shareCpus}. */
+    private final double cpuShare;
     /** The link between ranks of one host: shared memory, or sockets where some rank talks over the network only. */
     private final Link intra;
     /** Hosts (1 when the host groups are unknown) and the most ranks on one of them. */
@@ -163,18 +164,46 @@ public final class Tuner {
     private final Tuner spilled;
 
     /**
-     * How much slower than the model's shared-memory rate the lockstep schedules' steps ran where ranks share CPUs and
-     * the operation did not fit in the cache: each step waits for its partner to be scheduled, and then finds its data
-     * in memory. Measured against the estimates (2026-11-28): 4 ranks on 2 CPUs, FLOAT16 64 MiB, Rabenseifner 50-97 ms
-     * against 25 estimated; 8 ranks, FLOAT32 16 MiB, 46-68 against 5.9. The one-shot LL, whose outbox holds the whole
-     * message so that a rank does all it can whenever it runs, kept within 1.25-2.7× of its estimate, and measured
-     * 20.2-21.9 ms there against Open MPI's 41. In the cache the model held (4 ranks, 2 MiB: Rabenseifner 670-751 µs
-     * against 669 estimated). With it the tuner takes the one-shot for those: 8 ranks, 16 MiB, AllReduce 17.7-17.8 ms
-     * against Rabenseifner's 21.4-67.0 (Open MPI 35.9-37.8), Reduce 6.2-6.7 against the chain's 15.3-18.1; 4 ranks,
-     * FLOAT16 64 MiB AllReduce 44.8-46.7 against Rabenseifner's 50.0-97.3, where the slow kernel alone would have
-     * priced Rabenseifner first.
+     * How much slower than the model's shared-memory rate, beyond the CPUs' sharing ({@link #shareCpus}), the lockstep
+     * schedules' steps ran where ranks share CPUs and the operation did not fit in the cache: each step waits for its
+     * partner to be scheduled, and then finds its data in memory. Measured against the estimates without either
+     * (2026-11-28): 4 ranks on 2 CPUs (2 per CPU), FLOAT16 64 MiB, Rabenseifner 50-97 ms against 25 estimated, 2-3.9×;
+     * 8 ranks (4 per CPU), FLOAT32 16 MiB, 46-68 against 5.9, 7.8-11.5×. Divided by the ranks per CPU that is 1-1.95
+     * and 1.95-2.9: this factor where the ranks per CPU are not known (or are 1), {@link #SPILLED_STALL_PER_SHARE} on
+     * top of the sharing where they are. The one-shot LL, whose outbox holds the whole message so that a rank does all
+     * it can whenever it runs, kept within 1.25-2.7× of its estimate, and measured 20.2-21.9 ms there against Open
+     * MPI's 41. In the cache the model held (4 ranks, 2 MiB: Rabenseifner 670-751 µs against 669 estimated). With it
+     * the tuner takes the one-shot for those: 8 ranks, 16 MiB, AllReduce 17.7-17.8 ms against Rabenseifner's 21.4-67.0
+     * (Open MPI 35.9-37.8), Reduce 6.2-6.7 against the chain's 15.3-18.1; 4 ranks, FLOAT16 64 MiB AllReduce 44.8-46.7
+     * against Rabenseifner's 50.0-97.3, where the slow kernel alone would have priced Rabenseifner first.
      */
     static final double SPILLED_STALL = 3;
+
+    /**
+     * Beyond {@link #SPILLED_STALL}, how much slower than the shared rate ({@link #shareCpus}) those steps ran where
+     * more than 1.5 ranks share each CPU; see there. With both, the steps run at the unshared rate divided by
+     * {@code max(SPILLED_STALL, SPILLED_STALL_PER_SHARE × cpuShare)}: 3 at up to 1.5 ranks per CPU, 4 at 2, 8 at 4.
+     */
+    static final double SPILLED_STALL_PER_SHARE = 2;
+
+    /** What the unshared shared-memory rate is divided by, besides the CPUs' sharing, beyond the cache. */
+    static double spilledStall(double cpuShare) {
+        return Math.max(SPILLED_STALL / cpuShare, SPILLED_STALL_PER_SHARE);
+    }
+
+    /**
+     * Where ranks share CPUs ({@code cpuShare > 1}), the same model without the sharing, for Broadcast and Reduce:
+     * their ranks' work is uneven (a one-shot Reduce's root reads every rank's input, its other ranks only publish
+     * theirs), so the busiest rank is seldom sharing its CPU with another busy one. Shared, the tuner took the
+     * pipelined tree for an 8-rank 1 MiB Reduce on 2 CPUs, which measured 405-509 µs against the one-shot's 303-332
+     * (2026-11-28).
+     */
+    private final Tuner rooted;
+
+    /** Makes the child tuners: {@code figures} before the CPUs' sharing, divided by {@code share}. */
+    private interface ChildFactory {
+        Tuner make(Calibration figures, double share, double kernelSlowdown);
+    }
 
     /**
      * How many times slower than FLOAT32's this tuner's type's reduce kernel is (1: FLOAT32's rate, the calibrated γ).
@@ -241,7 +270,61 @@ public final class Tuner {
             String proto,
             Calibration calibration,
             long chunkBytes) {
-        this(nRanks, hosts, allShareMemory, anyNetwork, oversubscribed, algo, proto, calibration, chunkBytes, 1, true);
+        this(nRanks, hosts, allShareMemory, anyNetwork, oversubscribed, 1, algo, proto, calibration, chunkBytes);
+    }
+
+    /**
+     * As above, knowing how many ranks share each CPU where they outnumber them ({@code cpuShare}, at least 1: the
+     * most, over the hosts, of a host's ranks over its CPUs). The CPUs are time-sliced among the ranks, so every rank's
+     * own work, its copies, reductions and outbox traffic, takes that many times as long, as {@link TimingSimulator}
+     * charges it.
+     */
+    public Tuner(
+            int nRanks,
+            HostGroups hosts,
+            boolean allShareMemory,
+            boolean anyNetwork,
+            boolean oversubscribed,
+            double cpuShare,
+            String algo,
+            String proto,
+            Calibration calibration,
+            long chunkBytes) {
+        this(
+                nRanks,
+                hosts,
+                allShareMemory,
+                anyNetwork,
+                oversubscribed,
+                algo,
+                proto,
+                calibration,
+                cpuShare,
+                chunkBytes,
+                1,
+                true);
+    }
+
+    /**
+     * The figures as each rank gets them where {@code cpuShare} ranks share a CPU: the rates of what a rank's CPU does
+     * (shared-memory copies, in and out of the cache, the outbox's traffic, the reduce kernels) divided among them; the
+     * network's rate and every latency are not the CPU's, and stay. Without it the tuner priced each rank as if it had
+     * a CPU, which favours the one-shot, whose every rank moves (P + 1) times its input where a ring moves twice:
+     * measured at 6 and 8 ranks on 2 CPUs, 256 KiB AllReduce, the one-shot took 267-467 µs, the ring 177-226 and
+     * Rabenseifner 156-196; at 4 ranks, 512 KiB, the one-shot 131-290 and the ring 87-122 (2026-11-28).
+     */
+    static Calibration shareCpus(Calibration calibration, double cpuShare) {
+        if (!(cpuShare >= 1) || Double.isInfinite(cpuShare)) {
+            throw new IllegalArgumentException("ranks per CPU must be at least 1, got " + cpuShare);
+        }
+        if (cpuShare == 1) return calibration;
+        return calibration.with(
+                Map.of(
+                        "shm.bandwidth.gbps", calibration.shmGbPerSecond() / cpuShare,
+                        "shm.cached.bandwidth.gbps", calibration.shmCachedGbPerSecond() / cpuShare,
+                        "ll.bandwidth.gbps", calibration.llGbPerSecond() / cpuShare,
+                        "reduce.gbps", calibration.reduceGbPerSecond() / cpuShare),
+                calibration.source());
     }
 
     private Tuner(
@@ -252,12 +335,15 @@ public final class Tuner {
             boolean oversubscribed,
             String algo,
             String proto,
-            Calibration calibration,
+            Calibration unshared,
+            double cpuShare,
             long chunkBytes,
             double kernelSlowdown,
             boolean withTypes) {
+        Calibration calibration = shareCpus(unshared, cpuShare);
         this.nRanks = nRanks;
         this.kernelSlowdown = kernelSlowdown;
+        this.cpuShare = cpuShare;
         this.calibration = calibration;
         this.chunkBytes = Math.max(1, chunkBytes);
         this.shm = new Link(calibration.shmStepMicros(), calibration.shmGbPerSecond());
@@ -277,8 +363,9 @@ public final class Tuner {
                 algo, Algorithm.class, "ALGO", List.of("collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"));
         this.protocols = parse(proto, Protocol.class, "PROTO", List.of("ll128"));
         if (algo != null && !algo.isBlank()) warnWhereNothingAllowedApplies();
-        // The children differ from this tuner only in their figures and their reduce kernel's rate.
-        BiFunction<Calibration, Double, Tuner> child = (figures, slowdown) -> new Tuner(
+        // The children differ from this tuner only in their figures (before the CPUs' sharing), the ranks per CPU
+        // they divide them by and their reduce kernel's rate.
+        ChildFactory child = (figures, share, slowdown) -> new Tuner(
                 nRanks,
                 hosts,
                 allShareMemory,
@@ -287,6 +374,7 @@ public final class Tuner {
                 algo,
                 proto,
                 figures,
+                share,
                 chunkBytes,
                 slowdown,
                 false);
@@ -294,26 +382,28 @@ public final class Tuner {
                         || calibration.cacheMib() == 0
                         || oversubscribed
                 ? null
-                : child.apply(
-                        calibration.with(
-                                Map.of("shm.bandwidth.gbps", calibration.shmCachedGbPerSecond()), calibration.source()),
+                : child.make(
+                        unshared.with(Map.of("shm.bandwidth.gbps", unshared.shmCachedGbPerSecond()), unshared.source()),
+                        cpuShare,
                         kernelSlowdown);
         this.spilled = !oversubscribed || calibration.cacheMib() == 0
                 ? null
-                : child.apply(
-                        calibration.with(
+                : child.make(
+                        unshared.with(
                                 Map.of(
                                         "shm.bandwidth.gbps",
-                                        calibration.shmGbPerSecond() / SPILLED_STALL,
+                                        unshared.shmGbPerSecond() / spilledStall(cpuShare),
                                         "cache.mib",
                                         0.0),
-                                calibration.source()),
+                                unshared.source()),
+                        cpuShare,
                         kernelSlowdown);
+        this.rooted = cpuShare == 1 ? null : child.make(unshared, 1, kernelSlowdown);
         Map<DataType, Tuner> slow = new EnumMap<>(DataType.class);
         if (withTypes) {
             for (DataType t : DataType.values()) {
                 double slowdown = calibration.kernelSlowdown(t);
-                if (slowdown != 1) slow.put(t, child.apply(calibration, slowdown));
+                if (slowdown != 1) slow.put(t, child.make(unshared, cpuShare, slowdown));
             }
         }
         this.slowTypes = slow;
@@ -411,6 +501,9 @@ public final class Tuner {
         int n = nRanks;
         double perRank = (double) count * elementBytes;
         double total = largerBuffer(c, count, elementBytes);
+        if (rooted != null && (c == Collective.BROADCAST || c == Collective.REDUCE)) {
+            return rooted.estimate(c, a, p, count, elementBytes);
+        }
         if (inCache != null && calibration.fitsInCache(total, perHost)) {
             return inCache.estimate(c, a, p, count, elementBytes);
         }
@@ -922,7 +1015,11 @@ public final class Tuner {
                 allShareMemory
                         ? "all in shared memory"
                         : hostCount == 1 && intra == net ? "over the network" : "shared memory and network",
-                oversubscribed ? ", ranks share CPUs" : "",
+                !oversubscribed
+                        ? ""
+                        : cpuShare > 1
+                                ? String.format(Locale.ROOT, ", ranks share CPUs (%.3g per CPU)", cpuShare)
+                                : ", ranks share CPUs",
                 names(algorithms),
                 names(protocols),
                 calibration.source());

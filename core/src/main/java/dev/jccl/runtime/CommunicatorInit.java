@@ -156,6 +156,7 @@ final class CommunicatorInit {
                     wiring.outbox() != null,
                     anyNetwork,
                     cpusShared,
+                    CpuSharing.ranksPerCpu(peers),
                     config.algo(),
                     config.proto(),
                     calibrationOf(peers.get(0), log),

@@ -44,6 +44,28 @@ public final class CpuSharing {
         return false;
     }
 
+    /**
+     * How many ranks share each CPU on the most crowded host whose ranks share CPUs: its ranks over the CPUs the
+     * least-endowed of them may use, at least 1 (also where {@code JCCL_OVERSUBSCRIBED=1} says they share fewer ranks
+     * than CPUs); 1 where no host's ranks share CPUs. The tuner divides what a rank's CPU does by it, the same on every
+     * rank.
+     */
+    public static double ranksPerCpu(List<PeerInfo> peers) {
+        double most = 1;
+        for (PeerInfo p : peers) {
+            if (!oversubscribed(peers, p.hostId())) continue;
+            int ranks = 0;
+            int cpus = Integer.MAX_VALUE;
+            for (PeerInfo q : peers) {
+                if (!q.hostId().equals(p.hostId())) continue;
+                ranks++;
+                cpus = Math.min(cpus, q.cpus());
+            }
+            most = Math.max(most, (double) ranks / cpus);
+        }
+        return most;
+    }
+
     /** For debug lines and tools: {@code "ranks share CPUs (4 ranks of this host, 2 CPUs): waiting ranks yield"}. */
     public static String describe(List<PeerInfo> peers, String hostId) {
         int ranks = 0;

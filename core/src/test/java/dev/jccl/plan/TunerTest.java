@@ -359,6 +359,77 @@ class TunerTest {
                         .algorithm());
     }
 
+    /**
+     * Ranks that share CPUs share their CPUs' rates: the tuner divides what a rank's CPU does by the ranks per CPU, as
+     * the simulator does. The one-shot's every rank moves (P + 1) times its input, a ring's twice, so mid-size
+     * AllReduces of many ranks on few CPUs leave the one-shot. Measured, 8 ranks on 2 CPUs: 256 KiB, Rabenseifner
+     * 174-185 µs against the one-shot's 268-467 (2026-11-28).
+     */
+    @Test
+    void ranksThatShareCpusShareTheirRates() {
+        Tuner unknown = new Tuner(8, null, true, false, true, 1, null, null, Calibration.DEFAULTS, 1 << 20);
+        Tuner fourPerCpu = new Tuner(8, null, true, false, true, 4, null, null, Calibration.DEFAULTS, 1 << 20);
+        long kib = 1 << 10;
+        for (long bytes : List.of(256 * kib, 512 * kib)) {
+            assertEquals(
+                    Tuner.Algorithm.ONE_SHOT,
+                    unknown.choose(Collective.ALL_REDUCE, bytes / 4, DataType.FLOAT32)
+                            .algorithm());
+            assertEquals(
+                    Tuner.Algorithm.RABENSEIFNER,
+                    fourPerCpu
+                            .choose(Collective.ALL_REDUCE, bytes / 4, DataType.FLOAT32)
+                            .algorithm());
+        }
+        // Small messages are latency, and beyond the cache the one-shot still wins (see the test below).
+        for (long bytes : List.of(64 * kib, 16 * kib * kib)) {
+            assertEquals(
+                    Tuner.Algorithm.ONE_SHOT,
+                    fourPerCpu
+                            .choose(Collective.ALL_REDUCE, bytes / 4, DataType.FLOAT32)
+                            .algorithm());
+        }
+        // The one-shot's byte term is four times as long; its latency and hand-off are not the CPU's rate.
+        double shared = fourPerCpu.estimateMicros(
+                        Collective.ALL_REDUCE, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 1 << 18, DataType.FLOAT32)
+                - fourPerCpu.estimateMicros(
+                        Collective.ALL_REDUCE, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 2, DataType.FLOAT32);
+        double alone = unknown.estimateMicros(
+                        Collective.ALL_REDUCE, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 1 << 18, DataType.FLOAT32)
+                - unknown.estimateMicros(
+                        Collective.ALL_REDUCE, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 2, DataType.FLOAT32);
+        assertEquals(4 * alone, shared, 1e-9 * shared);
+        // Broadcast and Reduce keep the unshared figures: their ranks' work is uneven (a one-shot Reduce's root reads
+        // every input, the others publish theirs), and shared, the 8-rank 1 MiB Reduce took the tree, which measured
+        // 405-509 µs against the one-shot's 303-332.
+        for (Collective c : List.of(Collective.BROADCAST, Collective.REDUCE)) {
+            for (Tuner.Algorithm a : List.of(Tuner.Algorithm.ONE_SHOT, Tuner.Algorithm.TREE, Tuner.Algorithm.RING)) {
+                for (Tuner.Protocol p : Tuner.Protocol.values()) {
+                    assertEquals(
+                            unknown.estimateMicros(c, a, p, 1 << 18, DataType.FLOAT32),
+                            fourPerCpu.estimateMicros(c, a, p, 1 << 18, DataType.FLOAT32),
+                            c + " " + a + "/" + p);
+                }
+            }
+        }
+        assertTrue(fourPerCpu.table().contains("ranks share CPUs (4.00 per CPU)"), fourPerCpu::table);
+    }
+
+    @Test
+    void beyondTheCacheTheStallGrowsWithTheRanksPerCpu() {
+        // The stall on top of the sharing: the unshared rate is divided by 3 up to 1.5 ranks per CPU, 4 at 2, 8 at 4.
+        assertEquals(3, Tuner.spilledStall(1));
+        assertEquals(3, 1.5 * Tuner.spilledStall(1.5), 1e-12);
+        assertEquals(4, 2 * Tuner.spilledStall(2), 1e-12);
+        assertEquals(8, 4 * Tuner.spilledStall(4), 1e-12);
+        for (double bad : new double[] {0.5, 0, -1, Double.NaN, Double.POSITIVE_INFINITY}) {
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> new Tuner(8, null, true, false, true, bad, null, null, Calibration.DEFAULTS, 1 << 20));
+            assertTrue(e.getMessage().contains("ranks per CPU"), e::getMessage);
+        }
+    }
+
     /** {@code ranks} ranks in one host's shared memory, with one built-in figure replaced. */
     private static Tuner withFigure(int ranks, boolean oversubscribed, String figure, double value) {
         Calibration figures = Calibration.DEFAULTS.with(Map.of(figure, value), "test");

@@ -76,6 +76,10 @@ final class InfoCommand implements Callable<Integer> {
             case NO -> false;
             case AUTO -> perHost > Runtime.getRuntime().availableProcessors();
         };
+        // As the communicator counts it (CpuSharing.ranksPerCpu), with this host's CPUs for every host's.
+        double ranksPerCpu = oversubscribed
+                ? Math.max(1.0, (double) perHost / Runtime.getRuntime().availableProcessors())
+                : 1;
         CalibrationFile.Loaded calibration = Calibrations.load(config, parent.environment());
         Tuner t = new Tuner(
                 ranks,
@@ -83,6 +87,7 @@ final class InfoCommand implements Callable<Integer> {
                 shm && hosts == 1,
                 hosts > 1 || !shm,
                 oversubscribed,
+                ranksPerCpu,
                 config.algo(),
                 config.proto(),
                 calibration.calibration(),

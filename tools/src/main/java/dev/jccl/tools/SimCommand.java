@@ -164,7 +164,16 @@ final class SimCommand implements Callable<Integer> {
         // The simulated machine's ranks of one host share memory, so the runtime would cut a quarter of the buffer.
         int chunk = config.chunkBytes(false, machine.oversubscribed());
         Tuner tuner = new Tuner(
-                n, machine.hostGroups(), hosts == 1, hosts > 1, machine.oversubscribed(), null, "Simple", tuned, chunk);
+                n,
+                machine.hostGroups(),
+                hosts == 1,
+                hosts > 1,
+                machine.oversubscribed(),
+                machine.cpuShare(),
+                null,
+                "Simple",
+                tuned,
+                chunk);
         List<Tuner.Algorithm> algorithms = new ArrayList<>();
         for (Tuner.Algorithm a : Tuner.Algorithm.values()) {
             if (tuner.canRun(c, a, Tuner.Protocol.SIMPLE)) algorithms.add(a);
