@@ -111,6 +111,11 @@ public record Calibration(
      * known.
      */
     public boolean fitsInCache(double bytes, int ranksPerHost) {
+        return fitsInCache(cacheMib, bytes, ranksPerHost);
+    }
+
+    /** As above, for a cache of {@code cacheMib} (0: none known); the simulator's machine asks it too. */
+    static boolean fitsInCache(double cacheMib, double bytes, int ranksPerHost) {
         return cacheMib > 0 && BUFFERS_PER_RANK * bytes * ranksPerHost <= cacheMib * (1 << 20);
     }
 

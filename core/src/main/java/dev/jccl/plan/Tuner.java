@@ -490,6 +490,14 @@ public final class Tuner {
 
     /** A rank's larger buffer, nccl-tests' "size": the whole result or input of the blocked collectives. */
     private double largerBuffer(Collective c, long count, int elementBytes) {
+        return largerBuffer(c, count, elementBytes, nRanks);
+    }
+
+    /**
+     * Bytes of the larger of a rank's two buffers for {@code count} elements as the API takes it: the whole gathered or
+     * scattered buffer for the collectives whose count is per rank.
+     */
+    static double largerBuffer(Collective c, long count, int elementBytes, int nRanks) {
         double perRank = (double) count * elementBytes;
         boolean blocked = c == Collective.ALL_GATHER || c == Collective.REDUCE_SCATTER || c == Collective.ALL_TO_ALL;
         return blocked ? perRank * nRanks : perRank;

@@ -27,7 +27,7 @@ class TimingSimulatorTest {
         return new Machine(hosts, perHost, Level.ofStep(1.5, 6), Level.ofStep(12, 2.5), 16);
     }
 
-    /** The built-in figures without the cache, which the simulator does not model: one shared-memory rate. */
+    /** The built-in figures without the cache, which these machines leave out: one shared-memory rate. */
     private static final Calibration WITHOUT_CACHE =
             Calibration.DEFAULTS.with(Map.of("cache.mib", 0.0), "built-in, no cache");
 
@@ -97,6 +97,26 @@ class TimingSimulatorTest {
         // Reducing costs γ per byte combined: 4000 bytes at 1 GB/s add 4 µs to the recursive-doubling step.
         Machine slowReduce = new Machine(1, 2, UNIT, UNIT, 1);
         assertEquals(9.0, micros(slowReduce, Collective.ALL_REDUCE, Tuner.Algorithm.RECURSIVE_DOUBLING, 1000), 1e-6);
+    }
+
+    @Test
+    void operationsWhoseBuffersFitInTheCacheRunAtItsRate() {
+        // 2 ranks, 1 GB/s between them beyond 1 MiB of cache, 4 GB/s in it. A ring AllReduce of 4000 bytes (3 buffers
+        // of it per rank, 2 ranks: 24000 bytes) runs its two steps of 2000 bytes at 4 GB/s: 1 + 0.5 µs each.
+        Machine cached = new Machine(1, 2, UNIT, UNIT, 1e9, 2, 0, new Level(1, 4, 0), 1);
+        assertEquals(3.0, micros(cached, Collective.ALL_REDUCE, Tuner.Algorithm.RING, 1000), 1e-6);
+        // 400000 bytes (2.4 MB of buffers) spill: two steps of 200000 bytes at 1 GB/s.
+        assertEquals(402.0, micros(cached, Collective.ALL_REDUCE, Tuner.Algorithm.RING, 100_000), 1e-6);
+        // An AllGather's count is per rank, but the gathered buffer is what stays in the cache: 2 ranks × 200000 bytes
+        // spill, as the AllReduce of 400000 did: a rank copies its own 200000 bytes into place and sends them in one
+        // step, both at 1 GB/s.
+        assertEquals(200 + 201.0, micros(cached, Collective.ALL_GATHER, Tuner.Algorithm.RING, 50_000), 1e-6);
+        // Without a cache, one rate at every size.
+        Machine plain = new Machine(1, 2, UNIT, UNIT, 1e9, 2, 0);
+        assertEquals(6.0, micros(plain, Collective.ALL_REDUCE, Tuner.Algorithm.RING, 1000), 1e-6);
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> new Machine(1, 2, UNIT, UNIT, 1e9, 2, 0, UNIT, -1));
+        assertTrue(e.getMessage().contains("-1.0 MiB"), e::getMessage);
     }
 
     @Test

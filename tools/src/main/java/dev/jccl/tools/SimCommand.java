@@ -74,8 +74,9 @@ final class SimCommand implements Callable<Integer> {
             names = "--intra",
             paramLabel = "US,GBPS",
             description = "A step's latency (µs) and the bandwidth (GB/s) between ranks of a host (default: the"
-                    + " tuner's shared-memory figures, from the calibration file or built in: 1.5,6); a quarter of"
-                    + " the latency is paid per message.")
+                    + " tuner's shared-memory figures, from the calibration file or built in: 1.5,6, and 10 GB/s while"
+                    + " the buffers fit in the figures' cache, built in 32 MiB); a quarter of the latency is paid per"
+                    + " message. Given, it is the one rate at every size.")
     private String intra;
 
     @Option(
@@ -137,6 +138,9 @@ final class SimCommand implements Callable<Integer> {
             double[] across = figures("--inter", inter, figures.netStepMicros(), figures.netGbPerSecond());
             double reduce = gamma != null ? gamma : figures.reduceGbPerSecond();
             double wait = handoff != null ? handoff : figures.handoffMicros();
+            // The figures' two shared-memory rates, in the cache and beyond it, unless --intra gives the one rate.
+            double inCacheRate = intra != null ? in[1] : figures.shmCachedGbPerSecond();
+            double cacheMib = intra != null ? 0 : figures.cacheMib();
             machine = new Machine(
                     hosts,
                     ranksPerHost,
@@ -144,17 +148,28 @@ final class SimCommand implements Callable<Integer> {
                     Level.ofStep(across[0], across[1]),
                     reduce,
                     cpusPerHost != null ? cpusPerHost : ranksPerHost,
-                    wait);
-            // The tuner picks with the figures the model runs on, which has no cache: one shared-memory rate.
+                    wait,
+                    Level.ofStep(in[0], inCacheRate),
+                    cacheMib);
+            // The tuner picks with the figures the model runs on.
             tuned = figures.with(
                     Map.of(
-                            "shm.step.us", in[0],
-                            "shm.bandwidth.gbps", in[1],
-                            "shm.cached.bandwidth.gbps", in[1],
-                            "net.step.us", across[0],
-                            "net.bandwidth.gbps", across[1],
-                            "reduce.gbps", reduce,
-                            "handoff.us", wait),
+                            "shm.step.us",
+                            in[0],
+                            "shm.bandwidth.gbps",
+                            in[1],
+                            "shm.cached.bandwidth.gbps",
+                            inCacheRate,
+                            "cache.mib",
+                            cacheMib,
+                            "net.step.us",
+                            across[0],
+                            "net.bandwidth.gbps",
+                            across[1],
+                            "reduce.gbps",
+                            reduce,
+                            "handoff.us",
+                            wait),
                     figures.source());
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
@@ -186,7 +201,14 @@ final class SimCommand implements Callable<Integer> {
                 hosts,
                 ranksPerHost,
                 n,
-                describe(machine.intraHost()),
+                describe(machine.intraHost())
+                        + (machine.cacheMib() > 0
+                                ? String.format(
+                                        Locale.ROOT,
+                                        " (%.1f GB/s while a host's buffers fit in %.0f MiB of cache)",
+                                        machine.intraHostInCache().gbPerSecond(),
+                                        machine.cacheMib())
+                                : ""),
                 describe(machine.interHost()),
                 machine.reduceGbPerSecond(),
                 machine.oversubscribed()
