@@ -607,13 +607,13 @@ public final class Tuner {
             double port = (perHost - 1) * (intra.stepMicros() * MESSAGE_SHARE + perRank / (intra.gbPerSecond() * 1e3))
                     + (n - perHost) * (net.stepMicros() * MESSAGE_SHARE + perRank / (net.gbPerSecond() * 1e3));
             double link = across ? perRank * (n - perHost) * perHost / (net.gbPerSecond() * 1e3) : 0;
-            double handoff = oversubscribed ? calibration.handoffMicros() : 0;
+            double handoff = stepHandoff();
             // Where ranks share CPUs, each peer must be scheduled to take its message: a hand-off per peer of the host
             // (measured, 8 ranks on 2 CPUs, 8 B: one-shot 76-991 µs, recursive doubling's 3 rounds 40-204 µs).
             return latency
                     + handoff
                     + Math.max(port, link)
-                    + (oversubscribed ? (perHost - 1) * calibration.handoffMicros() : 0)
+                    + (perHost - 1) * stepHandoff()
                     + n * perRank / (calibration.llGbPerSecond() * 1e3)
                     + oneShotReduceExtra(perRank * (n - 1));
         }
@@ -628,7 +628,7 @@ public final class Tuner {
      * CPUs, a hand-off too.
      */
     private double round(boolean crosses, double bytes, double sendersPerHost) {
-        double handoff = oversubscribed ? calibration.handoffMicros() : 0;
+        double handoff = stepHandoff();
         if (!crosses) return intra.stepMicros() + handoff + bytes / (intra.gbPerSecond() * 1e3);
         return net.stepMicros() + handoff + sendersPerHost * bytes / (net.gbPerSecond() * 1e3);
     }
@@ -641,7 +641,7 @@ public final class Tuner {
      * at 256-512 KiB, and lost the 512 KiB pick to the two-level form by 1.13×.
      */
     private double pairwiseStepAcross(double bytes) {
-        double handoff = oversubscribed ? calibration.handoffMicros() : 0;
+        double handoff = stepHandoff();
         double message = net.stepMicros() * MESSAGE_SHARE + bytes / (net.gbPerSecond() * 1e3);
         double link = perHost * bytes / (net.gbPerSecond() * 1e3);
         return net.stepMicros() * (1 - MESSAGE_SHARE) + handoff + Math.max(message, link);
@@ -771,7 +771,7 @@ public final class Tuner {
      * hand-offs picked the tree (0.77 ms); with 4 ranks, 0.35-0.37 ms against the one-shot's 0.27-0.29.
      */
     private double pipelineHandoffs(long steps) {
-        return oversubscribed ? 3 * steps * calibration.handoffMicros() : 0;
+        return 3 * steps * stepHandoff();
     }
 
     /** Indices below {@code n} with bit {@code d} (a power of two) set: the blocks a Bruck AllToAll round moves. */
@@ -792,6 +792,28 @@ public final class Tuner {
     private double copy(double bytes) {
         return bytes / (intra.gbPerSecond() * 1e3);
     }
+
+    /**
+     * What a step of a lockstep schedule (ring, tree, recursive, the Simple one-shot's messages) waits for its partner
+     * to be scheduled where ranks share CPUs: the calibrated hand-off up to {@link #CROWDED_SHARE} ranks per CPU, and
+     * growing beyond as {@code ((ranks per CPU - 1) / 3)^}{@link #CROWDING_EXPONENT}: a rank that waits yields, and its
+     * partner runs once the CPU has gone round the other ranks on it. Measured in loops, per step: 4 ranks on 2 CPUs,
+     * ring, 8 B, 1.6 µs; 8 ranks, recursive doubling, 8 B, about 9; 16 ranks, Rabenseifner, 32 KiB, 50 or more
+     * (396-18186 µs a call against the one-shot's 160-220, 2026-11-28). Charged the plain hand-off there, Rabenseifner
+     * won the tuner's 16-rank 32 KiB AllReduce. The one-shot LL's single hand-off stays the calibrated one: its ranks
+     * do what they can whenever they run, and it measured within its estimate.
+     */
+    private double stepHandoff() {
+        if (!oversubscribed) return 0;
+        double crowding = Math.max(1, Math.pow((cpuShare - 1) / (CROWDED_SHARE - 1), CROWDING_EXPONENT));
+        return calibration.handoffMicros() * crowding;
+    }
+
+    /** The ranks per CPU up to which a lockstep step waits one calibrated hand-off (8 ranks on 2 CPUs). */
+    static final double CROWDED_SHARE = 4;
+
+    /** How fast a lockstep step's wait grows beyond {@link #CROWDED_SHARE}; fitted to the steps measured above. */
+    static final double CROWDING_EXPONENT = 1.7;
 
     /** γ: the time to reduce {@code bytes}, at this tuner's type's kernel rate. */
     private double reduce(double bytes) {

@@ -415,6 +415,36 @@ class TunerTest {
         assertTrue(fourPerCpu.table().contains("ranks share CPUs (4.00 per CPU)"), fourPerCpu::table);
     }
 
+    /**
+     * Beyond 4 ranks per CPU a lockstep step waits longer than one hand-off: 16 ranks on 2 CPUs, 32 KiB, Rabenseifner
+     * measured 396-18186 µs against the one-shot's 160-220; 2 MiB 7.3-8.6 ms (one run 48) against 9.5-20.9, 16 MiB
+     * 53-61 against 76-87 (Open MPI 5.5-6.0 and 60-64, 2026-11-28).
+     */
+    @Test
+    void crowdedCpusMakeEveryLockstepStepWaitLonger() {
+        Tuner sixteen = new Tuner(16, null, true, false, true, 8, null, null, Calibration.DEFAULTS, 1 << 20);
+        long kib = 1 << 10;
+        assertEquals(
+                Tuner.Algorithm.ONE_SHOT,
+                sixteen.choose(Collective.ALL_REDUCE, 32 * kib / 4, DataType.FLOAT32)
+                        .algorithm());
+        for (long bytes : List.of(2048 * kib, 16384 * kib)) {
+            assertEquals(
+                    Tuner.Algorithm.RABENSEIFNER,
+                    sixteen.choose(Collective.ALL_REDUCE, bytes / 4, DataType.FLOAT32)
+                            .algorithm());
+        }
+        // Recursive doubling's 4 steps of 8 bytes: at 8 ranks per CPU each waits ((8 - 1) / 3)^1.7 hand-offs, at 4 one.
+        Tuner fourPerCpu = new Tuner(16, null, true, false, true, 4, null, null, Calibration.DEFAULTS, 1 << 20);
+        double crowded = sixteen.estimateMicros(
+                Collective.ALL_REDUCE, Tuner.Algorithm.RECURSIVE_DOUBLING, Tuner.Protocol.SIMPLE, 2, DataType.FLOAT32);
+        double plain = fourPerCpu.estimateMicros(
+                Collective.ALL_REDUCE, Tuner.Algorithm.RECURSIVE_DOUBLING, Tuner.Protocol.SIMPLE, 2, DataType.FLOAT32);
+        double handoff = Calibration.DEFAULTS.handoffMicros();
+        // (Their 8 bytes, divided among twice the ranks per CPU, add a few hundredths of a µs.)
+        assertEquals(4 * handoff * (Math.pow(7.0 / 3, 1.7) - 1), crowded - plain, 0.05);
+    }
+
     @Test
     void beyondTheCacheTheStallGrowsWithTheRanksPerCpu() {
         // The stall on top of the sharing: the unshared rate is divided by 3 up to 1.5 ranks per CPU, 4 at 2, 8 at 4.
