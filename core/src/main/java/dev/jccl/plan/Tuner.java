@@ -797,11 +797,12 @@ public final class Tuner {
      * What a step of a lockstep schedule (ring, tree, recursive, the Simple one-shot's messages) waits for its partner
      * to be scheduled where ranks share CPUs: the calibrated hand-off up to {@link #CROWDED_SHARE} ranks per CPU, and
      * growing beyond as {@code ((ranks per CPU - 1) / 3)^}{@link #CROWDING_EXPONENT}: a rank that waits yields, and its
-     * partner runs once the CPU has gone round the other ranks on it. Measured in loops, per step: 4 ranks on 2 CPUs,
-     * ring, 8 B, 1.6 µs; 8 ranks, recursive doubling, 8 B, about 9; 16 ranks, Rabenseifner, 32 KiB, 50 or more
-     * (396-18186 µs a call against the one-shot's 160-220, 2026-11-28). Charged the plain hand-off there, Rabenseifner
-     * won the tuner's 16-rank 32 KiB AllReduce. The one-shot LL's single hand-off stays the calibrated one: its ranks
-     * do what they can whenever they run, and it measured within its estimate.
+     * partner runs once the CPU has gone round the other ranks on it. Measured in loops, per step, after a warm-up long
+     * enough for every rank's JIT: 4 ranks on 2 CPUs, ring, 8 B, about 1.6 µs; 8 ranks, recursive doubling, 8 B, about
+     * 9; 16 ranks, Rabenseifner, 32 KiB, about 25 (210-258 µs a call against the one-shot's 197-200, Open MPI 421-443,
+     * 2026-11-28). Charged one hand-off there, Rabenseifner won the tuner's 16-rank 32 KiB AllReduce. The one-shot LL's
+     * single hand-off stays the calibrated one: its ranks do what they can whenever they run, and it measured within
+     * its estimate.
      */
     private double stepHandoff() {
         if (!oversubscribed) return 0;
@@ -813,7 +814,7 @@ public final class Tuner {
     static final double CROWDED_SHARE = 4;
 
     /** How fast a lockstep step's wait grows beyond {@link #CROWDED_SHARE}; fitted to the steps measured above. */
-    static final double CROWDING_EXPONENT = 1.7;
+    static final double CROWDING_EXPONENT = 1.2;
 
     /** γ: the time to reduce {@code bytes}, at this tuner's type's kernel rate. */
     private double reduce(double bytes) {
