@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -78,6 +79,23 @@ class PerfCommandTest {
         assertNotNull(image, "not a PNG");
     }
 
+    /**
+     * Ranks that outnumber the CPUs compile on the same few CPUs, so the warm-up may wait for their compilers that many
+     * times longer: 5 × --warmup-time × ranks per CPU.
+     */
+    @Test
+    void theWarmUpWaitsLongerForRanksThatOutnumberTheCpus() throws Exception {
+        Cli.Result r = Cli.inProcess(
+                Cli.cleanEnvironment(), Cli.args("perf all_reduce -np 6 -b 8 -e 8 -n 1 -w 0 --warmup-time 1"));
+
+        assertEquals(0, r.code(), r::toString);
+        double limit = 5 * Math.max(1.0, 6.0 / Runtime.getRuntime().availableProcessors());
+        assertTrue(
+                r.out().contains("(at most " + String.format(Locale.ROOT, "%.0f", limit) + " s), before timing\n"),
+                r::toString);
+        assertEquals(1, NcclTestsOutput.rows(r.out()).size(), r::toString);
+    }
+
     @Test
     void aDamagedElementFailsTheRunLoudly() throws Exception {
         Cli.Result r = Cli.inProcess(
@@ -85,11 +103,14 @@ class PerfCommandTest {
                 Cli.args("perf all_reduce -np 2 -b 8 -e 1K -f 4 -n 1 -w 0 --warmup-time 0.2 --debug-corrupt"));
 
         assertEquals(1, r.code(), r::toString);
+        // At most 5 × 0.2 s, more where the 2 ranks outnumber this machine's CPUs (see the test below).
+        double limit = 5 * 0.2 * Math.max(1.0, 2.0 / Runtime.getRuntime().availableProcessors());
         assertTrue(
                 r.out()
                         .contains("# JVM warm-up: the first case at every size for 0.2 s (--warmup-time), "
                                 + "and on until every rank's JIT compiler"
-                                + " has been idle for a second (at most 1 s), before timing\n"),
+                                + " has been idle for a second (at most "
+                                + String.format(Locale.ROOT, "%.0f", limit) + " s), before timing\n"),
                 r::toString);
         List<Matcher> rows = NcclTestsOutput.rows(r.out());
         assertEquals(4, rows.size(), r::toString);

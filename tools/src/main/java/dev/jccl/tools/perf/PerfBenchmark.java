@@ -188,6 +188,18 @@ public final class PerfBenchmark {
     static final int WARMUP_LIMIT_FACTOR = 5;
 
     /**
+     * The longest warm-up: {@link #WARMUP_LIMIT_FACTOR} times {@code --warmup-time}, and that many times more again
+     * where the job's ranks outnumber this host's CPUs, whose every rank's compiler then runs on the same few CPUs. 16
+     * ranks on 2 CPUs, AllReduce of 256 KiB: cut off at 15 s, the compilers still busy, it read 14-17 ms a call; with
+     * the warm-up left to end when they were idle, 0.49-0.55 (2026-11-28). Ranks on other hosts count too, which only
+     * lengthens a bound that is reached while some compiler is still busy.
+     */
+    private double warmupLimitSeconds() {
+        double ranksPerCpu = Math.max(1.0, (double) ranks / Runtime.getRuntime().availableProcessors());
+        return WARMUP_LIMIT_FACTOR * ranksPerCpu * options.warmupSeconds();
+    }
+
+    /**
      * Runs the first case at every size of the sweep, out of place and in place, with the barrier and time aggregation
      * of a row, in rounds, until {@code --warmup-time} has passed on every rank (the ranks agree through an AllReduce,
      * so they stop after the same round). A JVM runs interpreted code, and competes with its own compiler threads, for
@@ -195,7 +207,7 @@ public final class PerfBenchmark {
      * compiling too; code compiled for one shape of call (native memory, out of place) is thrown away and recompiled
      * the first time another comes (in place, a heap array). Without this the first rows would time the compiler. Past
      * {@code --warmup-time}, a rank whose compiler is still busy (see {@link JitActivity}) holds the others back, up to
-     * {@link #WARMUP_LIMIT_FACTOR} times that long.
+     * {@link #warmupLimitSeconds}.
      */
     private void warmUpTheJvm(int root) {
         if (options.warmupSeconds() <= 0) return;
@@ -204,6 +216,7 @@ public final class PerfBenchmark {
         ReduceOp op = opsToRun().getFirst();
         int ws = type.byteSize();
         long start = System.nanoTime();
+        double limitSeconds = warmupLimitSeconds();
         JitActivity jit = new JitActivity();
         boolean done = false;
         while (!done) {
@@ -220,8 +233,7 @@ public final class PerfBenchmark {
             // Every rank stops after the same round: the first at which all have warmed up long enough.
             double elapsed = (System.nanoTime() - start) / 1e9;
             boolean jitQuiet = jit.quiet();
-            boolean warm = elapsed >= options.warmupSeconds() && jitQuiet
-                    || elapsed >= WARMUP_LIMIT_FACTOR * options.warmupSeconds();
+            boolean warm = elapsed >= options.warmupSeconds() && jitQuiet || elapsed >= limitSeconds;
             scalar.set(ValueLayout.JAVA_DOUBLE, 0, warm ? 1 : 0);
             comm.allReduce(scalar, scalar, 1, DataType.FLOAT64, ReduceOp.MIN);
             done = scalar.get(ValueLayout.JAVA_DOUBLE, 0) == 1;
@@ -507,7 +519,7 @@ public final class PerfBenchmark {
                             + "and on until every rank's JIT compiler"
                             + " has been idle for a second (at most %.0f s), before timing%n",
                     options.warmupSeconds(),
-                    WARMUP_LIMIT_FACTOR * options.warmupSeconds());
+                    warmupLimitSeconds());
         }
         out.printf(
                 Locale.ROOT,
