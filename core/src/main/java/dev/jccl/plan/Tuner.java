@@ -119,6 +119,8 @@ public final class Tuner {
     private final boolean oversubscribed;
     /** Ranks per CPU where ranks share CPUs (1 where they do not, or where it is not known); see {@link #shareCpus}. */
     private final double cpuShare;
+    /** What each step of a lockstep schedule waits for its partner where ranks share CPUs ({@link #stepHandoff}). */
+    private final double stepHandoffMicros;
     /** The link between ranks of one host: shared memory, or sockets where some rank talks over the network only. */
     private final Link intra;
     /** Hosts (1 when the host groups are unknown) and the most ranks on one of them. */
@@ -345,6 +347,7 @@ public final class Tuner {
         this.kernelSlowdown = kernelSlowdown;
         this.cpuShare = cpuShare;
         this.calibration = calibration;
+        this.stepHandoffMicros = stepHandoff(oversubscribed, cpuShare, calibration);
         this.chunkBytes = Math.max(1, chunkBytes);
         this.shm = new Link(calibration.shmStepMicros(), calibration.shmGbPerSecond());
         this.net = new Link(calibration.netStepMicros(), calibration.netGbPerSecond());
@@ -607,13 +610,13 @@ public final class Tuner {
             double port = (perHost - 1) * (intra.stepMicros() * MESSAGE_SHARE + perRank / (intra.gbPerSecond() * 1e3))
                     + (n - perHost) * (net.stepMicros() * MESSAGE_SHARE + perRank / (net.gbPerSecond() * 1e3));
             double link = across ? perRank * (n - perHost) * perHost / (net.gbPerSecond() * 1e3) : 0;
-            double handoff = stepHandoff();
+            double handoff = stepHandoffMicros;
             // Where ranks share CPUs, each peer must be scheduled to take its message: a hand-off per peer of the host
             // (measured, 8 ranks on 2 CPUs, 8 B: one-shot 76-991 µs, recursive doubling's 3 rounds 40-204 µs).
             return latency
                     + handoff
                     + Math.max(port, link)
-                    + (perHost - 1) * stepHandoff()
+                    + (perHost - 1) * stepHandoffMicros
                     + n * perRank / (calibration.llGbPerSecond() * 1e3)
                     + oneShotReduceExtra(perRank * (n - 1));
         }
@@ -628,7 +631,7 @@ public final class Tuner {
      * CPUs, a hand-off too.
      */
     private double round(boolean crosses, double bytes, double sendersPerHost) {
-        double handoff = stepHandoff();
+        double handoff = stepHandoffMicros;
         if (!crosses) return intra.stepMicros() + handoff + bytes / (intra.gbPerSecond() * 1e3);
         return net.stepMicros() + handoff + sendersPerHost * bytes / (net.gbPerSecond() * 1e3);
     }
@@ -641,7 +644,7 @@ public final class Tuner {
      * at 256-512 KiB, and lost the 512 KiB pick to the two-level form by 1.13×.
      */
     private double pairwiseStepAcross(double bytes) {
-        double handoff = stepHandoff();
+        double handoff = stepHandoffMicros;
         double message = net.stepMicros() * MESSAGE_SHARE + bytes / (net.gbPerSecond() * 1e3);
         double link = perHost * bytes / (net.gbPerSecond() * 1e3);
         return net.stepMicros() * (1 - MESSAGE_SHARE) + handoff + Math.max(message, link);
@@ -771,7 +774,7 @@ public final class Tuner {
      * hand-offs picked the tree (0.77 ms); with 4 ranks, 0.35-0.37 ms against the one-shot's 0.27-0.29.
      */
     private double pipelineHandoffs(long steps) {
-        return 3 * steps * stepHandoff();
+        return 3 * steps * stepHandoffMicros;
     }
 
     /** Indices below {@code n} with bit {@code d} (a power of two) set: the blocks a Bruck AllToAll round moves. */
@@ -804,7 +807,7 @@ public final class Tuner {
      * single hand-off stays the calibrated one: its ranks do what they can whenever they run, and it measured within
      * its estimate.
      */
-    private double stepHandoff() {
+    private static double stepHandoff(boolean oversubscribed, double cpuShare, Calibration calibration) {
         if (!oversubscribed) return 0;
         double crowding = Math.max(1, Math.pow((cpuShare - 1) / (CROWDED_SHARE - 1), CROWDING_EXPONENT));
         return calibration.handoffMicros() * crowding;

@@ -4,6 +4,7 @@ import dev.jccl.Config;
 import dev.jccl.plan.CalibrationFile;
 import dev.jccl.plan.HostGroups;
 import dev.jccl.plan.Tuner;
+import dev.jccl.topology.CpuSharing;
 import dev.jccl.topology.InterfaceSelector.Candidate;
 import java.io.PrintWriter;
 import java.util.List;
@@ -78,7 +79,7 @@ final class InfoCommand implements Callable<Integer> {
         };
         // As the communicator counts it (CpuSharing.ranksPerCpu), with this host's CPUs for every host's.
         double ranksPerCpu = oversubscribed
-                ? Math.max(1.0, (double) perHost / Runtime.getRuntime().availableProcessors())
+                ? CpuSharing.ranksPerCpu(perHost, Runtime.getRuntime().availableProcessors())
                 : 1;
         CalibrationFile.Loaded calibration = Calibrations.load(config, parent.environment());
         Tuner t = new Tuner(

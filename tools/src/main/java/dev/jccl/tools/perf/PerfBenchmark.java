@@ -9,6 +9,7 @@ import dev.jccl.plan.OpRequest;
 import dev.jccl.plan.Planner;
 import dev.jccl.reduce.ReduceKernels;
 import dev.jccl.runtime.RuntimeCommunicator;
+import dev.jccl.topology.CpuSharing;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -195,7 +196,7 @@ public final class PerfBenchmark {
      * lengthens a bound that is reached while some compiler is still busy.
      */
     private double warmupLimitSeconds() {
-        double ranksPerCpu = Math.max(1.0, (double) ranks / Runtime.getRuntime().availableProcessors());
+        double ranksPerCpu = CpuSharing.ranksPerCpu(ranks, Runtime.getRuntime().availableProcessors());
         return WARMUP_LIMIT_FACTOR * ranksPerCpu * options.warmupSeconds();
     }
 
