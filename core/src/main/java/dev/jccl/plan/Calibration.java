@@ -23,7 +23,8 @@ import java.util.Map;
  * @param llMicros the low-latency outbox exchange's latency (µs): one flag per chunk
  * @param llGbPerSecond its bandwidth per byte of traffic (GB/s): data copied once, read in place by every reader
  * @param reduceGbPerSecond what the reduce kernels combine per second (γ, GB/s)
- * @param handoffMicros where ranks share CPUs, what one hand-off between ranks adds (µs): a yield and a reschedule
+ * @param stepHandoffMicros where two ranks share each CPU, what each step of a lockstep schedule (a ring's, a tree's)
+ *     waits for its partner in a loop of calls (µs); {@link #lockstepHandoffMicros} scales it to other shares
  * @param cacheMib the last-level cache a host's ranks share (MiB): below it the shared-memory steps run at
  *     {@code shmCachedGbPerSecond}; 0 if none is known
  * @param float16Slowdown how many times longer the FLOAT16 SUM kernel takes than FLOAT32's on the same bytes
@@ -39,11 +40,14 @@ public record Calibration(
         double llMicros,
         double llGbPerSecond,
         double reduceGbPerSecond,
-        double handoffMicros,
+        double stepHandoffMicros,
         double cacheMib,
         double float16Slowdown,
         double bfloat16Slowdown,
         String source) {
+
+    /** The reference machine's step hand-off at two ranks per CPU (µs): see {@link #lockstepHandoffMicros}. */
+    static final double STEP_HANDOFF_DEFAULT = 2.3;
 
     /**
      * The reference machine's figures (a Firecracker VM with 2 Zen 5 vCPUs, no PCID, 32 MiB of L3), rounded. Shared
@@ -53,14 +57,26 @@ public record Calibration(
      * against 7.0-7.8, 1 MiB 47-50 against 56-66, 4 MiB 580-596 against 725-729 in the VM's slow phase; from 8 MiB on,
      * out of cache, the one-shot wins, 8 MiB 594-624 against 637-894, 16 MiB 1320-1490 against 1720-1980). Outbox: 2
      * ranks, 1 MiB, 118 µs for 3 MiB of traffic; 64 MiB, 10.3 ms for 192 MiB. Reduce: the Vector API kernels reach
-     * 16-20 GB/s at 1 MiB (FLOAT32, BFLOAT16 SUM). Hand-off: a yield that switches between two rank processes costs
-     * about 6 µs (PTI without PCID flushes the TLB on every switch), and a hand-off needs one or two. The 16-bit
+     * 16-20 GB/s at 1 MiB (FLOAT32, BFLOAT16 SUM). Hand-off: {@link #lockstepHandoffMicros}; a yield that switches
+     * between two rank processes costs about 6 µs (PTI without PCID flushes the TLB on every switch). The 16-bit
      * floats' kernels against FLOAT32's (bench/kernels.sh, JMH, 1 MiB native operands, Vector API, 2026-11-28): FLOAT32
      * SUM 35.7 GB/s, BFLOAT16 19.0, FLOAT16 13.6 (the JDK has no vector conversion for binary16, so its kernel converts
      * in L1 scratch arrays).
      */
     public static final Calibration DEFAULTS = new Calibration(
-            1.5, 6.0, 10.0, 12.0, 2.5, 0.6, 20.0, 16.0, 10.0, 32.0, 35.7 / 13.6, 35.7 / 19.0, "built-in");
+            1.5,
+            6.0,
+            10.0,
+            12.0,
+            2.5,
+            0.6,
+            20.0,
+            16.0,
+            STEP_HANDOFF_DEFAULT,
+            32.0,
+            35.7 / 13.6,
+            35.7 / 19.0,
+            "built-in");
 
     /** The range a kernel's slowdown against FLOAT32's may take before it is taken for a mistake. */
     static final double MIN_SLOWDOWN = 0.01;
@@ -90,7 +106,7 @@ public record Calibration(
         check("LL latency", llMicros, 0, MAX_MICROS);
         check("LL bandwidth", llGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
         check("reduce rate", reduceGbPerSecond, MIN_GB_PER_SECOND, MAX_GB_PER_SECOND);
-        check("hand-off", handoffMicros, 0, MAX_MICROS);
+        check("step hand-off", stepHandoffMicros, 0, MAX_MICROS);
         check("cache size", cacheMib, 0, MAX_CACHE_MIB);
         check("FLOAT16 kernel slowdown", float16Slowdown, MIN_SLOWDOWN, MAX_SLOWDOWN);
         check("BFLOAT16 kernel slowdown", bfloat16Slowdown, MIN_SLOWDOWN, MAX_SLOWDOWN);
@@ -131,6 +147,27 @@ public record Calibration(
         };
     }
 
+    /**
+     * What each step of a lockstep schedule waits for its partner where {@code ranksPerCpu} ranks share each CPU, in a
+     * loop of calls: nothing where every rank has a CPU, else {@link #stepHandoffMicros} (the wait at two ranks per
+     * CPU) times {@code (ranksPerCpu - 1)^}{@link #CROWDING_EXPONENT}. A rank that waits yields, and its partner runs
+     * once the CPU has gone round the other ranks on it. Measured per step of recursive doubling (each a pairwise
+     * exchange both partners must run for), AllReduce of 4-256 B, warmed up, less the shared-memory step (0.8 µs), on
+     * this project's 2-vCPU VM (2026-11-28): 3 ranks 1.1 µs, 4 ranks 2.1-2.3, 5 ranks 2.9, 8 ranks 7.6-7.8; with 16
+     * ranks a Rabenseifner step of 32 KiB about 25. A ring's steps wait less (4 ranks 1.3, 8 ranks 4.8 at 256 B): a
+     * rank forwards to one neighbour while another is still to run. A lone call waits far longer (33 µs there, two
+     * ranks pinned to one CPU: both asleep when it starts). The calibration measured that one until 2026-11-28
+     * ({@code handoff.us}, ignored now where an old file has it); the simulator charged it on every message, which put
+     * the small operations of 3-8 ranks on 2 CPUs at 4-380 times their measured time, and the tuner on every step.
+     */
+    public double lockstepHandoffMicros(double ranksPerCpu) {
+        if (!(ranksPerCpu > 1)) return 0;
+        return stepHandoffMicros * Math.pow(ranksPerCpu - 1, CROWDING_EXPONENT);
+    }
+
+    /** How fast a lockstep step's wait grows with the ranks per CPU; fitted to the steps measured above. */
+    static final double CROWDING_EXPONENT = 1.2;
+
     /** The figures as {@code key=value} pairs, the file's keys, in a fixed order. */
     public Map<String, Double> values() {
         Map<String, Double> m = new LinkedHashMap<>();
@@ -142,7 +179,7 @@ public record Calibration(
         m.put("ll.latency.us", llMicros);
         m.put("ll.bandwidth.gbps", llGbPerSecond);
         m.put("reduce.gbps", reduceGbPerSecond);
-        m.put("handoff.us", handoffMicros);
+        m.put("handoff.step.us", stepHandoffMicros);
         m.put("cache.mib", cacheMib);
         m.put("reduce.float16.slowdown", float16Slowdown);
         m.put("reduce.bfloat16.slowdown", bfloat16Slowdown);
@@ -171,7 +208,7 @@ public record Calibration(
                 m.get("ll.latency.us"),
                 m.get("ll.bandwidth.gbps"),
                 m.get("reduce.gbps"),
-                m.get("handoff.us"),
+                m.get("handoff.step.us"),
                 m.get("cache.mib"),
                 m.get("reduce.float16.slowdown"),
                 m.get("reduce.bfloat16.slowdown"),
@@ -218,7 +255,7 @@ public record Calibration(
         return String.format(
                 Locale.ROOT,
                 "shm %s µs + %s GB/s (%s in %s MiB of cache), net %s µs + %s GB/s, LL %s µs + %s GB/s,"
-                        + " reduce %s GB/s (FLOAT16 %s× slower, BFLOAT16 %s×), hand-off %s µs (%s)",
+                        + " reduce %s GB/s (FLOAT16 %s× slower, BFLOAT16 %s×), hand-off %s µs a step (%s)",
                 fmt(shmStepMicros),
                 fmt(shmGbPerSecond),
                 fmt(shmCachedGbPerSecond),
@@ -230,7 +267,7 @@ public record Calibration(
                 fmt(reduceGbPerSecond),
                 fmt(float16Slowdown),
                 fmt(bfloat16Slowdown),
-                fmt(handoffMicros),
+                fmt(stepHandoffMicros),
                 source);
     }
 

@@ -15,8 +15,10 @@ import java.util.stream.IntStream;
  * step k starts when both its ranks have started step k and its ports are free, and takes the level's latency plus its
  * bytes over the level's bandwidth. Every rank has a send port and a receive port (one transfer at a time each way); a
  * transfer between hosts also holds its hosts' network ports, which all ranks of a host share. A rank finishes step k
- * when its transfers are done and it has combined what it received. Not modelled: CPUs shared by ranks, caches, the
- * forwarding of a piece before its step ends.
+ * when its transfers are done and it has combined what it received. Where a host's ranks outnumber its CPUs, each
+ * rank's own work takes ranks-per-CPU times as long and each message waits a hand-off for its receiver; where an
+ * operation's buffers fit in the last-level cache, transfers inside a host run at the in-cache rate. Not modelled: the
+ * forwarding of a piece before its step ends, the one-shot's low-latency outbox (protocol LL).
  *
  * <p>Schedules are compiled to arrays as they are planned, so 4096 ranks fit: a ring at 4096 ranks is 8190 steps.
  */
@@ -63,7 +65,8 @@ public final class TimingSimulator {
      *     reductions, each message's overhead) takes {@code ranksPerHost / cpusPerHost} times as long, as the CPUs are
      *     time-sliced, and every transfer waits for a hand-off
      * @param handoffMicros where ranks share CPUs, what each message waits for its receiver to be scheduled (µs); a
-     *     rank's messages wait one after another
+     *     rank's messages wait one after another. {@code jccl sim} takes {@link Calibration#lockstepHandoffMicros} at
+     *     the machine's ranks per CPU: a step of a loop of calls, not a lone call's wait
      * @param intraHostInCache a transfer between two ranks of one host while the operation's buffers fit in the
      *     last-level cache ({@code cacheMib}, as {@link Calibration#fitsInCache} counts them); {@code intraHost} beyond
      * @param cacheMib the last-level cache of a host (MiB), 0 if none is modelled

@@ -244,7 +244,7 @@ public final class Tuner {
 
     /**
      * As above; {@code oversubscribed} says that ranks of a host share CPUs, so that every hand-off between two ranks
-     * may wait for a context switch (see {@link Calibration#handoffMicros()}).
+     * may wait for its partner to be scheduled (see {@link Calibration#lockstepHandoffMicros}).
      */
     public Tuner(
             int nRanks,
@@ -302,6 +302,7 @@ public final class Tuner {
                 proto,
                 calibration,
                 cpuShare,
+                cpuShare,
                 chunkBytes,
                 1,
                 true);
@@ -339,6 +340,7 @@ public final class Tuner {
             String proto,
             Calibration unshared,
             double cpuShare,
+            double handoffShare,
             long chunkBytes,
             double kernelSlowdown,
             boolean withTypes) {
@@ -347,7 +349,7 @@ public final class Tuner {
         this.kernelSlowdown = kernelSlowdown;
         this.cpuShare = cpuShare;
         this.calibration = calibration;
-        this.stepHandoffMicros = stepHandoff(oversubscribed, cpuShare, calibration);
+        this.stepHandoffMicros = stepHandoff(oversubscribed, handoffShare, calibration);
         this.chunkBytes = Math.max(1, chunkBytes);
         this.shm = new Link(calibration.shmStepMicros(), calibration.shmGbPerSecond());
         this.net = new Link(calibration.netStepMicros(), calibration.netGbPerSecond());
@@ -367,7 +369,7 @@ public final class Tuner {
         this.protocols = parse(proto, Protocol.class, "PROTO", List.of("ll128"));
         if (algo != null && !algo.isBlank()) warnWhereNothingAllowedApplies();
         // The children differ from this tuner only in their figures (before the CPUs' sharing), the ranks per CPU
-        // they divide them by and their reduce kernel's rate.
+        // they divide them by and their reduce kernel's rate; their ranks wait the same hand-offs.
         ChildFactory child = (figures, share, slowdown) -> new Tuner(
                 nRanks,
                 hosts,
@@ -378,6 +380,7 @@ public final class Tuner {
                 proto,
                 figures,
                 share,
+                handoffShare,
                 chunkBytes,
                 slowdown,
                 false);
@@ -542,7 +545,7 @@ public final class Tuner {
                 default -> 0;
             };
             return calibration.llMicros()
-                    + (oversubscribed ? calibration.handoffMicros() : 0)
+                    + stepHandoffMicros
                     + traffic / (calibration.llGbPerSecond() * 1e3)
                     + oneShotReduceExtra(reduced);
         }
@@ -797,27 +800,14 @@ public final class Tuner {
     }
 
     /**
-     * What a step of a lockstep schedule (ring, tree, recursive, the Simple one-shot's messages) waits for its partner
-     * to be scheduled where ranks share CPUs: the calibrated hand-off up to {@link #CROWDED_SHARE} ranks per CPU, and
-     * growing beyond as {@code ((ranks per CPU - 1) / 3)^}{@link #CROWDING_EXPONENT}: a rank that waits yields, and its
-     * partner runs once the CPU has gone round the other ranks on it. Measured in loops, per step, after a warm-up long
-     * enough for every rank's JIT: 4 ranks on 2 CPUs, ring, 8 B, about 1.6 µs; 8 ranks, recursive doubling, 8 B, about
-     * 9; 16 ranks, Rabenseifner, 32 KiB, about 25 (210-258 µs a call against the one-shot's 197-200, Open MPI 421-443,
-     * 2026-11-28). Charged one hand-off there, Rabenseifner won the tuner's 16-rank 32 KiB AllReduce. The one-shot LL's
-     * single hand-off stays the calibrated one: its ranks do what they can whenever they run, and it measured within
-     * its estimate.
+     * What a step of a lockstep schedule (ring, tree, recursive, the Simple one-shot's messages, the LL one-shot's one
+     * wait) waits for its partner to be scheduled where ranks share CPUs: {@link Calibration#lockstepHandoffMicros} at
+     * the hosts' ranks per CPU, measured in a loop of calls, or at two where that is not known (ranks forced to yield
+     * by {@code JCCL_OVERSUBSCRIBED=1}).
      */
-    private static double stepHandoff(boolean oversubscribed, double cpuShare, Calibration calibration) {
-        if (!oversubscribed) return 0;
-        double crowding = Math.max(1, Math.pow((cpuShare - 1) / (CROWDED_SHARE - 1), CROWDING_EXPONENT));
-        return calibration.handoffMicros() * crowding;
+    private static double stepHandoff(boolean oversubscribed, double ranksPerCpu, Calibration calibration) {
+        return oversubscribed ? calibration.lockstepHandoffMicros(Math.max(2, ranksPerCpu)) : 0;
     }
-
-    /** The ranks per CPU up to which a lockstep step waits one calibrated hand-off (8 ranks on 2 CPUs). */
-    static final double CROWDED_SHARE = 4;
-
-    /** How fast a lockstep step's wait grows beyond {@link #CROWDED_SHARE}; fitted to the steps measured above. */
-    static final double CROWDING_EXPONENT = 1.2;
 
     /** γ: the time to reduce {@code bytes}, at this tuner's type's kernel rate. */
     private double reduce(double bytes) {

@@ -26,7 +26,7 @@ class CalibrationTest {
     Path dir;
 
     private static Calibration measured() {
-        return new Calibration(2.25, 7.5, 11, 30, 1.25, 0.8, 12, 9, 40, 24, 3, 2.5, "test");
+        return new Calibration(2.25, 7.5, 11, 30, 1.25, 0.8, 12, 9, 2, 24, 3, 2.5, "test");
     }
 
     @Test
@@ -50,6 +50,30 @@ class CalibrationTest {
         assertTrue(e.getMessage().contains("shm step"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> measured().with(Map.of("shm.speed", 1.0), "x"));
         assertTrue(e.getMessage().contains("shm.speed") && e.getMessage().contains("shm.step.us"), e.getMessage());
+    }
+
+    @Test
+    void aLockstepStepWaitsNothingOnItsOwnCpuAndGrowsWithTheRanksPerCpu() {
+        Calibration c = measured(); // 2 µs a step at two ranks per CPU
+        assertEquals(0, c.lockstepHandoffMicros(1), 0);
+        assertEquals(0, c.lockstepHandoffMicros(0.5), 0);
+        assertEquals(2, c.lockstepHandoffMicros(2), 1e-12);
+        // (ranks per CPU - 1)^1.2 times as long as at two: 0.44 times for 3 ranks on 2 CPUs, 3.74 times at 4 ranks per
+        // CPU, 10.3 times at 8.
+        assertEquals(2 * Math.pow(0.5, 1.2), c.lockstepHandoffMicros(1.5), 1e-9);
+        assertEquals(2 * Math.pow(3, 1.2), c.lockstepHandoffMicros(4), 1e-9);
+        assertEquals(2 * Math.pow(7, 1.2), c.lockstepHandoffMicros(8), 1e-9);
+    }
+
+    @Test
+    void aFileWithTheRetiredLoneCallHandOffReadsWithTheBuiltInStepHandOff() throws Exception {
+        // Files written before 2026-11-28 have handoff.us (a lone call's wait) and no handoff.step.us.
+        Path file = Files.writeString(dir.resolve("old.properties"), "shm.step.us = 2\nhandoff.us = 35.2\n");
+        Loaded loaded = CalibrationFile.load(file.toString(), Map.of(), HERE, NOW);
+        assertEquals(List.of(), loaded.warnings());
+        assertEquals(2, loaded.calibration().shmStepMicros());
+        assertEquals(
+                Calibration.DEFAULTS.stepHandoffMicros(), loaded.calibration().stepHandoffMicros());
     }
 
     @Test

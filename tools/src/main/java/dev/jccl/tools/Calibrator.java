@@ -44,7 +44,10 @@ import java.util.stream.Collectors;
  *   <li>sockets: the same with {@code JCCL_SHM_DISABLE=1} (on one host, loopback: run it across two hosts for the NIC's
  *       figures, or write those by hand);
  *   <li>the LL outbox: AllReduce, OneShot/LL (three times the message in traffic);
- *   <li>a hand-off: Broadcast of a few bytes with both ranks pinned to one CPU, less the shared-memory step;
+ *   <li>a step's hand-off where ranks share CPUs: AllReduce, RecursiveDoubling/Simple, of a few bytes, in a loop of
+ *       calls, four ranks pinned to two CPUs, per step less the shared-memory step (a lone call's wait, two ranks
+ *       pinned to one CPU, was measured until 2026-11-28: 33-35 µs against a loop's 2.3-2.6 here, it priced every step
+ *       4 times too dear);
  *   <li>γ: the FLOAT32 SUM kernel on 1 MiB in this JVM, with the kernels the ranks use; measured first, since the
  *       ring's line is read through it.
  * </ul>
@@ -211,20 +214,30 @@ final class Calibrator {
         figures.put("ll.bandwidth.gbps", ll.gbPerSecond());
         notes.add(note("ll", "AllReduce OneShot/LL, 3x the message in traffic", ll));
 
-        String cpu = pinnableCpu();
-        if (cpu != null) {
-            Map<String, String> shared = new HashMap<>(ring);
-            shared.put("JCCL_OVERSUBSCRIBED", "1");
-            List<Sample> pinned = measureSizes("broadcast", 8, 64, shared, cpu);
-            double handoff = Math.max(0, median(pinned) - shm.stepMicros());
-            figures.put("handoff.us", handoff);
+        List<String> pair = pinnableCpus(2);
+        if (!pair.isEmpty()) {
+            // Two ranks on each CPU, in a loop of calls: what a lockstep step waits where ranks share CPUs. Recursive
+            // doubling's steps are pairwise exchanges that both partners must run for, log2(ranks) of them, each of
+            // the 2-rank shared-memory step measured above and a hand-off. From 16 B every rank has an element.
+            int ranks = 2 * pair.size();
+            int steps = Integer.numberOfTrailingZeros(ranks);
+            Map<String, String> crowded =
+                    new HashMap<>(Map.of("JCCL_ALGO", "RecursiveDoubling", "JCCL_PROTO", "Simple"));
+            crowded.put("JCCL_OVERSUBSCRIBED", "1");
+            List<Sample> loop = measureSizes("all_reduce", 16, 256, crowded, String.join(",", pair), ranks);
+            double perStep = median(loop) / steps;
+            figures.put("handoff.step.us", Math.max(0, perStep - shm.stepMicros()));
             notes.add(String.format(
                     Locale.ROOT,
-                    "handoff: Broadcast of 8-64 B with both ranks on CPU %s, %.3g us, less the shm step",
-                    cpu,
-                    median(pinned)));
+                    "handoff.step: AllReduce RecursiveDoubling/Simple of 16-256 B, %d ranks on CPUs %s, %.3g us:"
+                            + " %.3g us for each of its %d steps, less the shm step",
+                    ranks,
+                    String.join(",", pair),
+                    median(loop),
+                    perStep,
+                    steps));
         } else {
-            notes.add("handoff: not measured (no taskset to pin two ranks to one CPU); built-in figure");
+            notes.add("handoff.step: not measured (no taskset to pin ranks); built-in figure");
         }
 
         Calibration measured = Calibration.DEFAULTS.with(figures, file.toString());
@@ -305,15 +318,16 @@ final class Calibrator {
     /** Times {@code benchmark} at sizes 8 B to {@code maxBytes} (x4), medians over the runs. */
     private List<Sample> measure(String benchmark, long maxBytes, Map<String, String> extra)
             throws IOException, InterruptedException {
-        return measureSizes(benchmark, 8, maxBytes, extra, null);
+        return measureSizes(benchmark, 8, maxBytes, extra, null, 2);
     }
 
+    /** As above from {@code minBytes}, with {@code ranks} local ranks, all pinned to {@code pinTo} CPUs if not null. */
     private List<Sample> measureSizes(
-            String benchmark, long minBytes, long maxBytes, Map<String, String> extra, String pinToCpu)
+            String benchmark, long minBytes, long maxBytes, Map<String, String> extra, String pinTo, int ranks)
             throws IOException, InterruptedException {
         Map<Long, List<Double>> times = new TreeMap<>();
         for (int run = 0; run < effort.runs(); run++) {
-            for (PerfRow row : runOnce(benchmark, minBytes, maxBytes, extra, pinToCpu)) {
+            for (PerfRow row : runOnce(benchmark, minBytes, maxBytes, extra, pinTo, ranks)) {
                 if (!row.inPlace()) {
                     times.computeIfAbsent(row.size(), k -> new ArrayList<>()).add(row.timeUs());
                 }
@@ -329,16 +343,16 @@ final class Calibrator {
     }
 
     private List<PerfRow> runOnce(
-            String benchmark, long minBytes, long maxBytes, Map<String, String> extra, String pinToCpu)
+            String benchmark, long minBytes, long maxBytes, Map<String, String> extra, String pinTo, int ranks)
             throws IOException, InterruptedException {
         Path json = Files.createTempFile("jccl-calibrate", ".json");
         try {
             Map<String, String> base = new HashMap<>(env);
             base.putAll(extra);
             base.put("JCCL_CALIBRATION", "none"); // the runs force their algorithm; a broken file is not their business
-            List<Map<String, String>> environments = RankEnvironment.localJob(base, 2, null);
+            List<Map<String, String>> environments = RankEnvironment.localJob(base, ranks, null);
             List<String> cmd = new ArrayList<>();
-            if (pinToCpu != null) cmd.addAll(List.of("taskset", "-c", pinToCpu));
+            if (pinTo != null) cmd.addAll(List.of("taskset", "-c", pinTo));
             cmd.addAll(PerfCommand.perfInThisJvm(false));
             cmd.addAll(List.of(
                     benchmark,
@@ -493,25 +507,38 @@ final class Calibrator {
     }
 
     /**
-     * A CPU this process may run on, to pin both ranks of the hand-off run to, or null where {@code taskset} is missing
-     * (Linux's {@code Cpus_allowed_list} names the allowed CPUs).
+     * Up to {@code n} CPUs this process may run on, to pin a run's ranks to, or none where {@code taskset} is missing
+     * (Linux's {@code Cpus_allowed_list} names the allowed CPUs, as lists and ranges: {@code 0-3,8}).
      */
-    private static String pinnableCpu() {
+    private static List<String> pinnableCpus(int n) {
         boolean taskset = false;
         for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "taskset"))) taskset = true;
         }
-        if (!taskset) return null;
+        if (!taskset) return List.of();
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (line.startsWith("Cpus_allowed_list:")) {
-                    String list = line.substring(line.indexOf(':') + 1).trim();
-                    return list.split("[,-]")[0];
+                    return firstCpus(line.substring(line.indexOf(':') + 1).trim(), n);
                 }
             }
         } catch (IOException | RuntimeException e) {
             // not Linux: no pinning
         }
-        return null;
+        return List.of();
+    }
+
+    /** The first {@code n} CPUs of a kernel CPU list such as {@code 0-3,8}. */
+    static List<String> firstCpus(String list, int n) {
+        List<String> cpus = new ArrayList<>();
+        for (String part : list.split(",")) {
+            if (part.isBlank()) continue;
+            String[] range = part.trim().split("-");
+            int from = Integer.parseInt(range[0]);
+            int to = range.length > 1 ? Integer.parseInt(range[1]) : from;
+            for (int cpu = from; cpu <= to && cpus.size() < n; cpu++) cpus.add(Integer.toString(cpu));
+            if (cpus.size() == n) break;
+        }
+        return cpus;
     }
 }

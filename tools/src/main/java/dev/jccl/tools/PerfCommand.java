@@ -280,7 +280,8 @@ final class PerfCommand implements Callable<Integer> {
     @Option(
             names = "--calibrate",
             description = "Instead of a benchmark: measure the tuner's figures on this machine (shared memory,"
-                    + " sockets, the LL outbox, a hand-off, the reduce kernels; 2 local ranks, about three minutes) and"
+                    + " sockets, the LL outbox, the reduce kernels on 2 local ranks; a step's hand-off on 4 ranks that"
+                    + " share 2 CPUs; about three minutes) and"
                     + " write them to the calibration file that every communicator reads.")
     private boolean calibrate;
 

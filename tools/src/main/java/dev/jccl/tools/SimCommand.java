@@ -12,6 +12,7 @@ import dev.jccl.plan.TimingSimulator.Machine;
 import dev.jccl.plan.Tuner;
 import dev.jccl.tools.perf.PerfCollective;
 import dev.jccl.tools.perf.SizeSweep;
+import dev.jccl.topology.CpuSharing;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,8 +104,9 @@ final class SimCommand implements Callable<Integer> {
     @Option(
             names = "--handoff",
             paramLabel = "US",
-            description = "Where ranks share CPUs, what a transfer waits for its receiver to run, µs (default: the"
-                    + " calibration's, built in 10).")
+            description = "Where two ranks share each CPU, what a step of a schedule waits for its partner to run in a"
+                    + " loop of calls, µs; other shares scale it by (ranks per CPU - 1)^1.2 (default: the"
+                    + " calibration's handoff.step.us, built in 2.3).")
     private Double handoff;
 
     @Option(
@@ -137,17 +139,21 @@ final class SimCommand implements Callable<Integer> {
             double[] in = figures("--intra", intra, figures.shmStepMicros(), figures.shmGbPerSecond());
             double[] across = figures("--inter", inter, figures.netStepMicros(), figures.netGbPerSecond());
             double reduce = gamma != null ? gamma : figures.reduceGbPerSecond();
-            double wait = handoff != null ? handoff : figures.handoffMicros();
+            double stepWait = handoff != null ? handoff : figures.stepHandoffMicros();
             // The figures' two shared-memory rates, in the cache and beyond it, unless --intra gives the one rate.
             double inCacheRate = intra != null ? in[1] : figures.shmCachedGbPerSecond();
             double cacheMib = intra != null ? 0 : figures.cacheMib();
+            int cpus = cpusPerHost != null ? cpusPerHost : ranksPerHost;
+            // Each transfer waits for its receiver as a step of a loop of calls does, at this machine's ranks per CPU.
+            double wait = figures.with(Map.of("handoff.step.us", stepWait), figures.source())
+                    .lockstepHandoffMicros(CpuSharing.ranksPerCpu(ranksPerHost, cpus));
             machine = new Machine(
                     hosts,
                     ranksPerHost,
                     Level.ofStep(in[0], in[1]),
                     Level.ofStep(across[0], across[1]),
                     reduce,
-                    cpusPerHost != null ? cpusPerHost : ranksPerHost,
+                    cpus,
                     wait,
                     Level.ofStep(in[0], inCacheRate),
                     cacheMib);
@@ -168,8 +174,8 @@ final class SimCommand implements Callable<Integer> {
                             across[1],
                             "reduce.gbps",
                             reduce,
-                            "handoff.us",
-                            wait),
+                            "handoff.step.us",
+                            stepWait),
                     figures.source());
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
@@ -214,7 +220,7 @@ final class SimCommand implements Callable<Integer> {
                 machine.oversubscribed()
                         ? String.format(
                                 Locale.ROOT,
-                                " %d CPUs per host (hand-off %.1f µs);",
+                                " %d CPUs per host (hand-off %.2f µs a step);",
                                 machine.cpusPerHost(),
                                 machine.handoffMicros())
                         : "",

@@ -52,6 +52,15 @@ class CalibratorTest {
     }
 
     @Test
+    void theCpusToPinAreTheFirstOfTheKernelsListAndRanges() {
+        assertEquals(List.of("0", "1"), Calibrator.firstCpus("0-3,8", 2));
+        assertEquals(List.of("2", "5"), Calibrator.firstCpus("2,5-7", 2));
+        assertEquals(List.of("5"), Calibrator.firstCpus("5", 2)); // one CPU: two ranks on it
+        assertEquals(List.of("4"), Calibrator.firstCpus("4-7", 1));
+        assertEquals(List.of(), Calibrator.firstCpus("", 2));
+    }
+
+    @Test
     void noCachesIsZero() {
         assertEquals(0.0, Calibrator.lastLevelCacheMib(dir.resolve("absent")));
         assertEquals(0.0, Calibrator.lastLevelCacheMib(dir));

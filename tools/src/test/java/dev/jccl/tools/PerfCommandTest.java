@@ -197,6 +197,12 @@ class PerfCommandTest {
                     r.out().matches("(?s).*\n" + java.util.regex.Pattern.quote(key) + " +[0-9.e+-]+ .*"),
                     () -> key + " missing from the printed figures:\n" + r);
         }
+        // The step hand-off is measured with two ranks on each of two CPUs (taskset is in util-linux, on every CI
+        // host).
+        assertTrue(r.out().matches("(?s).*\nhandoff\\.step\\.us +[0-9.e+-]+ .*"), r::toString);
+        assertTrue(
+                r.out().contains("handoff.step: AllReduce RecursiveDoubling/Simple of 16-256 B, 4 ranks on CPUs "),
+                r::toString);
         assertTrue(r.out().contains("# wrote " + file), r::toString);
         // Every size measured is printed beside the fitted line.
         assertTrue(

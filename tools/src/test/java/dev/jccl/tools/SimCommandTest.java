@@ -79,21 +79,24 @@ class SimCommandTest {
     @Test
     void simAndInfoTakeTheirFiguresFromTheCalibrationFileAndSayWhichFile(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(
-                dir.resolve("cal.properties"), "shm.step.us = 4\nshm.bandwidth.gbps = 3\nhandoff.us = 50\n");
+                dir.resolve("cal.properties"),
+                "shm.step.us = 4\nshm.bandwidth.gbps = 3\nhandoff.us = 50\nhandoff.step.us = 5\n");
         Cli.Result r = Cli.inProcess(
                 Map.of(),
                 "sim",
                 "--calibration",
                 file.toString(),
                 "--ranks-per-host",
-                "4",
+                "6",
                 "--cpus-per-host",
                 "2",
                 "-e",
                 "64");
         assertEquals(0, r.code(), r::toString);
         assertTrue(r.out().contains("intra-host 4.00 µs 3.0 GB/s"), r::toString);
-        assertTrue(r.out().contains("2 CPUs per host (hand-off 50.0 µs)"), r::toString);
+        // A transfer waits as a step of a loop of calls does (handoff.step.us), not as a lone call (handoff.us): at 3
+        // ranks per CPU, 5 µs × (3 - 1)^1.2.
+        assertTrue(r.out().contains("2 CPUs per host (hand-off 11.49 µs a step)"), r::toString);
         assertTrue(r.out().contains("figures: " + file), r::toString);
         // A flag still wins over the file.
         Cli.Result flag =
