@@ -50,8 +50,9 @@ sizes=(-b 4 -e 64M -f 8)
 # take 3) moves a small size's mean tenfold: small sizes get 200 iterations, large ones 5 (each is milliseconds).
 sweeps=("-b 4 -e 128K -f 8 -n 200 -w 20" "-b 1M -e 64M -f 8 -n 5 -w 2")
 # JVM warm-up before the first row: with 1 s the small rows of two ranks came out 2-30 µs at random (the JIT still
-# compiling), with 5 s 1.5-2.7 µs run after run; ranks that share the CPUs compile longer.
-warmup() { if (($1 > cpus)); then echo 8; else echo 5; fi; }
+# compiling), with 5 s 1.5-2.7 µs run after run. Ranks that share the CPUs compile on them together: 5 s per rank per
+# CPU, at least 8 (8 ranks on 2 CPUs measured 1 MiB AllReduces at 2-50x the simulated time after 8 s, 2026-11-28).
+warmup() { if (($1 > cpus)); then echo $((5 * $1 / cpus > 8 ? 5 * $1 / cpus : 8)); else echo 5; fi; }
 
 if [[ -z "$calibration" ]]; then
   calibration="$out/calibration.properties"
