@@ -158,7 +158,8 @@ public record Calibration(
      * rank forwards to one neighbour while another is still to run. A lone call waits far longer (33 µs there, two
      * ranks pinned to one CPU: both asleep when it starts). The calibration measured that one until 2026-11-28
      * ({@code handoff.us}, ignored now where an old file has it); the simulator charged it on every message, which put
-     * the small operations of 3-8 ranks on 2 CPUs at 4-380 times their measured time, and the tuner on every step.
+     * the small operations of 3-8 ranks on 2 CPUs at 4-380 times their measured time, and the tuner charged its
+     * built-in 10 µs on every step. The power law overshoots at 5 ranks on 2 CPUs (3.8 µs against 2.9 measured).
      */
     public double lockstepHandoffMicros(double ranksPerCpu) {
         if (!(ranksPerCpu > 1)) return 0;
