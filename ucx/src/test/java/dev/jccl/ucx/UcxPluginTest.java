@@ -22,6 +22,14 @@ class UcxPluginTest {
     }
 
     @Test
+    void withoutAnRdmaPortEveryMessageGoesEagerlyUnlessTheUserSetTheThreshold() {
+        assertTrue(UcxPlugin.eagerOnly(true, null), "tcp only: no rendezvous");
+        assertTrue(UcxPlugin.eagerOnly(true, " "), "a blank variable is unset");
+        assertFalse(UcxPlugin.eagerOnly(true, "8k"), "UCX_RNDV_THRESH set by the user wins");
+        assertFalse(UcxPlugin.eagerOnly(false, null), "an RDMA port keeps the zero-copy rendezvous");
+    }
+
+    @Test
     void theUcxHereIsFoundAndRecentEnough() throws NetPluginException {
         String probe = new UcxPlugin().probe();
         assertTrue(probe.matches("UCX 1\\.\\d+\\.\\d+ \\(libucp\\.so\\.0\\), JUCX 1\\.12\\.1, .*"), probe);
