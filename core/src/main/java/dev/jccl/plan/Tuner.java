@@ -613,11 +613,10 @@ public final class Tuner {
             double port = (perHost - 1) * (intra.stepMicros() * MESSAGE_SHARE + perRank / (intra.gbPerSecond() * 1e3))
                     + (n - perHost) * (net.stepMicros() * MESSAGE_SHARE + perRank / (net.gbPerSecond() * 1e3));
             double link = across ? perRank * (n - perHost) * perHost / (net.gbPerSecond() * 1e3) : 0;
-            double handoff = stepHandoffMicros;
             // Where ranks share CPUs, each peer must be scheduled to take its message: a hand-off per peer of the host
             // (measured, 8 ranks on 2 CPUs, 8 B: one-shot 76-991 µs, recursive doubling's 3 rounds 40-204 µs).
             return latency
-                    + handoff
+                    + stepHandoffMicros
                     + Math.max(port, link)
                     + (perHost - 1) * stepHandoffMicros
                     + n * perRank / (calibration.llGbPerSecond() * 1e3)
@@ -634,9 +633,8 @@ public final class Tuner {
      * CPUs, a hand-off too.
      */
     private double round(boolean crosses, double bytes, double sendersPerHost) {
-        double handoff = stepHandoffMicros;
-        if (!crosses) return intra.stepMicros() + handoff + bytes / (intra.gbPerSecond() * 1e3);
-        return net.stepMicros() + handoff + sendersPerHost * bytes / (net.gbPerSecond() * 1e3);
+        if (!crosses) return intra.stepMicros() + stepHandoffMicros + bytes / (intra.gbPerSecond() * 1e3);
+        return net.stepMicros() + stepHandoffMicros + sendersPerHost * bytes / (net.gbPerSecond() * 1e3);
     }
 
     /**
@@ -647,10 +645,9 @@ public final class Tuner {
      * at 256-512 KiB, and lost the 512 KiB pick to the two-level form by 1.13×.
      */
     private double pairwiseStepAcross(double bytes) {
-        double handoff = stepHandoffMicros;
         double message = net.stepMicros() * MESSAGE_SHARE + bytes / (net.gbPerSecond() * 1e3);
         double link = perHost * bytes / (net.gbPerSecond() * 1e3);
-        return net.stepMicros() * (1 - MESSAGE_SHARE) + handoff + Math.max(message, link);
+        return net.stepMicros() * (1 - MESSAGE_SHARE) + stepHandoffMicros + Math.max(message, link);
     }
 
     /** A step of a ring over all ranks: most hops inside hosts, one per host across; the slowest hop sets the pace. */

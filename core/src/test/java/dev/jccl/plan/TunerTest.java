@@ -373,22 +373,17 @@ class TunerTest {
         long kib = 1 << 10;
         assertEquals(
                 Tuner.Algorithm.ONE_SHOT,
-                unknown.choose(Collective.ALL_REDUCE, 128 * kib / 4, DataType.FLOAT32)
-                        .algorithm());
+                choose(unknown, Collective.ALL_REDUCE, 128 * kib).algorithm());
         for (long bytes : List.of(128 * kib, 256 * kib, 512 * kib)) {
             assertEquals(
                     Tuner.Algorithm.RABENSEIFNER,
-                    fourPerCpu
-                            .choose(Collective.ALL_REDUCE, bytes / 4, DataType.FLOAT32)
-                            .algorithm());
+                    choose(fourPerCpu, Collective.ALL_REDUCE, bytes).algorithm());
         }
         // Small messages are latency, and beyond the cache the one-shot still wins (see the test below).
         for (long bytes : List.of(64 * kib, 16 * kib * kib)) {
             assertEquals(
                     Tuner.Algorithm.ONE_SHOT,
-                    fourPerCpu
-                            .choose(Collective.ALL_REDUCE, bytes / 4, DataType.FLOAT32)
-                            .algorithm());
+                    choose(fourPerCpu, Collective.ALL_REDUCE, bytes).algorithm());
         }
         // The one-shot's byte term is four times as long; its latency and hand-off are not the CPU's rate.
         double shared = fourPerCpu.estimateMicros(
@@ -438,13 +433,11 @@ class TunerTest {
         long kib = 1 << 10;
         assertEquals(
                 Tuner.Algorithm.ONE_SHOT,
-                sixteen.choose(Collective.ALL_REDUCE, 32 * kib / 4, DataType.FLOAT32)
-                        .algorithm());
+                choose(sixteen, Collective.ALL_REDUCE, 32 * kib).algorithm());
         for (long bytes : List.of(2048 * kib, 16384 * kib)) {
             assertEquals(
                     Tuner.Algorithm.RABENSEIFNER,
-                    sixteen.choose(Collective.ALL_REDUCE, bytes / 4, DataType.FLOAT32)
-                            .algorithm());
+                    choose(sixteen, Collective.ALL_REDUCE, bytes).algorithm());
         }
         // Recursive doubling's 4 steps of 8 bytes: each waits the calibrated step hand-off times (8 - 1)^1.2 at 8 ranks
         // per CPU, (4 - 1)^1.2 at 4.

@@ -222,8 +222,7 @@ final class Calibrator {
             int ranks = 2 * pair.size();
             int steps = Integer.numberOfTrailingZeros(ranks);
             Map<String, String> crowded =
-                    new HashMap<>(Map.of("JCCL_ALGO", "RecursiveDoubling", "JCCL_PROTO", "Simple"));
-            crowded.put("JCCL_OVERSUBSCRIBED", "1");
+                    Map.of("JCCL_ALGO", "RecursiveDoubling", "JCCL_PROTO", "Simple", "JCCL_OVERSUBSCRIBED", "1");
             List<Sample> loop = measureSizes("all_reduce", 16, 256, crowded, String.join(",", pair), ranks);
             double perStep = median(loop) / steps;
             figures.put("handoff.step.us", Math.max(0, perStep - shm.stepMicros()));
