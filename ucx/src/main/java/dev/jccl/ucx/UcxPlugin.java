@@ -9,7 +9,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.openucx.jucx.ucp.UcpContext;
 import org.openucx.jucx.ucp.UcpParams;
@@ -24,6 +27,9 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
  */
 public final class UcxPlugin implements NetPlugin {
     private static final Path INFINIBAND = Path.of("/sys/class/infiniband");
+
+    /** The tcp transport's largest eager fragment where Jccl sets it (see {@link #overTcp}). */
+    static final String TCP_FRAGMENT = "512k";
 
     @Override
     public String name() {
@@ -55,12 +61,13 @@ public final class UcxPlugin implements NetPlugin {
         }
         // Memory registered with PCIe relaxed ordering where the device allows it: without it, RDMA
         // to and from memory behind an SR-IOV function in a VM (and GPU memory) is much slower.
-        // "try" asks for it and falls back; UCX_IB_PCI_RELAXED_ORDERING set by the user wins.
-        boolean relaxed = System.getenv("UCX_IB_PCI_RELAXED_ORDERING") == null;
-        boolean eager = eagerOnly(tcpOnly, System.getenv("UCX_RNDV_THRESH"));
+        // "try" asks for it and falls back; UCX_IB_PCI_RELAXED_ORDERING set by the user wins. Without an RDMA port
+        // no transport knows the key, and UCX's debug output would call it an invalid setting.
+        boolean relaxed = !tcpOnly && System.getenv("UCX_IB_PCI_RELAXED_ORDERING") == null;
+        Map<String, String> overTcp = overTcp(tcpOnly, System::getenv);
         UcpContext context;
         try {
-            context = newContext(devices, relaxed, eager);
+            context = newContext(devices, relaxed, overTcp);
         } catch (UnsatisfiedLinkError | RuntimeException e) {
             if (!relaxed) {
                 throw new NetPluginException(
@@ -68,7 +75,7 @@ public final class UcxPlugin implements NetPlugin {
             }
             // a UCX built without its InfiniBand component does not know the variable
             try {
-                context = newContext(devices, false, eager);
+                context = newContext(devices, false, overTcp);
                 relaxed = false;
             } catch (UnsatisfiedLinkError | RuntimeException e2) {
                 throw new NetPluginException(
@@ -79,7 +86,7 @@ public final class UcxPlugin implements NetPlugin {
             UcpWorker worker = context.newWorker(new UcpWorkerParams().requestThreadSafety());
             String description = "UCX " + version + ", devices " + (devices.isEmpty() ? "(all)" : devices) + " ("
                     + devicesSource + ")" + (relaxed ? ", PCIe relaxed ordering where supported" : "")
-                    + (eager ? ", eager messages (no RDMA port: UCX runs over tcp)" : "");
+                    + (overTcp.isEmpty() ? "" : ", no RDMA port: UCX runs over tcp with " + describe(overTcp));
             return new UcxTransport(
                     context, worker, description, devices.isEmpty() ? "all" : devices, settings.chunkBytes(), log);
         } catch (RuntimeException e) {
@@ -88,25 +95,51 @@ public final class UcxPlugin implements NetPlugin {
         }
     }
 
-    private static UcpContext newContext(String devices, boolean relaxedOrdering, boolean eager) {
+    private static UcpContext newContext(String devices, boolean relaxedOrdering, Map<String, String> overTcp) {
         UcpParams params =
                 new UcpParams().requestTagFeature().requestWakeupFeature().setMtWorkersShared(true);
         if (!devices.isEmpty()) params.setConfig("NET_DEVICES", devices);
         if (relaxedOrdering) params.setConfig("IB_PCI_RELAXED_ORDERING", "try");
-        if (eager) params.setConfig("RNDV_THRESH", "inf");
+        overTcp.forEach(params::setConfig);
         return new UcpContext(params);
     }
 
     /**
-     * Whether every message goes eagerly, without UCX's rendezvous: where Jccl chose the devices and found no RDMA port
-     * among them, so that UCX moves the bytes over its tcp transport, and {@code UCX_RNDV_THRESH} is not set
-     * ({@code userThreshold}). Over tcp the rendezvous has no zero copy to offer and costs a round trip per piece: a
-     * 2-rank 64 MiB AllReduce over loopback (JCCL_SHM_DISABLE=1) took 29-63 ms eager against 37-78 with the rendezvous,
-     * and 1 MiB 365-980 µs against 489-786 (interleaved, 2026-11-28). With an RDMA port the rendezvous is the zero-copy
-     * path, and stays.
+     * UCX settings for where Jccl chose the devices and found no RDMA port among them, so that UCX moves the bytes over
+     * its tcp transport; empty elsewhere ({@code tcpOnly} false). Each is left out where the user set its variable
+     * ({@code env} reads the environment).
+     *
+     * <ul>
+     *   <li>{@code RNDV_THRESH=inf}: every message eagerly. Over tcp the rendezvous has no zero copy to offer and costs
+     *       a round trip per piece: a 2-rank 64 MiB AllReduce over loopback (JCCL_SHM_DISABLE=1) took 29-63 ms eager
+     *       against 37-78 with the rendezvous, and 1 MiB 365-980 µs against 489-786 (interleaved, 2026-11-28). With an
+     *       RDMA port the rendezvous is the zero-copy path, and stays.
+     *   <li>{@code RX_SEG_SIZE=512k} (the tcp transport's {@code UCX_TCP_RX_SEG_SIZE}; UCX matches a key it does not
+     *       know itself against each transport's own names, so the {@code TCP_} prefix must go: with it UCX warns
+     *       "invalid configuration" and ignores it): the largest fragment an eager message is cut into, 64 KiB by
+     *       default. Jccl's pieces are 1 MiB, so each went as 16 fragments, each a system call on either side and a
+     *       copy out of UCX's receive buffer. With 512 KiB fragments the 64 MiB AllReduce took 25.0-26.6 ms in the VM's
+     *       calm rounds against 29.8-36.3 at 64 KiB (Jccl's sockets 23.7-29.8; 6 interleaved rounds, 2026-11-28). UCX
+     *       keeps one receive buffer of twice the size per peer that is sending.
+     * </ul>
      */
-    static boolean eagerOnly(boolean tcpOnly, String userThreshold) {
-        return tcpOnly && (userThreshold == null || userThreshold.isBlank());
+    static Map<String, String> overTcp(boolean tcpOnly, UnaryOperator<String> env) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        if (!tcpOnly) return settings;
+        if (unset(env.apply("UCX_RNDV_THRESH"))) settings.put("RNDV_THRESH", "inf");
+        if (unset(env.apply("UCX_TCP_RX_SEG_SIZE"))) settings.put("RX_SEG_SIZE", TCP_FRAGMENT);
+        return settings;
+    }
+
+    /** What {@link #overTcp} chose, for the debug line: {@code UCX_RNDV_THRESH=inf, UCX_TCP_RX_SEG_SIZE=512k}. */
+    static String describe(Map<String, String> overTcp) {
+        List<String> out = new ArrayList<>();
+        overTcp.forEach((k, v) -> out.add((k.equals("RX_SEG_SIZE") ? "UCX_TCP_" : "UCX_") + k + "=" + v));
+        return String.join(", ", out);
+    }
+
+    private static boolean unset(String value) {
+        return value == null || value.isBlank();
     }
 
     /**

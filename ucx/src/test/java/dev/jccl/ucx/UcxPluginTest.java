@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.jccl.transport.NetPluginException;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,11 +23,29 @@ class UcxPluginTest {
     }
 
     @Test
-    void withoutAnRdmaPortEveryMessageGoesEagerlyUnlessTheUserSetTheThreshold() {
-        assertTrue(UcxPlugin.eagerOnly(true, null), "tcp only: no rendezvous");
-        assertTrue(UcxPlugin.eagerOnly(true, " "), "a blank variable is unset");
-        assertFalse(UcxPlugin.eagerOnly(true, "8k"), "UCX_RNDV_THRESH set by the user wins");
-        assertFalse(UcxPlugin.eagerOnly(false, null), "an RDMA port keeps the zero-copy rendezvous");
+    void withoutAnRdmaPortMessagesGoEagerlyInLargeFragmentsUnlessTheUserSaysOtherwise() {
+        Map<String, String> none = Map.of();
+        assertEquals(
+                Map.of("RNDV_THRESH", "inf", "RX_SEG_SIZE", "512k"),
+                UcxPlugin.overTcp(true, none::get),
+                "tcp only: no rendezvous, 512 KiB fragments");
+        assertEquals(
+                Map.of("RNDV_THRESH", "inf", "RX_SEG_SIZE", "512k"),
+                UcxPlugin.overTcp(true, Map.of("UCX_RNDV_THRESH", " ")::get),
+                "a blank variable is unset");
+        assertEquals(
+                Map.of("RX_SEG_SIZE", "512k"),
+                UcxPlugin.overTcp(true, Map.of("UCX_RNDV_THRESH", "8k")::get),
+                "UCX_RNDV_THRESH set by the user wins");
+        assertEquals(
+                Map.of("RNDV_THRESH", "inf"),
+                UcxPlugin.overTcp(true, Map.of("UCX_TCP_RX_SEG_SIZE", "64k")::get),
+                "UCX_TCP_RX_SEG_SIZE set by the user wins");
+        assertEquals(none, UcxPlugin.overTcp(false, none::get), "an RDMA port keeps UCX's defaults");
+        assertEquals(
+                "UCX_RNDV_THRESH=inf, UCX_TCP_RX_SEG_SIZE=512k",
+                UcxPlugin.describe(UcxPlugin.overTcp(true, none::get)),
+                "the debug line names the variables a user would set");
     }
 
     @Test
