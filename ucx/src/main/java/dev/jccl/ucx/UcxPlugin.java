@@ -31,6 +31,14 @@ public final class UcxPlugin implements NetPlugin {
     /** The tcp transport's largest eager fragment where Jccl sets it (see {@link #overTcp}). */
     static final String TCP_FRAGMENT = "512k";
 
+    /** A UCX setting Jccl makes over tcp: the user's variable that takes its place, UCX's key, and Jccl's value. */
+    private record TcpSetting(String variable, String key, String value) {}
+
+    /** What {@link #overTcp} may set, in the order the debug line names them. */
+    private static final List<TcpSetting> TCP_SETTINGS = List.of(
+            new TcpSetting("UCX_RNDV_THRESH", "RNDV_THRESH", "inf"),
+            new TcpSetting("UCX_TCP_RX_SEG_SIZE", "RX_SEG_SIZE", TCP_FRAGMENT));
+
     @Override
     public String name() {
         return "UCX";
@@ -126,20 +134,23 @@ public final class UcxPlugin implements NetPlugin {
     static Map<String, String> overTcp(boolean tcpOnly, UnaryOperator<String> env) {
         Map<String, String> settings = new LinkedHashMap<>();
         if (!tcpOnly) return settings;
-        if (unset(env.apply("UCX_RNDV_THRESH"))) settings.put("RNDV_THRESH", "inf");
-        if (unset(env.apply("UCX_TCP_RX_SEG_SIZE"))) settings.put("RX_SEG_SIZE", TCP_FRAGMENT);
+        for (TcpSetting t : TCP_SETTINGS) {
+            String users = env.apply(t.variable());
+            if (users == null || users.isBlank()) settings.put(t.key(), t.value());
+        }
         return settings;
     }
 
-    /** What {@link #overTcp} chose, for the debug line: {@code UCX_RNDV_THRESH=inf, UCX_TCP_RX_SEG_SIZE=512k}. */
+    /**
+     * What {@link #overTcp} chose, for the debug line, by the variables a user would set: {@code UCX_RNDV_THRESH=inf,
+     * UCX_TCP_RX_SEG_SIZE=512k}.
+     */
     static String describe(Map<String, String> overTcp) {
         List<String> out = new ArrayList<>();
-        overTcp.forEach((k, v) -> out.add((k.equals("RX_SEG_SIZE") ? "UCX_TCP_" : "UCX_") + k + "=" + v));
+        for (TcpSetting t : TCP_SETTINGS) {
+            if (overTcp.containsKey(t.key())) out.add(t.variable() + "=" + overTcp.get(t.key()));
+        }
         return String.join(", ", out);
-    }
-
-    private static boolean unset(String value) {
-        return value == null || value.isBlank();
     }
 
     /**
