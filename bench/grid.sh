@@ -24,15 +24,16 @@
 # Jccl/MPI, the ratio of the medians: below 1.00 Jccl is faster. Open MPI has no async call, so
 # both of Jccl's modes are compared with its blocking calls. Raw outputs stay in bench/target/grid/.
 #
-# Before every run bench/core_probe times a cache line's round trip between two CPUs, and the table
-# prints its range over the cell's runs (column "line ns"). On a virtual machine the hypervisor
+# Before and after every run bench/core_probe times a cache line's round trip between two CPUs, and
+# the table prints its range over the cell's runs (column "line ns"). A probe before the run alone
+# once misled: a 20 s run can start in one phase and end in the other. On a virtual machine the hypervisor
 # moves the vCPUs: here the round trip alternates between about 100 and 420 ns for minutes at a
 # time, and small collectives of both libraries take 2-4x longer in the slow phase. A "!" marks a
 # cell whose runs met both phases (the largest round trip over twice the smallest): its ratio
 # compares phases as much as libraries. The columns "paired" take, per repetition, Jccl's run and
-# Open MPI's run only when both met the same phase (round trips within 1.5x), and print the median
+# Open MPI's run only when both met the same phase (all four round trips within 1.5x), and print the median
 # of those ratios with how many repetitions paired: "0.93 (2/3)". The raw values (time, busbw,
-# round trip) stay in bench/target/grid/*.values.
+# round trip before, round trip after) stay in bench/target/grid/*.values.
 # A benchmark, not a test: CI does not run it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -153,7 +154,7 @@ run_jccl() { # cell, mode, repetition
   fi
   local value; value="$(jccl_value "$file")"
   [[ -n "$value" ]] || { say "no result line in $file"; return 1; }
-  echo "$value $round_trip" >> "$out/$id-jccl-z$2.values"
+  echo "$value $round_trip $(line_round_trip)" >> "$out/$id-jccl-z$2.values"
 }
 
 run_mpi() { # cell, repetition
@@ -169,7 +170,7 @@ run_mpi() { # cell, repetition
   fi
   local value; value="$(mpi_value "$file")"
   [[ -n "$value" ]] || { say "no result line in $file"; return 1; }
-  echo "$value $round_trip" >> "$out/$id-mpi.values"
+  echo "$value $round_trip $(line_round_trip)" >> "$out/$id-mpi.values"
 }
 
 for ((rep = 1; rep <= reps; rep++)); do
@@ -203,19 +204,24 @@ label() { # bytes
   local b=$1
   if ((b >= 1048576)); then echo "$((b / 1048576)) MiB"; elif ((b >= 1024)); then echo "$((b / 1024)) KiB"; else echo "$b B"; fi
 }
-# "min-max" of the round trips (column 3) over a cell's values files, with "!" if max > 2 min.
+# "min-max" of the round trips (columns 3 and 4: before and after) over a cell's values files, with
+# "!" if max > 2 min.
 round_trips() {
-  cat "$@" 2>/dev/null | awk '$3 ~ /^[0-9.]+$/ { v = $3 + 0; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
+  cat "$@" 2>/dev/null | awk '{ for (c = 3; c <= 4; c++) if ($c ~ /^[0-9.]+$/) {
+      v = $c + 0; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ } }
     END { if (n == 0) print "-"; else printf "%d-%d%s\n", lo, hi, (hi > 2 * lo) ? " !" : "" }'
 }
 # The median over repetitions of Jccl's time / Open MPI's, counting only the repetitions whose two
-# runs met the same phase (round trips within 1.5x of each other), and how many did: "0.93 (2/3)".
+# runs met the same phase (their four round trips, before and after each, within 1.5x), and how many
+# did: "0.93 (2/3)".
 paired_ratio() { # jccl values, mpi values
   [[ -s "$1" && -s "$2" ]] || { echo "-"; return; }
   local ratios pairs runs m
-  ratios="$(paste -d' ' "$1" "$2" | awk '$3 ~ /^[0-9.]+$/ && $6 ~ /^[0-9.]+$/ && $4 > 0 {
-      lo = ($3 < $6) ? $3 : $6; hi = ($3 < $6) ? $6 : $3
-      if (hi <= 1.5 * lo) print $1 / $4 }')"
+  ratios="$(paste -d' ' "$1" "$2" | awk '$3 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+$/ && $7 ~ /^[0-9.]+$/ && $8 ~ /^[0-9.]+$/ && $5 > 0 {
+      lo = $3; hi = $3
+      split($4 " " $7 " " $8, rest, " ")
+      for (i in rest) { v = rest[i] + 0; if (v < lo) lo = v; if (v > hi) hi = v }
+      if (hi <= 1.5 * lo) print $1 / $5 }')"
   runs="$(paste "$1" "$2" | wc -l)"
   [[ -n "$ratios" ]] || { echo "- (0/$runs)"; return; }
   pairs="$(wc -l <<< "$ratios")"
@@ -227,7 +233,7 @@ name_of() { case "$1" in all_reduce) echo AllReduce ;; all_gather) echo AllGathe
 echo
 echo "# Jccl $(./jccl info 2>/dev/null | awk '/^jccl / { print $2; exit }') vs Open MPI $(mpirun --version 2>/dev/null | head -1 | awk '{print $NF}'), $reps repetition(s), interleaved; $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "# time: µs per call, median (min-max); Jccl/MPI: ratio of the medians, below 1.00 Jccl is faster"
-echo "# line ns: a cache line's round trip between two CPUs before each run of the cell (bench/core_probe); !: the runs met both of the VM's phases"
+echo "# line ns: a cache line's round trip between two CPUs before and after each run of the cell (bench/core_probe); !: the runs met both of the VM's phases"
 last_section=""
 for cell in "${cells[@]}"; do
   IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$cell"
