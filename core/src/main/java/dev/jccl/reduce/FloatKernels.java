@@ -12,9 +12,10 @@ package dev.jccl.reduce;
  * anyway. FLOAT16 SUM and PROD round back with {@link Float16#fromArithmeticResult}, which skips a quieting step that
  * their results never need and that would stop the loop from vectorising.
  *
- * <p>On this project's machine (JDK 25, AVX-512) the FLOAT16 MIN/MAX and all BFLOAT16 loops are not vectorised: their
- * integer arithmetic on values widened from {@code short} is not (JDK 25's SuperWord does not narrow it back to 16-bit
- * lanes), and they run at about 1 ns per element.
+ * <p>On this project's machine (JDK 25, AVX-512) the FLOAT16 MIN/MAX loops are not vectorised: their integer arithmetic
+ * on values widened from {@code short} is not (JDK 25's SuperWord does not narrow it back to 16-bit lanes), and they
+ * run at about 1 ns per element. BFLOAT16, which met the same limit, has no loop here: {@link BFloat16PairKernel}
+ * reduces it two elements to an {@code int} with the FLOAT32 loops.
  */
 final class FloatKernels {
 
@@ -48,36 +49,6 @@ final class FloatKernels {
             for (int i = 0; i < n; i++) {
                 x[i] = Float16.fromFloat(
                         Math.min(Float16.toFloatForReduction(x[i]), Float16.toFloatForReduction(y[i])));
-            }
-        }
-    }
-
-    static final class Bf16 {
-        private Bf16() {}
-
-        static void sum(short[] x, short[] y, int n) {
-            for (int i = 0; i < n; i++) {
-                x[i] = BFloat16.fromFloat(BFloat16.toFloatForReduction(x[i]) + BFloat16.toFloatForReduction(y[i]));
-            }
-        }
-
-        static void prod(short[] x, short[] y, int n) {
-            for (int i = 0; i < n; i++) {
-                x[i] = BFloat16.fromFloat(BFloat16.toFloatForReduction(x[i]) * BFloat16.toFloatForReduction(y[i]));
-            }
-        }
-
-        static void max(short[] x, short[] y, int n) {
-            for (int i = 0; i < n; i++) {
-                x[i] = BFloat16.fromFloat(
-                        Math.max(BFloat16.toFloatForReduction(x[i]), BFloat16.toFloatForReduction(y[i])));
-            }
-        }
-
-        static void min(short[] x, short[] y, int n) {
-            for (int i = 0; i < n; i++) {
-                x[i] = BFloat16.fromFloat(
-                        Math.min(BFloat16.toFloatForReduction(x[i]), BFloat16.toFloatForReduction(y[i])));
             }
         }
     }

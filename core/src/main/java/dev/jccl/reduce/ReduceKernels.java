@@ -125,13 +125,13 @@ public final class ReduceKernels {
                 FloatKernels.Fp16::prod,
                 FloatKernels.Fp16::max,
                 FloatKernels.Fp16::min);
-        staged(
+        fill(
+                KERNELS,
                 DataType.BFLOAT16,
-                ChunkedKernel.SHORTS,
-                FloatKernels.Bf16::sum,
-                FloatKernels.Bf16::prod,
-                FloatKernels.Bf16::max,
-                FloatKernels.Bf16::min);
+                new BFloat16PairKernel(FloatKernels.Fp32::sum),
+                new BFloat16PairKernel(FloatKernels.Fp32::prod),
+                new BFloat16PairKernel(FloatKernels.Fp32::max),
+                new BFloat16PairKernel(FloatKernels.Fp32::min));
         staged(
                 DataType.FLOAT32,
                 ChunkedKernel.FLOATS,
@@ -184,7 +184,7 @@ public final class ReduceKernels {
                 StreamingKernels.Fp64::prod,
                 StreamingKernels.Fp64::max,
                 StreamingKernels.Fp64::min);
-        // FLOAT16 and BFLOAT16: their conversions, not memory, are the limit; they keep the chunked loops.
+        // FLOAT16 and BFLOAT16: their conversions, not memory, are the limit; they keep the chunked kernels.
         for (DataType t : new DataType[] {DataType.FLOAT16, DataType.BFLOAT16}) {
             STREAMING[t.ordinal()] = KERNELS[t.ordinal()].clone();
         }
