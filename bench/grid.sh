@@ -28,7 +28,8 @@
 # the table prints its range over the cell's runs (column "line ns"). A probe before the run alone
 # once misled: a 20 s run can start in one phase and end in the other. On a virtual machine the hypervisor
 # moves the vCPUs: here the round trip alternates between about 100 and 420 ns for minutes at a
-# time, and small collectives of both libraries take 2-4x longer in the slow phase. A "!" marks a
+# time, and small collectives of both libraries take 2-4x longer in the slow phase, streaming through
+# shared memory 5-7x (bench/stream_probe.c shows it without a JVM). A "!" marks a
 # cell whose runs met both phases (the largest round trip over twice the smallest): its ratio
 # compares phases as much as libraries. The columns "paired" take, per repetition, Jccl's run and
 # Open MPI's run only when both met the same phase (all four round trips within 1.5x), and print the median
