@@ -17,18 +17,24 @@ import java.util.function.IntFunction;
 /**
  * Starts N JVMs, one per rank, on this test's classpath, and waits for all of them within a deadline; past it every one
  * (and its children) is killed. Output goes to files, so a chatty rank can never block on a full pipe.
+ *
+ * <p>Each rank inherits this JVM's environment with the given variables on top; a variable given as {@link #UNSET} is
+ * removed instead, so that a developer's shell cannot decide what a test sees.
  */
-final class ProcessRanks {
+public final class ProcessRanks {
     private ProcessRanks() {}
 
+    /** As a variable's value: remove the variable from the rank's environment. */
+    public static final String UNSET = new String("<unset>");
+
     /** A rank's outcome; {@code exitCode} is null when it was killed at the deadline. */
-    record Outcome(int rank, Integer exitCode, String output) {
-        boolean passed() {
+    public record Outcome(int rank, Integer exitCode, String output) {
+        public boolean passed() {
             return exitCode != null && exitCode == 0;
         }
     }
 
-    static List<Outcome> run(
+    public static List<Outcome> run(
             int size, Class<?> mainClass, List<String> argsPerRankTemplate, Map<String, String> env, Duration deadline)
             throws IOException, InterruptedException {
         return run(size, mainClass, argsPerRankTemplate, r -> env, (r, cmd) -> cmd, deadline);
@@ -38,7 +44,7 @@ final class ProcessRanks {
      * As above, with each rank's environment from {@code envOf} and its command line passed through {@code wrap} (e.g.
      * to run it inside a network namespace).
      */
-    static List<Outcome> run(
+    public static List<Outcome> run(
             int size,
             Class<?> mainClass,
             List<String> argsPerRankTemplate,
@@ -69,7 +75,11 @@ final class ProcessRanks {
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile())
                         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-                pb.environment().putAll(envOf.apply(r));
+                envOf.apply(r).forEach((name, value) -> {
+                    // Identity, not equals: only the marker itself removes, never a value that spells it.
+                    if (value == UNSET) pb.environment().remove(name);
+                    else pb.environment().put(name, value);
+                });
                 procs.add(pb.start());
             }
             long end = System.nanoTime() + deadline.toNanos();
@@ -88,7 +98,7 @@ final class ProcessRanks {
         }
     }
 
-    static String report(List<Outcome> outcomes) {
+    public static String report(List<Outcome> outcomes) {
         StringBuilder sb = new StringBuilder();
         for (Outcome o : outcomes) {
             sb.append("\n--- rank ")

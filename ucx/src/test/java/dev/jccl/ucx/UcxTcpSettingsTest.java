@@ -3,16 +3,15 @@ package dev.jccl.ucx;
 import static org.junit.jupiter.api.Assertions.*;
 
 import dev.jccl.Config;
+import dev.jccl.conformance.ProcessRanks;
 import dev.jccl.debug.Log;
 import dev.jccl.transport.NetPlugin;
 import dev.jccl.transport.NetTransport;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -45,33 +44,20 @@ class UcxTcpSettingsTest {
         return Long.parseLong(m.group(1));
     }
 
-    /** Runs {@link OpenOnce} with UCX's debug output on and {@code env} added; everything it printed. */
+    /**
+     * Runs {@link OpenOnce} with UCX's debug output on, the variables that would decide the result removed, and
+     * {@code env} added; everything it printed.
+     */
     private static String openInChild(Map<String, String> env) throws IOException, InterruptedException {
-        List<String> command = List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp",
-                System.getProperty("java.class.path"),
-                OpenOnce.class.getName());
-        Path log = Files.createTempFile("jccl-ucx-settings-", ".log");
-        try {
-            ProcessBuilder pb =
-                    new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-            pb.environment().put("UCX_LOG_LEVEL", "debug");
-            pb.environment().remove("UCX_TCP_RX_SEG_SIZE");
-            pb.environment().remove("UCX_NET_DEVICES");
-            pb.environment().putAll(env);
-            Process p = pb.start();
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                fail("the child did not finish in 60 s: " + Files.readString(log, StandardCharsets.UTF_8));
-            }
-            String out = Files.readString(log, StandardCharsets.UTF_8);
-            assertEquals(0, p.exitValue(), out);
-            return out;
-        } finally {
-            Files.deleteIfExists(log);
-        }
+        Map<String, String> childEnv = new HashMap<>();
+        childEnv.put("UCX_LOG_LEVEL", "debug");
+        childEnv.put("UCX_TCP_RX_SEG_SIZE", ProcessRanks.UNSET);
+        childEnv.put("UCX_NET_DEVICES", ProcessRanks.UNSET);
+        childEnv.putAll(env);
+        List<ProcessRanks.Outcome> outcomes =
+                ProcessRanks.run(1, OpenOnce.class, List.of(), childEnv, Duration.ofSeconds(60));
+        assertTrue(outcomes.get(0).passed(), ProcessRanks.report(outcomes));
+        return outcomes.get(0).output();
     }
 
     /** Opens the UCX plugin on loopback, as a rank would, and closes it. */
