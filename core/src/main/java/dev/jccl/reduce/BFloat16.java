@@ -39,14 +39,21 @@ public final class BFloat16 {
 
     /** The bfloat16 value nearest to {@code f} (ties to even), as bits; a NaN becomes a quiet NaN of the same sign. */
     public static short fromFloat(float f) {
-        int bits = Float.floatToRawIntBits(f);
+        return (short) (roundedUpperHalf(Float.floatToRawIntBits(f)) >>> 16);
+    }
+
+    /**
+     * A float's bits with the upper half rounded to the nearest bfloat16 (ties to even) and a NaN's made quiet; the
+     * lower half is left over from the rounding and means nothing. {@link #fromFloat} takes the upper half;
+     * {@link BFloat16PairKernel} packs two of them into one {@code int}.
+     */
+    static int roundedUpperHalf(int bits) {
         int nanMask = (0x7f80_0000 - (bits & 0x7fff_ffff)) >> 31;
         // Round to nearest even on the 16 dropped bits: adding just under half of the kept unit
         // rounds up only what lies above the halfway point; adding the kept lsb as well makes an
         // exact tie round up only from an odd value.
         int keptLsb = (bits >>> 16) & 1;
         int roundingBias = (0x7fff + keptLsb) & ~nanMask;
-        int rounded = (bits + roundingBias) >>> 16;
-        return (short) (rounded | (nanMask & QUIET_BIT));
+        return (bits + roundingBias) | (nanMask & (QUIET_BIT << 16));
     }
 }
