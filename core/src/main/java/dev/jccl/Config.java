@@ -52,6 +52,11 @@ public final class Config {
     public static final String HOSTID = "HOSTID";
     /** Whether this host's ranks share CPUs: {@code auto} (default), {@code 1} or {@code 0}. */
     public static final String OVERSUBSCRIBED = "JCCL_OVERSUBSCRIBED";
+    /**
+     * Whether ranks of one host may read each other's buffers directly, by single copy ({@code process_vm_readv}):
+     * {@code 1} (default, where the kernel allows it) or {@code 0} (always copy through shared memory).
+     */
+    public static final String SHM_SINGLE_COPY = "JCCL_SHM_SINGLE_COPY";
     /** How many of its latest operations each rank's flight recorder keeps (default 2048; 0 turns it off). */
     public static final String TRACE_BUFFER = "JCCL_TRACE_BUFFER";
     /** Where a rank writes its flight recorder when an operation fails (default: the JVM's temporary directory). */
@@ -85,6 +90,7 @@ public final class Config {
     static final List<String> JCCL_ONLY = List.of(
             TIMEOUT,
             OVERSUBSCRIBED,
+            SHM_SINGLE_COPY,
             TRACE_BUFFER,
             TRACE_DIR,
             CALIBRATION,
@@ -187,6 +193,7 @@ public final class Config {
     private final String ibHca;
     private final String hostId;
     private final Oversubscription oversubscription;
+    private final boolean shmSingleCopy;
     private final int traceBuffer;
     private final String traceDir;
     private final String calibration;
@@ -208,6 +215,7 @@ public final class Config {
         this.ibHca = b.ibHca;
         this.hostId = b.hostId;
         this.oversubscription = b.oversubscription;
+        this.shmSingleCopy = b.shmSingleCopy;
         this.traceBuffer = b.traceBuffer;
         this.traceDir = b.traceDir;
         this.calibration = b.calibration;
@@ -237,6 +245,7 @@ public final class Config {
         b.ibHca = ibHca;
         b.hostId = hostId;
         b.oversubscription = oversubscription;
+        b.shmSingleCopy = shmSingleCopy;
         b.traceBuffer = traceBuffer;
         b.traceDir = traceDir;
         b.calibration = calibration;
@@ -265,6 +274,11 @@ public final class Config {
         if (o != null && !o.isBlank()) {
             b.oversubscription(parseOversubscription(o));
             fromVariables.put("oversubscribed", OVERSUBSCRIBED);
+        }
+        String sc = env.get(SHM_SINGLE_COPY);
+        if (sc != null && !sc.isBlank()) {
+            b.shmSingleCopy(parseSwitch(SHM_SINGLE_COPY, sc));
+            fromVariables.put("shmSingleCopy", SHM_SINGLE_COPY);
         }
         String tb = env.get(TRACE_BUFFER);
         if (tb != null && !tb.isBlank()) {
@@ -399,6 +413,14 @@ public final class Config {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(variable + "='" + value + "' is not an integer");
         }
+    }
+
+    private static boolean parseSwitch(String variable, String v) {
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "1", "yes", "true", "on" -> true;
+            case "0", "no", "false", "off" -> false;
+            default -> throw new IllegalArgumentException(variable + "='" + v + "' is not a setting; use 1 or 0");
+        };
     }
 
     private static Oversubscription parseOversubscription(String v) {
@@ -549,6 +571,11 @@ public final class Config {
         return hostId;
     }
 
+    /** Whether ranks of one host may read each other's buffers by single copy ({@code JCCL_SHM_SINGLE_COPY}). */
+    public boolean shmSingleCopy() {
+        return shmSingleCopy;
+    }
+
     /** Whether this host's ranks share CPUs, or {@code AUTO} to find out. */
     public Oversubscription oversubscription() {
         return oversubscription;
@@ -581,6 +608,7 @@ public final class Config {
                 oversubscription == Oversubscription.AUTO
                         ? "(auto)"
                         : oversubscription == Oversubscription.YES ? "1" : "0");
+        values.put("shmSingleCopy", shmSingleCopy ? "1 (where the kernel allows it)" : "0");
         values.put("traceBuffer", traceBuffer == 0 ? "0 (off)" : traceBuffer + " operations");
         values.put("traceDir", traceDir == null ? "(" + System.getProperty("java.io.tmpdir") + ")" : traceDir);
         values.put(
@@ -619,6 +647,7 @@ public final class Config {
         private String ibHca;
         private String hostId;
         private Oversubscription oversubscription = Oversubscription.AUTO;
+        private boolean shmSingleCopy = true;
         private int traceBuffer = DEFAULT_TRACE_BUFFER;
         private String traceDir;
         private String calibration;
@@ -733,6 +762,13 @@ public final class Config {
         public Builder hostId(String hostId) {
             this.hostId = hostId;
             sources.putIfAbsent("hostId", "builder");
+            return this;
+        }
+
+        /** Whether ranks of one host may read each other's buffers by single copy (where the kernel allows it). */
+        public Builder shmSingleCopy(boolean allowed) {
+            this.shmSingleCopy = allowed;
+            sources.putIfAbsent("shmSingleCopy", "builder");
             return this;
         }
 

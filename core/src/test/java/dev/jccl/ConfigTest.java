@@ -55,6 +55,22 @@ class ConfigTest {
     }
 
     @Test
+    void shmSingleCopyIsOnByDefaultAndReadAsASwitch() {
+        assertTrue(Config.fromEnvironment(Map.of()).shmSingleCopy());
+        Config off = Config.fromEnvironment(Map.of("JCCL_SHM_SINGLE_COPY", "0"));
+        assertFalse(off.shmSingleCopy());
+        String[] row = off.describe().stream()
+                .filter(r -> r[0].equals("shmSingleCopy"))
+                .findFirst()
+                .orElseThrow();
+        assertArrayEquals(new String[] {"shmSingleCopy", "0", "JCCL_SHM_SINGLE_COPY"}, row);
+        assertEquals(List.of(), Config.unknownVariables(Map.of("JCCL_SHM_SINGLE_COPY", "1")));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> Config.fromEnvironment(Map.of("JCCL_SHM_SINGLE_COPY", "cma")));
+        assertTrue(e.getMessage().contains("JCCL_SHM_SINGLE_COPY='cma'"), e.getMessage());
+    }
+
+    @Test
     void timeoutAcceptsSecondsAndUnits() {
         assertEquals(Duration.ofSeconds(30), timeoutFrom("30"));
         assertEquals(Duration.ofMillis(1500), timeoutFrom("1.5s"));

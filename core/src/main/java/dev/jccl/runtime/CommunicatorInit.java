@@ -144,6 +144,7 @@ final class CommunicatorInit {
                     rank,
                     peers,
                     config.buffSize(),
+                    config.shmSingleCopy(),
                     waiting.oversubscribed(),
                     log,
                     start + config.timeout().toNanos());

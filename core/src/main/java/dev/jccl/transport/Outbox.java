@@ -88,6 +88,51 @@ public interface Outbox {
     /** This rank has finished with {@code writer}'s chunks below {@code chunks}; the writer may reuse their slots. */
     void consumed(int writer, long chunks);
 
+    // ---------------------------------------------------------------- single copy
+
+    /**
+     * True if every reader can copy this rank's chunks straight out of its own buffers (see {@link #publishReference});
+     * false while some reader has not said, or where none can.
+     */
+    default boolean singleCopy() {
+        return false;
+    }
+
+    /** The shortest operation worth publishing by reference: below it a read costs more than the copy it saves. */
+    default long singleCopyMinBytes() {
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * Publishes chunk {@code chunk} of {@code bytes} by reference: readers copy it from {@code src} at
+     * {@code srcOffset}, which must stay unchanged until every reader has {@linkplain #allConsumed consumed} it. Only
+     * where {@link #singleCopy()}, and only for native memory. A chunk too short to carry an address beside it is
+     * copied into the outbox, as {@link #write} and {@link #publish} would.
+     */
+    default void publishReference(
+            long chunk, MemorySegment src, long srcOffset, long bytes, long sequence, long descriptor, long count) {
+        throw new UnsupportedOperationException("this outbox has no single copy");
+    }
+
+    /** Where {@code writer}'s published chunk {@code chunk} lies in the writer's memory, or 0 if in its outbox. */
+    default long reference(int writer, long chunk, long bytes) {
+        return 0;
+    }
+
+    /**
+     * Copies {@code bytes} that {@code writer} published by reference, from {@code address} in its memory, into
+     * {@code dst} at {@code dstOffset}.
+     */
+    default void readReference(int writer, long address, MemorySegment dst, long dstOffset, long bytes)
+            throws PeerLostException {
+        throw new UnsupportedOperationException("this outbox has no single copy");
+    }
+
+    /** True once every reader has finished with this rank's chunks below {@code chunks}. */
+    default boolean allConsumed(long chunks) {
+        return false;
+    }
+
     // ---------------------------------------------------------------- waiting
 
     /**

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jccl.TestRanks;
-import dev.jccl.TestRanks.Link;
 import dev.jccl.UniqueId;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +25,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(value = 25, unit = TimeUnit.MINUTES)
 class ProcessRanksConformanceTest {
+    /** How the ranks talk. */
+    enum Link {
+        /** Shared memory with the defaults. */
+        SHM,
+        /** Sockets only ({@code JCCL_SHM_DISABLE=1}). */
+        TCP,
+        /** Shared memory, every chunk copied through the outboxes ({@code JCCL_SHM_SINGLE_COPY=0}). */
+        SHM_COPY_ONLY,
+        /** Shared memory with single copy even where ranks outnumber CPUs ({@code JCCL_OVERSUBSCRIBED=0}). */
+        SHM_SINGLE_COPY
+    }
 
     static Stream<Arguments> sizesAndLinks() {
         List<Arguments> out = new ArrayList<>();
@@ -34,6 +44,10 @@ class ProcessRanksConformanceTest {
         // 20 minutes do not pay for 2 and 3 twice.
         for (int size = 1; size <= 5; size++) out.add(Arguments.of(size, Link.SHM));
         for (int size : new int[] {4, 5}) out.add(Arguments.of(size, Link.TCP));
+        // Single copy (readers copy straight out of a writer's buffer) is on only where ranks have a CPU each: on this
+        // 2-CPU machine, 2 ranks. Forced on for 3 and 5, and off for 2, so that both paths meet every rank count.
+        out.add(Arguments.of(2, Link.SHM_COPY_ONLY));
+        for (int size : new int[] {3, 5}) out.add(Arguments.of(size, Link.SHM_SINGLE_COPY));
         return out.stream();
     }
 
@@ -43,6 +57,8 @@ class ProcessRanksConformanceTest {
         UniqueId id = TestRanks.loopbackIdForOtherProcesses();
         Map<String, String> env = new HashMap<>(Map.of("JCCL_SOCKET_IFNAME", "lo", "JCCL_TIMEOUT", "60"));
         if (link == Link.TCP) env.put("JCCL_SHM_DISABLE", "1");
+        if (link == Link.SHM_COPY_ONLY) env.put("JCCL_SHM_SINGLE_COPY", "0");
+        if (link == Link.SHM_SINGLE_COPY) env.put("JCCL_OVERSUBSCRIBED", "0");
         long start = System.nanoTime();
         List<ProcessRanks.Outcome> outcomes = ProcessRanks.run(
                 size, ConformanceWorker.class, List.of("{rank}", "{size}", id.toString()), env, Duration.ofMinutes(7));

@@ -54,6 +54,22 @@ final class RankPages implements AutoCloseable {
         SharedWords.setPlain(page, ShmLayout.COMM_OFFSET, commId);
         page.set(ValueLayout.JAVA_INT, ShmLayout.RANK_A_OFFSET, rank);
         page.set(ValueLayout.JAVA_INT, ShmLayout.RANK_B_OFFSET, nRanks);
+        SharedWords.setPlain(page, ShmLayout.PAGE_ADDRESS_OFFSET, page.address());
+    }
+
+    /** Where rank {@code r} has its own page mapped, in its own memory. */
+    long pageAddress(int r) {
+        return SharedWords.plain(page(r), ShmLayout.PAGE_ADDRESS_OFFSET);
+    }
+
+    /** Publishes this rank's verdict on reading its peers by single copy ({@code ShmLayout.SINGLE_COPY_*}). */
+    void singleCopyVerdict(long verdict) {
+        SharedWords.release(mine(), ShmLayout.SINGLE_COPY_OFFSET, verdict);
+    }
+
+    /** Rank {@code r}'s verdict on reading its peers by single copy; {@code SINGLE_COPY_UNKNOWN} until it has tried. */
+    long singleCopyVerdict(int r) {
+        return SharedWords.acquire(page(r), ShmLayout.SINGLE_COPY_OFFSET);
     }
 
     /**

@@ -10,7 +10,9 @@ package dev.jccl.transport.shm;
  * <pre>
  *    0 +------------------------------------------------------------------+
  *      | magic "JCCLSHM1" | version u32 | slotBytes u32 | owner pid i64   |  header line
- *      | commId i64 | rank u32 | nRanks u32 | slots u32                   |
+ *      | commId i64 | rank u32 | nRanks u32 | slots u32 |                 |
+ *      | page address i64 (where the owner maps this page)                |
+ *      | single copy i64: can the owner read every local peer's memory?   |
  *   64 | state i64 (INIT, READY, FAILED, ABORTED, CLOSED)                 |  owner
  *  128 | attached i64: local peers that mapped this page                  |  peers, atomic add
  *  192 | announced sequence i64 | announced descriptor i64 | count i64    |  owner, at op start
@@ -21,7 +23,9 @@ package dev.jccl.transport.shm;
  * 1152 | consumed[w] i64, one line per rank w: how many of w's outbox     |  owner (as a reader)
  *      | chunks this rank has finished with                               |
  *    C | outbox slot 0: flag i64 | sequence | descriptor | count |        |  owner (as a writer)
- *      |                inline data (up to 32 bytes)                       |
+ *      |                inline data (up to 32 bytes), or, for a longer     |
+ *      |                chunk, the address of its data in the owner's      |
+ *      |                memory (0: the data follows)                       |
  *      |                data (slotBytes), from the next cache line        |
  *      | outbox slot 1 … slot (slots-1): the same                         |
  *    T | small record 0: flag i64 | digest i64 of the operation |        |  owner (as a writer)
@@ -36,6 +40,12 @@ package dev.jccl.transport.shm;
  * A chunk of at most {@link #SLOT_INLINE_BYTES} bytes lies in its slot's header line, beside the flag: a reader then
  * takes the flag and the data in one cache-line transfer instead of two (the whole of an 8-byte AllReduce). A chunk's
  * length is not stored: every reader computes it from the operation, whose descriptor and count the header carries.
+ *
+ * <p>A chunk longer than that may instead be published <em>by reference</em>: its slot's header line then holds, in
+ * place of inline data, the address of the chunk in the writer's own buffer, and readers copy it from there with one
+ * system call ({@code CrossMemory}), taking every consecutive chunk published so far in the same call. The writer does
+ * this only where every peer's page says it could read the writer's page that way at start-up ({@code single copy}
+ * YES), and it then returns only once every reader has consumed the chunks, since they read its caller's buffer.
  *
  * <p>In a Broadcast or a Reduce, a chunk of at most {@link #SMALL_RECORD_BYTES} bytes goes instead to small record
  * {@code g % SMALL_RECORDS}, 32 bytes, two to a cache line: its flag ({@code g + 1}), a 64-bit digest of the operation
@@ -81,7 +91,7 @@ final class ShmLayout {
     private ShmLayout() {}
 
     static final long MAGIC = 0x314D4853_4C43434AL; // "JCCLSHM1" read little-endian
-    static final int VERSION = 5;
+    static final int VERSION = 6;
     static final int LINE = 64;
     static final int PAGE = 4096;
 
@@ -109,6 +119,17 @@ final class ShmLayout {
     static final long REASON_OFFSET = 324;
     static final int REASON_MAX_BYTES = 1024 - 324;
     static final long SLOTS_OFFSET = 40;
+    /** Where the owner has its own page mapped: peers that read its memory by single copy test that on this page. */
+    static final long PAGE_ADDRESS_OFFSET = 48;
+    /** The owner's verdict, as a reader, on single copy: {@link #SINGLE_COPY_UNKNOWN} until it has tried. */
+    static final long SINGLE_COPY_OFFSET = 56;
+
+    static final long SINGLE_COPY_UNKNOWN = 0;
+    /** The owner read every local peer's page through {@code CrossMemory}: writers may publish by reference. */
+    static final long SINGLE_COPY_YES = 1;
+    /** It could not (or single copy is off): writers copy their chunks into the outbox for it. */
+    static final long SINGLE_COPY_NO = 2;
+
     static final long DOORBELL_OFFSET = 1024;
     static final long SLEEPING_OFFSET = 1088;
     static final long CONSUMED_OFFSET = 1152;
@@ -118,6 +139,12 @@ final class ShmLayout {
     static final long SLOT_COUNT = 24;
     static final long SLOT_INLINE = 32;
     static final int SLOT_INLINE_BYTES = LINE - (int) SLOT_INLINE;
+    /**
+     * A chunk longer than {@link #SLOT_INLINE_BYTES}: the address of its data in the writer's memory, which readers
+     * copy with {@code CrossMemory}; 0 when the data lies in the slot.
+     */
+    static final long SLOT_REFERENCE = SLOT_INLINE;
+
     static final long SLOT_DATA = LINE;
 
     static final int SMALL_RECORD = 32;

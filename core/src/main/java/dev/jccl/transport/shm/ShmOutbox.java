@@ -1,9 +1,13 @@
 package dev.jccl.transport.shm;
 
+import dev.jccl.Config;
+import dev.jccl.JcclException;
 import dev.jccl.transport.OperationMismatchException;
 import dev.jccl.transport.Outbox;
 import dev.jccl.transport.PeerLostException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /**
  * The outboxes of the rank pages (see {@link ShmLayout}): each rank publishes the data a collective needs from it as
@@ -25,6 +29,14 @@ import java.lang.foreign.MemorySegment;
  * <p>Single-threaded per rank, like the transport.
  */
 public final class ShmOutbox implements Outbox {
+    /**
+     * The shortest operation whose chunks a writer publishes by reference, where every reader can read its memory
+     * ({@link CrossMemory}): below it a system call per read (1.5 µs here) costs more than the copy it saves.
+     */
+    public static final long SINGLE_COPY_MIN_BYTES = 16 * 1024;
+
+    private static final long BOUNCE_BYTES = 256 * 1024;
+
     private final ShmTransport transport;
     private final RankPages pages;
     private final int rank;
@@ -40,6 +52,14 @@ public final class ShmOutbox implements Outbox {
     private final MemorySegment mine;
     /** Every peer has finished with at least this many of this rank's chunks. */
     private long knownConsumed;
+    /** Whether every peer has said whether it reads by single copy; then {@link #singleCopy} holds their answer. */
+    private boolean singleCopyKnown;
+
+    private boolean singleCopy;
+    /**
+     * Native memory for single-copy reads into a heap destination, which the kernel cannot write; made on first use.
+     */
+    private MemorySegment bounce;
 
     ShmOutbox(ShmTransport transport, RankPages pages, int rank, int size) {
         this.transport = transport;
@@ -110,14 +130,7 @@ public final class ShmOutbox implements Outbox {
      */
     @Override
     public boolean canWrite(long chunk, long bytes) {
-        long needed = chunk - (small(bytes) ? ShmLayout.SMALL_RECORDS : slotOffset.length) + 1;
-        if (knownConsumed >= needed) return true;
-        long min = Long.MAX_VALUE;
-        for (int r = 0; r < size; r++) {
-            if (r != rank) min = Math.min(min, SharedWords.acquire(page[r], ShmLayout.consumedOffset(rank)));
-        }
-        knownConsumed = Math.max(knownConsumed, min);
-        return knownConsumed >= needed;
+        return allConsumed(chunk - (small(bytes) ? ShmLayout.SMALL_RECORDS : slotOffset.length) + 1);
     }
 
     /** Where chunk {@code chunk}'s {@code bytes} lie: in a small record, else its slot's header line or data. */
@@ -148,10 +161,104 @@ public final class ShmOutbox implements Outbox {
             return;
         }
         long at = slot(chunk);
+        if (bytes > ShmLayout.SLOT_INLINE_BYTES) SharedWords.setPlain(p, at + ShmLayout.SLOT_REFERENCE, 0);
         SharedWords.setPlain(p, at + ShmLayout.SLOT_SEQUENCE, sequence);
         SharedWords.setPlain(p, at + ShmLayout.SLOT_DESCRIPTOR, descriptor);
         SharedWords.setPlain(p, at + ShmLayout.SLOT_COUNT, count);
         SharedWords.release(p, at + ShmLayout.SLOT_FLAG, chunk + 1);
+    }
+
+    // ---------------------------------------------------------------- single copy
+
+    @Override
+    public long singleCopyMinBytes() {
+        return SINGLE_COPY_MIN_BYTES;
+    }
+
+    @Override
+    public boolean singleCopy() {
+        if (singleCopyKnown) return singleCopy;
+        boolean all = true;
+        for (int r = 0; r < size; r++) {
+            if (r == rank) continue;
+            long verdict = pages.singleCopyVerdict(r);
+            if (verdict == ShmLayout.SINGLE_COPY_UNKNOWN) return false; // it is still trying; ask again next time
+            all &= verdict == ShmLayout.SINGLE_COPY_YES;
+        }
+        singleCopy = all;
+        singleCopyKnown = true;
+        return all;
+    }
+
+    @Override
+    public void publishReference(
+            long chunk, MemorySegment src, long srcOffset, long bytes, long sequence, long descriptor, long count) {
+        if (!src.isNative()) throw new IllegalArgumentException("only native memory is published by reference");
+        if (bytes <= ShmLayout.SLOT_INLINE_BYTES || small(bytes)) {
+            // Too short to carry an address beside it (the tail of an operation): copied, and read as copied.
+            write(chunk, src, srcOffset, bytes);
+            publish(chunk, bytes, sequence, descriptor, count);
+            return;
+        }
+        Objects.checkFromIndexSize(srcOffset, bytes, src.byteSize());
+        MemorySegment p = mine;
+        long at = slot(chunk);
+        SharedWords.setPlain(p, at + ShmLayout.SLOT_REFERENCE, src.address() + srcOffset);
+        SharedWords.setPlain(p, at + ShmLayout.SLOT_SEQUENCE, sequence);
+        SharedWords.setPlain(p, at + ShmLayout.SLOT_DESCRIPTOR, descriptor);
+        SharedWords.setPlain(p, at + ShmLayout.SLOT_COUNT, count);
+        SharedWords.release(p, at + ShmLayout.SLOT_FLAG, chunk + 1);
+    }
+
+    @Override
+    public long reference(int writer, long chunk, long bytes) {
+        if (bytes <= ShmLayout.SLOT_INLINE_BYTES || small(bytes)) return 0;
+        return SharedWords.plain(page[writer], slot(chunk) + ShmLayout.SLOT_REFERENCE);
+    }
+
+    @Override
+    public void readReference(int writer, long address, MemorySegment dst, long dstOffset, long bytes)
+            throws PeerLostException {
+        Objects.checkFromIndexSize(dstOffset, bytes, dst.byteSize());
+        if (dst.isReadOnly()) throw new IllegalArgumentException("the receive buffer is read-only");
+        long pid = pages.pid(writer);
+        if (dst.isNative()) {
+            check(writer, CrossMemory.read(pid, dst, dstOffset, address, bytes));
+            return;
+        }
+        if (bounce == null) bounce = Arena.ofAuto().allocate(BOUNCE_BYTES, 64);
+        for (long done = 0; done < bytes; ) {
+            long n = Math.min(BOUNCE_BYTES, bytes - done);
+            check(writer, CrossMemory.read(pid, bounce, 0, address + done, n));
+            MemorySegment.copy(bounce, 0, dst, dstOffset + done, n);
+            done += n;
+        }
+    }
+
+    /** A failed single-copy read as the error it is: a lost peer, or a refusal the verdict did not foresee. */
+    private void check(int writer, int errno) throws PeerLostException {
+        if (errno == 0) return;
+        if (errno == CrossMemory.ESRCH) {
+            throw new PeerLostException(
+                    writer, "its process " + pages.pid(writer) + " is gone (killed or crashed)", null);
+        }
+        throw new JcclException("rank " + rank + " could not read rank " + writer + "'s buffer by single copy "
+                + "(process_vm_readv: " + CrossMemory.errorName(errno) + "). " + Config.SHM_SINGLE_COPY
+                + "=0 makes ranks of this host copy through shared memory instead.");
+    }
+
+    /**
+     * True once every peer has finished with this rank's chunks below {@code chunks}; reads their counters if need be.
+     */
+    @Override
+    public boolean allConsumed(long chunks) {
+        if (knownConsumed >= chunks) return true;
+        long min = Long.MAX_VALUE;
+        for (int r = 0; r < size; r++) {
+            if (r != rank) min = Math.min(min, SharedWords.acquire(page[r], ShmLayout.consumedOffset(rank)));
+        }
+        knownConsumed = Math.max(knownConsumed, min);
+        return knownConsumed >= chunks;
     }
 
     // ---------------------------------------------------------------- reader

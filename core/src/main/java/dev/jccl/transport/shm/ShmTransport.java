@@ -1,5 +1,6 @@
 package dev.jccl.transport.shm;
 
+import dev.jccl.Config;
 import dev.jccl.JcclException;
 import dev.jccl.bootstrap.PeerInfo;
 import dev.jccl.concurrent.IdleStrategy;
@@ -13,7 +14,9 @@ import dev.jccl.transport.RecvSink;
 import dev.jccl.transport.TransferHandle;
 import dev.jccl.transport.Transport;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -156,7 +159,13 @@ public final class ShmTransport implements Transport, OperationBoard {
      * @param bufferBytes bytes of each direction's ring (JCCL_BUFFSIZE)
      */
     public static ShmTransport open(
-            long commId, int rank, List<PeerInfo> peers, int bufferBytes, Log log, long deadlineNanos) {
+            long commId,
+            int rank,
+            List<PeerInfo> peers,
+            int bufferBytes,
+            boolean singleCopy,
+            Log log,
+            long deadlineNanos) {
         ShmDirectory directory = ShmDirectory.standard();
         for (String stale : directory.reap()) {
             log.info(
@@ -193,6 +202,7 @@ public final class ShmTransport implements Transport, OperationBoard {
             ShmTransport t = new ShmTransport(
                     directory, commId, rank, peers, local, ShmLayout.ringBytes(bufferBytes), pages, log);
             t.mapPeerPages(pageSegments, pageBytes, deadlineNanos);
+            t.decideSingleCopy(singleCopy);
             t.awaitAttachments(localPeers, deadlineNanos);
             pageSegments[rank].unlink();
             return t;
@@ -273,6 +283,43 @@ public final class ShmTransport implements Transport, OperationBoard {
                     + ") exited during shared-memory set-up");
         }
         idle.idleOrPark(SET_UP_MAX_PARK_NANOS);
+    }
+
+    /**
+     * Tries reading every local peer's page by single copy ({@link CrossMemory}) and publishes the verdict in this
+     * rank's page, where writers look before they publish a chunk by reference rather than copy it into their outbox.
+     */
+    private void decideSingleCopy(boolean wanted) {
+        String problem = singleCopyProblem(wanted);
+        pages.singleCopyVerdict(problem == null ? ShmLayout.SINGLE_COPY_YES : ShmLayout.SINGLE_COPY_NO);
+        log.info(
+                Log.Subsys.INIT,
+                problem == null
+                        ? "SHM single copy : on (peers read this rank's buffers with process_vm_readv from "
+                                + ShmOutbox.SINGLE_COPY_MIN_BYTES / 1024 + " KiB)"
+                        : "SHM single copy : off (" + problem + ")");
+    }
+
+    /** Null if this rank can read every local peer's memory by single copy, else why not. */
+    private String singleCopyProblem(boolean wanted) {
+        if (!wanted) return Config.SHM_SINGLE_COPY + "=0";
+        if (!CrossMemory.available()) return CrossMemory.unavailableReason();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment word = arena.allocate(8, 8);
+            for (PeerInfo p : peers) {
+                if (!local[p.rank()]) continue;
+                if (!samePidNamespace(p)) return "rank " + p.rank() + " is in another PID namespace";
+                long at = pages.pageAddress(p.rank()) + ShmLayout.COMM_OFFSET;
+                int errno = CrossMemory.read(p.pid(), word, 0, at, 8);
+                if (errno != 0) {
+                    return "reading rank " + p.rank() + "'s memory failed: " + CrossMemory.errorName(errno);
+                }
+                if (word.get(ValueLayout.JAVA_LONG, 0) != commId) {
+                    return "rank " + p.rank() + "'s page is not at the address it gives";
+                }
+            }
+        }
+        return null;
     }
 
     private boolean samePidNamespace(PeerInfo p) {

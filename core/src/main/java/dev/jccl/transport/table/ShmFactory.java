@@ -7,7 +7,8 @@ import dev.jccl.transport.shm.ShmTransport;
 import java.util.List;
 
 /** Shared memory, between ranks of one host that both have a usable /dev/shm. */
-record ShmFactory(long commId, int bufferBytes, Log log, long deadlineNanos) implements TransportFactory {
+record ShmFactory(long commId, int bufferBytes, boolean singleCopy, Log log, long deadlineNanos)
+        implements TransportFactory {
     @Override
     public String via(PeerInfo peer) {
         return "SHM/direct";
@@ -20,7 +21,7 @@ record ShmFactory(long commId, int bufferBytes, Log log, long deadlineNanos) imp
 
     @Override
     public Transport open(int rank, List<PeerInfo> peers, List<Integer> routed) {
-        return ShmTransport.open(commId, rank, peers, bufferBytes, log, deadlineNanos);
+        return ShmTransport.open(commId, rank, peers, bufferBytes, singleCopy, log, deadlineNanos);
     }
 
     @Override

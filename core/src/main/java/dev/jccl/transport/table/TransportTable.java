@@ -26,6 +26,7 @@ public final class TransportTable {
      *
      * @param endpoints what this rank opened before the exchange; handed over here, closed on failure
      * @param bufferBytes the shared-memory rings' size (JCCL_BUFFSIZE)
+     * @param shmSingleCopy whether local peers may read this rank's buffers directly (JCCL_SHM_SINGLE_COPY)
      * @param ranksShareCpus some host runs more ranks than it has CPUs: wake-ups there must never be lost
      * @param deadlineNanos when the shared-memory set-up gives up waiting for the local peers
      */
@@ -34,10 +35,11 @@ public final class TransportTable {
             int rank,
             List<PeerInfo> peers,
             int bufferBytes,
+            boolean shmSingleCopy,
             boolean ranksShareCpus,
             Log log,
             long deadlineNanos) {
-        ShmFactory shmFactory = new ShmFactory(endpoints.commId(), bufferBytes, log, deadlineNanos);
+        ShmFactory shmFactory = new ShmFactory(endpoints.commId(), bufferBytes, shmSingleCopy, log, deadlineNanos);
         List<TransportFactory> factories = endpoints.start(rank, peers, shmFactory);
         List<Transport> opened = new ArrayList<>();
         try {

@@ -38,8 +38,8 @@ class ShmClosedPeerTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         Log log = new Log(Config.fromEnvironment(Map.of()), 0);
         CompletableFuture<ShmTransport> opening =
-                CompletableFuture.supplyAsync(() -> ShmTransport.open(COMM_ID, 1, peers, 1 << 16, log, deadline));
-        ShmTransport sender = ShmTransport.open(COMM_ID, 0, peers, 1 << 16, log, deadline);
+                CompletableFuture.supplyAsync(() -> ShmTransport.open(COMM_ID, 1, peers, 1 << 16, true, log, deadline));
+        ShmTransport sender = ShmTransport.open(COMM_ID, 0, peers, 1 << 16, true, log, deadline);
         ShmTransport receiver = opening.get(20, TimeUnit.SECONDS);
         try (Arena arena = Arena.ofConfined()) {
             connect(sender, receiver);

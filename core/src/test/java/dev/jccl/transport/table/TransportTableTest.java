@@ -36,6 +36,7 @@ class TransportTableTest {
                 rank,
                 peers,
                 CONFIG.buffSize(),
+                true,
                 false,
                 new Log(CONFIG, rank),
                 System.nanoTime() + 5_000_000_000L);
