@@ -10,6 +10,7 @@ import dev.jccl.transport.OperationMismatchException;
 import dev.jccl.transport.Outbox;
 import dev.jccl.transport.Outbox.OperationId;
 import dev.jccl.transport.PeerLostException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -62,6 +63,19 @@ final class LowLatencyCollectives {
     private final Failures failures;
     /** Each rank's next outbox chunk number, as every rank counts them. */
     private final long[] nextChunk;
+    /**
+     * The most chunks a reduction reads from each peer by reference in one system call: 256 KiB, which two scratch
+     * buffers, this rank's input and its result still leave in a core's L2 (1 MiB here).
+     */
+    static final int REDUCE_RUN_CHUNKS = 8;
+
+    /** Where a reduction reads peers' chunks published by reference; made on first use, two for the first step. */
+    private final MemorySegment[] scratch = new MemorySegment[2];
+
+    private MemorySegment scratch(int i) {
+        if (scratch[i] == null) scratch[i] = Arena.ofAuto().allocate((long) REDUCE_RUN_CHUNKS * box.slotBytes(), 64);
+        return scratch[i];
+    }
 
     /** Idle rounds of {@link #finish} after which an operation counts as having waited. */
     private final int shortWaitRounds;
@@ -297,10 +311,9 @@ final class LowLatencyCollectives {
             this.mine = chunksOf(rank);
             // Gathering collectives only: their readers copy a chunk as it is, where a reduction reads it in place.
             this.byReference = singleCopyAllowed
+                    && size > 1
                     && mine > 0
-                    && (collective == Collective.BROADCAST
-                            || collective == Collective.ALL_GATHER
-                            || collective == Collective.ALL_TO_ALL)
+                    && referencesAllowed()
                     && stream >= box.singleCopyMinBytes()
                     && send.isNative()
                     && box.singleCopy();
@@ -390,9 +403,13 @@ final class LowLatencyCollectives {
             }
             if (reduceMode) {
                 while (reduced < chunks && (!needs(reduced) || firstUnpublished(reduced) < 0)) {
-                    if (needs(reduced)) reduceChunk(reduced);
-                    reduced++;
-                    work++;
+                    long next = reduced + 1;
+                    if (needs(reduced)) {
+                        if (anyByReference(reduced)) next = reduceReferenced(reduced);
+                        else reduceChunk(reduced);
+                    }
+                    work += (int) (next - reduced);
+                    reduced = next;
                     for (int w = 0; w < size; w++) {
                         if (w == rank) continue;
                         box.consumed(w, base[w] + reduced);
@@ -505,6 +522,99 @@ final class LowLatencyCollectives {
             return false;
         }
 
+        /** True if this rank or a peer published chunk {@code j} by reference. */
+        private boolean anyByReference(long j) {
+            if (byReference) return true;
+            for (int w = 0; w < size; w++) {
+                if (w != rank && box.reference(w, base[w] + j, length(j)) != 0) return true;
+            }
+            return false;
+        }
+
+        /**
+         * Chunk {@code j}, which some rank published by reference, and, where every rank did, the later ones published
+         * so far (up to {@link #REDUCE_RUN_CHUNKS}), reduced in rank order into this rank's part of the result: this
+         * rank's own part straight from {@link #send} if it published by reference, each peer's that was published by
+         * reference read into scratch memory first (one system call for the run), the rest from the outboxes. Returns
+         * the first chunk it did not reduce.
+         */
+        private long reduceReferenced(long j) {
+            long end = j + 1;
+            while (byReference
+                    && end < chunks
+                    && end - j < REDUCE_RUN_CHUNKS
+                    && needs(end)
+                    && published > end
+                    && continuesRun(j, end)) {
+                end++;
+            }
+            long from = j * slot;
+            long to = Math.min(stream, end * slot);
+            long lo = from;
+            long hi = to;
+            long recvOffset = from;
+            if (collective == Collective.REDUCE_SCATTER) {
+                lo = Math.max(from, rank * block);
+                hi = Math.min(to, (rank + 1) * block);
+                recvOffset = lo - rank * block;
+            }
+            for (long k = j; k < end; k++) {
+                for (int w = 0; w < size; w++) check(w, base[w] + k, length(k));
+            }
+            long elements = (hi - lo) / ctx.type().byteSize();
+            long skip = lo - from;
+            MemorySegment first = source(0, j, skip, hi - lo, 0);
+            long firstOffset = located;
+            MemorySegment second = source(1, j, skip, hi - lo, 1);
+            kernel.apply(first, firstOffset, second, located, recv, recvOffset, elements);
+            for (int w = 2; w < size; w++) {
+                MemorySegment next = source(w, j, skip, hi - lo, w & 1);
+                kernel.apply(recv, recvOffset, next, located, recv, recvOffset, elements);
+            }
+            return end;
+        }
+
+        /** Where in the memory {@link #source} last returned its bytes begin. */
+        private long located;
+
+        /** True if every peer has published chunk {@code k} by reference, right after its chunk {@code j}'s bytes. */
+        private boolean continuesRun(long j, long k) {
+            for (int w = 0; w < size; w++) {
+                if (w == rank) continue;
+                if (!box.published(w, base[w] + k, length(k))) return false;
+                long first = box.reference(w, base[w] + j, length(j));
+                if (box.reference(w, base[w] + k, length(k)) != first + (k - j) * slot) return false;
+            }
+            return true;
+        }
+
+        /**
+         * Where rank {@code w}'s {@code bytes}, {@code skip} bytes into a run that starts at chunk {@code j}, lie for
+         * the kernel: the memory is returned, the offset left in {@link #located}. This rank's are in {@link #send} if
+         * it published by reference; a peer's published by reference are first read into scratch buffer
+         * {@code scratchIndex}; anything else is in its writer's outbox.
+         */
+        private MemorySegment source(int w, long j, long skip, long bytes, int scratchIndex) {
+            long chunk = base[w] + j;
+            if (w == rank && byReference) {
+                located = j * slot + skip;
+                return send;
+            }
+            long address = w == rank ? 0 : box.reference(w, chunk, length(j));
+            if (address == 0) {
+                located = box.dataOffset(w, chunk, length(j)) + skip;
+                return box.page(w);
+            }
+            MemorySegment scratch = scratch(scratchIndex);
+            try {
+                box.readReference(w, address + skip, scratch, 0, bytes);
+            } catch (PeerLostException e) {
+                throw failures.translate(ctx, e, "in the one-shot exchange");
+            }
+            located = 0;
+            return scratch;
+        }
+
         /** Chunk {@code j} of every rank's stream, reduced in rank order into this rank's part of the result. */
         private void reduceChunk(long j) {
             long from = j * slot;
@@ -540,6 +650,21 @@ final class LowLatencyCollectives {
                         recvOffset,
                         elements);
             }
+        }
+
+        /**
+         * Whether this collective may publish by reference: where every reader copies what it reads (Broadcast,
+         * AllGather, AllToAll), or reads it into scratch memory before reducing (AllReduce, ReduceScatter), and this
+         * rank's readers read nothing it writes during the operation. A Reduce's non-roots keep copying: they run ahead
+         * of their root, which by reference they could not.
+         */
+        private boolean referencesAllowed() {
+            return switch (collective) {
+                case BROADCAST, ALL_GATHER -> true; // the writer writes none of what it publishes
+                case ALL_TO_ALL, ALL_REDUCE, REDUCE_SCATTER ->
+                    send.asOverlappingSlice(recv).isEmpty();
+                default -> false;
+            };
         }
 
         /**
