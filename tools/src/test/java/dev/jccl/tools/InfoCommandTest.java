@@ -138,7 +138,10 @@ class InfoCommandTest {
         }
         assertEquals(awkward, subsys.get("value").asText(), "escaping must round-trip");
         assertEquals("JCCL_DEBUG_SUBSYS", subsys.get("source").asText());
-        assertEquals(18, json.get("config").size(), "every knob of Config.describe(), JCCL_CALIBRATION included");
+        assertEquals(
+                19,
+                json.get("config").size(),
+                "every knob of Config.describe(), JCCL_CALIBRATION and JCCL_SHM_SINGLE_COPY included");
         boolean traceBuffer = false;
         for (JsonNode row : json.get("config")) {
             if (row.get("name").asText().equals("traceBuffer")) {
