@@ -314,7 +314,7 @@ final class LowLatencyCollectives {
                     && size > 1
                     && mine > 0
                     && referencesAllowed()
-                    && stream >= box.singleCopyMinBytes()
+                    && box.singleCopyPays(stream)
                     && send.isNative()
                     && box.singleCopy();
             this.referencesReleased = false;

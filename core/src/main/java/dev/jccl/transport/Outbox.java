@@ -98,9 +98,9 @@ public interface Outbox {
         return false;
     }
 
-    /** The shortest operation worth publishing by reference: below it a read costs more than the copy it saves. */
-    default long singleCopyMinBytes() {
-        return Long.MAX_VALUE;
+    /** Whether an operation whose writers publish {@code bytes} each is worth publishing by reference. */
+    default boolean singleCopyPays(long bytes) {
+        return false;
     }
 
     /**

@@ -296,7 +296,8 @@ public final class ShmTransport implements Transport, OperationBoard {
                 Log.Subsys.INIT,
                 problem == null
                         ? "SHM single copy : on (peers read this rank's buffers with process_vm_readv from "
-                                + ShmOutbox.SINGLE_COPY_MIN_BYTES / 1024 + " KiB)"
+                                + ShmOutbox.SINGLE_COPY_MIN_BYTES / 1024 + " KiB to "
+                                + (ShmOutbox.SINGLE_COPY_MAX_BYTES >> 20) + " MiB)"
                         : "SHM single copy : off (" + problem + ")");
     }
 
