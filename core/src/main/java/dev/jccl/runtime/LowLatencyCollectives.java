@@ -404,10 +404,7 @@ final class LowLatencyCollectives {
             if (reduceMode) {
                 while (reduced < chunks && (!needs(reduced) || firstUnpublished(reduced) < 0)) {
                     long next = reduced + 1;
-                    if (needs(reduced)) {
-                        if (anyByReference(reduced)) next = reduceReferenced(reduced);
-                        else reduceChunk(reduced);
-                    }
+                    if (needs(reduced)) next = reduceRun(reduced);
                     work += (int) (next - reduced);
                     reduced = next;
                     for (int w = 0; w < size; w++) {
@@ -522,23 +519,12 @@ final class LowLatencyCollectives {
             return false;
         }
 
-        /** True if this rank or a peer published chunk {@code j} by reference. */
-        private boolean anyByReference(long j) {
-            if (byReference) return true;
-            for (int w = 0; w < size; w++) {
-                if (w != rank && box.reference(w, base[w] + j, length(j)) != 0) return true;
-            }
-            return false;
-        }
-
         /**
-         * Chunk {@code j}, which some rank published by reference, and, where every rank did, the later ones published
-         * so far (up to {@link #REDUCE_RUN_CHUNKS}), reduced in rank order into this rank's part of the result: this
-         * rank's own part straight from {@link #send} if it published by reference, each peer's that was published by
-         * reference read into scratch memory first (one system call for the run), the rest from the outboxes. Returns
-         * the first chunk it did not reduce.
+         * Chunk {@code j} of every rank's stream and, where every rank published by reference, the later ones published
+         * so far (up to {@link #REDUCE_RUN_CHUNKS}), reduced in rank order into this rank's part of the result (see
+         * {@link #source} for where each rank's bytes are read). Returns the first chunk it did not reduce.
          */
-        private long reduceReferenced(long j) {
+        private long reduceRun(long j) {
             long end = j + 1;
             while (byReference
                     && end < chunks
@@ -550,6 +536,7 @@ final class LowLatencyCollectives {
             }
             long from = j * slot;
             long to = Math.min(stream, end * slot);
+            // The bytes of the run this rank's result holds, and where they go in recv.
             long lo = from;
             long hi = to;
             long recvOffset = from;
@@ -613,43 +600,6 @@ final class LowLatencyCollectives {
             }
             located = 0;
             return scratch;
-        }
-
-        /** Chunk {@code j} of every rank's stream, reduced in rank order into this rank's part of the result. */
-        private void reduceChunk(long j) {
-            long from = j * slot;
-            long to = Math.min(stream, from + slot);
-            // The bytes of the chunk this rank's result holds, and where they go in recv.
-            long lo = from;
-            long hi = to;
-            long recvOffset = from;
-            if (collective == Collective.REDUCE_SCATTER) {
-                lo = Math.max(from, rank * block);
-                hi = Math.min(to, (rank + 1) * block);
-                recvOffset = lo - rank * block;
-            }
-            long elements = (hi - lo) / ctx.type().byteSize();
-            long bytes = to - from;
-            for (int w = 0; w < size; w++) check(w, base[w] + j, bytes);
-            long skip = lo - from;
-            kernel.apply(
-                    box.page(0),
-                    box.dataOffset(0, base[0] + j, bytes) + skip,
-                    box.page(1),
-                    box.dataOffset(1, base[1] + j, bytes) + skip,
-                    recv,
-                    recvOffset,
-                    elements);
-            for (int w = 2; w < size; w++) {
-                kernel.apply(
-                        recv,
-                        recvOffset,
-                        box.page(w),
-                        box.dataOffset(w, base[w] + j, bytes) + skip,
-                        recv,
-                        recvOffset,
-                        elements);
-            }
         }
 
         /**

@@ -166,8 +166,20 @@ public final class ShmOutbox implements Outbox {
             SharedWords.release(p, at + ShmLayout.SMALL_RECORD_FLAG, chunk + 1);
             return;
         }
+        publishSlot(chunk, carriesReference(bytes), 0, sequence, descriptor, count);
+    }
+
+    /** Whether a chunk of {@code bytes} has a reference word (0: its data follows) in place of inline data. */
+    private boolean carriesReference(long bytes) {
+        return bytes > ShmLayout.SLOT_INLINE_BYTES && !small(bytes);
+    }
+
+    /** Fills chunk {@code chunk}'s slot header, its reference word too if it has one, and raises its flag. */
+    private void publishSlot(
+            long chunk, boolean hasReference, long reference, long sequence, long descriptor, long count) {
+        MemorySegment p = mine;
         long at = slot(chunk);
-        if (bytes > ShmLayout.SLOT_INLINE_BYTES) SharedWords.setPlain(p, at + ShmLayout.SLOT_REFERENCE, 0);
+        if (hasReference) SharedWords.setPlain(p, at + ShmLayout.SLOT_REFERENCE, reference);
         SharedWords.setPlain(p, at + ShmLayout.SLOT_SEQUENCE, sequence);
         SharedWords.setPlain(p, at + ShmLayout.SLOT_DESCRIPTOR, descriptor);
         SharedWords.setPlain(p, at + ShmLayout.SLOT_COUNT, count);
@@ -200,25 +212,19 @@ public final class ShmOutbox implements Outbox {
     public void publishReference(
             long chunk, MemorySegment src, long srcOffset, long bytes, long sequence, long descriptor, long count) {
         if (!src.isNative()) throw new IllegalArgumentException("only native memory is published by reference");
-        if (bytes <= ShmLayout.SLOT_INLINE_BYTES || small(bytes)) {
+        if (!carriesReference(bytes)) {
             // Too short to carry an address beside it (the tail of an operation): copied, and read as copied.
             write(chunk, src, srcOffset, bytes);
             publish(chunk, bytes, sequence, descriptor, count);
             return;
         }
         Objects.checkFromIndexSize(srcOffset, bytes, src.byteSize());
-        MemorySegment p = mine;
-        long at = slot(chunk);
-        SharedWords.setPlain(p, at + ShmLayout.SLOT_REFERENCE, src.address() + srcOffset);
-        SharedWords.setPlain(p, at + ShmLayout.SLOT_SEQUENCE, sequence);
-        SharedWords.setPlain(p, at + ShmLayout.SLOT_DESCRIPTOR, descriptor);
-        SharedWords.setPlain(p, at + ShmLayout.SLOT_COUNT, count);
-        SharedWords.release(p, at + ShmLayout.SLOT_FLAG, chunk + 1);
+        publishSlot(chunk, true, src.address() + srcOffset, sequence, descriptor, count);
     }
 
     @Override
     public long reference(int writer, long chunk, long bytes) {
-        if (bytes <= ShmLayout.SLOT_INLINE_BYTES || small(bytes)) return 0;
+        if (!carriesReference(bytes)) return 0;
         return SharedWords.plain(page[writer], slot(chunk) + ShmLayout.SLOT_REFERENCE);
     }
 
