@@ -283,7 +283,7 @@ final class LowLatencyCollectives {
         /**
          * The Broadcast root's copy from {@link #send} to {@link #recv} (out of place) is still to be made. The root
          * reads nothing, so its first {@link #doWork} publishes first and copies after, while the readers read: a
-         * 2-rank 64 KiB Broadcast went from 8.1-9.9 µs to 7.1-8.4 (2026-11-29, 4 runs each, interleaved). The ranks of
+         * 2-rank 64 KiB Broadcast went from 8.0-9.2 µs to 6.6-7.6 (2026-11-29, 4 runs each, interleaved). The ranks of
          * AllGather and AllToAll copy their own block at the start as before: they read their peers too, and that read,
          * not their publishing, bounds the operation; deferring their copy measured slower (AllGather 64 KiB 5.1-6.1 µs
          * against 5.8-6.7).
