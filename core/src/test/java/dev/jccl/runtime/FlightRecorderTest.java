@@ -66,6 +66,36 @@ class FlightRecorderTest {
         assertTrue(json.contains("\"bytes\": 40") && json.contains("\"algorithm\": \"Ring/Simple\""), json);
     }
 
+    /** Every field of an entry comes back out of the dump as it went in, the packed ones and their "none" too. */
+    @Test
+    void eachEntryKeepsItsOwnFields() {
+        FlightRecorder r = new FlightRecorder(3, 0, 4000, "host:pid 7", 0xabcL);
+        r.started(
+                new OpContext(Collective.BROADCAST, 7, DataType.BFLOAT16, null, 3999, 5, 1_000_000),
+                new Tuner.Choice(Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL));
+        r.endedAtOnce();
+        r.started(new OpContext(Collective.ALL_REDUCE, 9, DataType.INT64, ReduceOp.MAX, -1, 6, 2_000_000), null);
+        r.ended(false);
+        r.started(new OpContext(Collective.SEND, 3, DataType.UINT8, null, 2, 0, 3_000_000), null);
+        String json = r.toJson(null);
+        String[] entries = json.split("\\{\"index\": ");
+        assertEquals(4, entries.length, json);
+        String broadcast = entries[1];
+        assertTrue(broadcast.contains("\"op\": \"Broadcast\"") && broadcast.contains("\"seq\": 5"), broadcast);
+        assertTrue(broadcast.contains("\"type\": \"BFLOAT16\"") && broadcast.contains("\"bytes\": 14"), broadcast);
+        assertTrue(broadcast.contains("\"reduceOp\": null") && broadcast.contains("\"peer\": 3999"), broadcast);
+        assertTrue(broadcast.contains("\"algorithm\": \"OneShot/LL\""), broadcast);
+        assertTrue(broadcast.contains("\"durationMicros\": 0") && broadcast.contains("\"completed\""), broadcast);
+        String allReduce = entries[2];
+        assertTrue(allReduce.contains("\"reduceOp\": \"MAX\"") && allReduce.contains("\"peer\": -1"), allReduce);
+        assertTrue(allReduce.contains("\"type\": \"INT64\"") && allReduce.contains("\"bytes\": 72"), allReduce);
+        assertTrue(
+                allReduce.contains("\"algorithm\": \"p2p or local\"") && allReduce.contains("\"failed\""), allReduce);
+        String send = entries[3];
+        assertTrue(send.contains("\"op\": \"Send\"") && send.contains("\"collective\": false"), send);
+        assertTrue(send.contains("\"durationMicros\": null") && send.contains("\"started\""), send);
+    }
+
     @Test
     void dumpTraceWritesEveryOperationOfThisRank() throws Exception {
         Config config = keeping(16).build();
