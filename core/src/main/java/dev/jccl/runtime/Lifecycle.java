@@ -14,6 +14,11 @@ final class Lifecycle {
     // Each is set once; compareAndSet tells the first of any racing threads that it was the first.
     private final AtomicBoolean aborted = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /**
+     * Set once any of the three above is: every operation's check reads this one word (twice a call), not three, two of
+     * them behind a reference.
+     */
+    private volatile boolean unusable;
 
     Lifecycle(int rank) {
         this.rank = rank;
@@ -21,6 +26,10 @@ final class Lifecycle {
 
     /** Throws if no operation may start now: the communicator is closed, aborted or failed. */
     void checkUsable(String what) {
+        if (unusable) refuse(what);
+    }
+
+    private void refuse(String what) {
         if (closed.get()) throw new JcclException("rank " + rank + ": " + what + " on a closed communicator");
         if (aborted.get()) throw new JcclException("rank " + rank + ": " + what + " on an aborted communicator");
         JcclException f = failure;
@@ -37,6 +46,7 @@ final class Lifecycle {
     /** Records the first failure; later ones are consequences of it. */
     void fail(JcclException e) {
         if (failure == null) failure = e;
+        unusable = true;
     }
 
     JcclException failure() {
@@ -49,7 +59,9 @@ final class Lifecycle {
 
     /** Marks the communicator aborted; true the first time only, also when threads race to it. */
     boolean abort() {
-        return aborted.compareAndSet(false, true);
+        boolean first = aborted.compareAndSet(false, true);
+        unusable = true;
+        return first;
     }
 
     boolean aborted() {
@@ -58,7 +70,9 @@ final class Lifecycle {
 
     /** Marks the communicator closed; true the first time only, also when threads race to it. */
     boolean close() {
-        return closed.compareAndSet(false, true);
+        boolean first = closed.compareAndSet(false, true);
+        unusable = true;
+        return first;
     }
 
     boolean closed() {
