@@ -168,13 +168,21 @@ class PerfCommandTest {
     @Test
     void calibrateMeasuresEveryFigureAndWritesAFileTheTunerReads(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("conf/calibration.properties");
-        Cli.Result r = Cli.inProcess(
-                Cli.cleanEnvironment(),
-                "perf",
-                "--calibrate",
-                "--calibrate-quick",
-                "--calibration-file",
-                file.toString());
+        // The quick calibration times each size once. On the 2-vCPU CI VM a phase change of the hypervisor in the
+        // middle of it can make the fit's slope negative, and the calibrator then refuses, as it should, saying the
+        // machine was too busy (seen once in a clean CI run, 2026-11-29). Only that refusal is tried again.
+        Cli.Result attempt = null;
+        for (int tries = 1; tries <= 3; tries++) {
+            attempt = Cli.inProcess(
+                    Cli.cleanEnvironment(),
+                    "perf",
+                    "--calibrate",
+                    "--calibrate-quick",
+                    "--calibration-file",
+                    file.toString());
+            if (attempt.code() == 0 || !attempt.err().contains("the machine was too busy to measure")) break;
+        }
+        Cli.Result r = attempt;
         assertEquals(0, r.code(), r::toString);
         CalibrationFile.Loaded read = CalibrationFile.load(
                 file.toString(), Map.of(), CalibrationFile.Fingerprint.here(Jccl.version()), Instant.now());
