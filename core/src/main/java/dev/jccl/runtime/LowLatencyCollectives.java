@@ -69,6 +69,9 @@ final class LowLatencyCollectives {
      */
     static final int REDUCE_RUN_CHUNKS = 8;
 
+    /** {@link Operation#source}'s scratch index for a peer's bytes read straight into the result, where allowed. */
+    private static final int INTO_RESULT = -1;
+
     /** Where a reduction reads peers' chunks published by reference; made on first use, two for the first step. */
     private final MemorySegment[] scratch = new MemorySegment[2];
 
@@ -311,6 +314,7 @@ final class LowLatencyCollectives {
             this.sequence = ctx.sequence();
             this.descriptor = ctx.descriptor();
             this.count = ctx.count();
+            this.resultApart = 0;
             // Only the writers of these run ahead of their readers: the root of a Broadcast, the non-roots of a Reduce.
             box.packSmallChunks(collective == Collective.BROADCAST || collective == Collective.REDUCE);
             for (int w = 0; w < size; w++) { // loops: for a few ranks the library calls cost more than the work
@@ -566,12 +570,15 @@ final class LowLatencyCollectives {
             }
             long elements = (hi - lo) / ctx.type().byteSize();
             long skip = lo - from;
-            MemorySegment first = source(0, j, skip, hi - lo, 0);
+            // The first peer of the first two is read straight into the result where that holds none of this rank's
+            // input: the kernel then reduces into memory the read just brought into cache, and no scratch is written.
+            boolean firstIsPeer = rank != 0;
+            MemorySegment first = source(0, j, skip, hi - lo, firstIsPeer ? INTO_RESULT : 0, recvOffset);
             long firstOffset = located;
-            MemorySegment second = source(1, j, skip, hi - lo, 1);
+            MemorySegment second = source(1, j, skip, hi - lo, firstIsPeer ? 1 : INTO_RESULT, recvOffset);
             kernel.apply(first, firstOffset, second, located, recv, recvOffset, elements);
             for (int w = 2; w < size; w++) {
-                MemorySegment next = source(w, j, skip, hi - lo, w & 1);
+                MemorySegment next = source(w, j, skip, hi - lo, w & 1, recvOffset);
                 kernel.apply(recv, recvOffset, next, located, recv, recvOffset, elements);
             }
             return end;
@@ -595,9 +602,10 @@ final class LowLatencyCollectives {
          * Where rank {@code w}'s {@code bytes}, {@code skip} bytes into a run that starts at chunk {@code j}, lie for
          * the kernel: the memory is returned, the offset left in {@link #located}. This rank's are in {@link #send} if
          * it published by reference; a peer's published by reference are first read into scratch buffer
-         * {@code scratchIndex}; anything else is in its writer's outbox.
+         * {@code scratchIndex}, or with {@link #INTO_RESULT} into {@link #recv} at {@code recvOffset} where it holds
+         * none of this rank's input (else scratch buffer 0); anything else is in its writer's outbox.
          */
-        private MemorySegment source(int w, long j, long skip, long bytes, int scratchIndex) {
+        private MemorySegment source(int w, long j, long skip, long bytes, int scratchIndex, long recvOffset) {
             long chunk = base[w] + j;
             if (w == rank && byReference) {
                 located = j * slot + skip;
@@ -608,14 +616,24 @@ final class LowLatencyCollectives {
                 located = box.dataOffset(w, chunk, length(j)) + skip;
                 return box.page(w);
             }
-            MemorySegment scratch = scratch(scratchIndex);
+            boolean intoResult = scratchIndex == INTO_RESULT && resultApart();
+            MemorySegment into = intoResult ? recv : scratch(scratchIndex == INTO_RESULT ? 0 : scratchIndex);
+            located = intoResult ? recvOffset : 0;
             try {
-                box.readReference(w, address + skip, scratch, 0, bytes);
+                box.readReference(w, address + skip, into, located, bytes);
             } catch (PeerLostException e) {
                 throw failures.translate(ctx, e, "in the one-shot exchange");
             }
-            located = 0;
-            return scratch;
+            return into;
+        }
+
+        /** 0: not known yet; 1: {@link #recv} shares no byte with {@link #send}; -1: it does. */
+        private int resultApart;
+
+        /** True if {@link #recv} shares no byte with {@link #send}, so that a peer's bytes may be read into it. */
+        private boolean resultApart() {
+            if (resultApart == 0) resultApart = send.asOverlappingSlice(recv).isEmpty() ? 1 : -1;
+            return resultApart > 0;
         }
 
         /**
