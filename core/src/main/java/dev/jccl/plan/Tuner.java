@@ -463,9 +463,6 @@ public final class Tuner {
      * run it, the fastest of all is used.
      */
     public Choice choose(Collective collective, long count, DataType type) {
-        if (readsPeerInPlace(collective, (double) count * type.byteSize())) {
-            return CHOICES[Algorithm.ONE_SHOT.ordinal()][Protocol.LL.ordinal()];
-        }
         Tuner forType = forType(type);
         Choice best = null;
         double bestMicros = Double.POSITIVE_INFINITY;
@@ -491,39 +488,6 @@ public final class Tuner {
 
     private static final Algorithm[] ALGORITHMS = Algorithm.values();
     private static final Protocol[] PROTOCOLS = Protocol.values();
-
-    /**
-     * The sizes of a rank's input, in bytes, from which an AllReduce of two ranks with a CPU each runs OneShot/LL
-     * whatever the figures say ({@link #readsPeerInPlace}); up to {@link #STEADY_ONE_SHOT_MAX_BYTES}, where the outbox
-     * stops publishing by reference ({@code ShmOutbox.SINGLE_COPY_MAX_BYTES}).
-     */
-    static final double STEADY_ONE_SHOT_MIN_BYTES = 64 * 1024;
-
-    static final double STEADY_ONE_SHOT_MAX_BYTES = 4 * 1024 * 1024;
-
-    /**
-     * True where an AllReduce of two ranks, each with a CPU of its own on one host, runs OneShot/LL though the figures
-     * favour Ring/Simple: at these sizes each rank reads its peer's input with one system call per 256 KiB from where
-     * it lies, and reduces it with its own. A ring streams every byte through shared-memory lines that the peer has
-     * just written, and each of those lines crosses between the cores; what that costs depends on where the two cores
-     * sit, which a VM's vCPUs do not say and which changes under them. On this 2-vCPU VM a cross-core line's round trip
-     * is 60-90 ns for minutes, then 330-390 ns for minutes ({@code bench/core_probe}), and the ring follows it: 1 MiB,
-     * µs a call, Ring 73-96 or 340-580, OneShot 142-222 in both; 256 KiB Ring 20-24 or 86-118, OneShot 35-40; Open MPI
-     * 140-200 and 72-213 (2026-11-29, interleaved). The one-shot's figure is its steady cost, and at or below Open
-     * MPI's. Only where the user's filters allow it.
-     */
-    private boolean readsPeerInPlace(Collective c, double bytes) {
-        return c == Collective.ALL_REDUCE
-                && nRanks == 2
-                && hostCount == 1
-                && allShareMemory
-                && !oversubscribed
-                && !(cpuShare > 1)
-                && bytes >= STEADY_ONE_SHOT_MIN_BYTES
-                && bytes <= STEADY_ONE_SHOT_MAX_BYTES
-                && algorithms.contains(Algorithm.ONE_SHOT)
-                && protocols.contains(Protocol.LL);
-    }
 
     /** The model that prices {@code type}'s reduce: its slow-type child, or this one for FLOAT32's rate. */
     private Tuner forType(DataType type) {
