@@ -314,7 +314,6 @@ final class LowLatencyCollectives {
             this.sequence = ctx.sequence();
             this.descriptor = ctx.descriptor();
             this.count = ctx.count();
-            this.resultApart = 0;
             // Only the writers of these run ahead of their readers: the root of a Broadcast, the non-roots of a Reduce.
             box.packSmallChunks(collective == Collective.BROADCAST || collective == Collective.REDUCE);
             for (int w = 0; w < size; w++) { // loops: for a few ranks the library calls cost more than the work
@@ -616,7 +615,7 @@ final class LowLatencyCollectives {
                 located = box.dataOffset(w, chunk, length(j)) + skip;
                 return box.page(w);
             }
-            boolean intoResult = scratchIndex == INTO_RESULT && resultApart();
+            boolean intoResult = scratchIndex == INTO_RESULT && !Memory.overlap(send, recv);
             MemorySegment into = intoResult ? recv : scratch(scratchIndex == INTO_RESULT ? 0 : scratchIndex);
             located = intoResult ? recvOffset : 0;
             try {
@@ -625,15 +624,6 @@ final class LowLatencyCollectives {
                 throw failures.translate(ctx, e, "in the one-shot exchange");
             }
             return into;
-        }
-
-        /** 0: not known yet; 1: {@link #recv} shares no byte with {@link #send}; -1: it does. */
-        private int resultApart;
-
-        /** True if {@link #recv} shares no byte with {@link #send}, so that a peer's bytes may be read into it. */
-        private boolean resultApart() {
-            if (resultApart == 0) resultApart = send.asOverlappingSlice(recv).isEmpty() ? 1 : -1;
-            return resultApart > 0;
         }
 
         /**
@@ -645,8 +635,7 @@ final class LowLatencyCollectives {
         private boolean referencesAllowed() {
             return switch (collective) {
                 case BROADCAST, ALL_GATHER -> true; // the writer writes none of what it publishes
-                case ALL_TO_ALL, ALL_REDUCE, REDUCE_SCATTER ->
-                    send.asOverlappingSlice(recv).isEmpty();
+                case ALL_TO_ALL, ALL_REDUCE, REDUCE_SCATTER -> !Memory.overlap(send, recv);
                 default -> false;
             };
         }
