@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.Setup;
  */
 public class PollutedProfileBench extends TrialArenaBench {
 
-    @Param({"FLOAT32_SUM", "BFLOAT16_SUM", "INT32_SUM"})
+    @Param({"FLOAT32_SUM", "BFLOAT16_SUM", "FLOAT16_SUM", "INT32_SUM"})
     public String kernel;
 
     @Param({"1048576"})

@@ -60,23 +60,14 @@ public record Calibration(
      * 16-20 GB/s at 1 MiB (FLOAT32, BFLOAT16 SUM). Hand-off: {@link #lockstepHandoffMicros}; a yield that switches
      * between two rank processes costs about 6 µs (PTI without PCID flushes the TLB on every switch). The 16-bit
      * floats' kernels against FLOAT32's (bench/kernels.sh, JMH, 1 MiB native operands, Vector API, 2026-11-28): FLOAT32
-     * SUM 35.7 GB/s, BFLOAT16 19.0, FLOAT16 13.6 (the JDK has no vector conversion for binary16, so its kernel converts
-     * in L1 scratch arrays).
+     * SUM 35.7 GB/s, BFLOAT16 19.0, FLOAT16 13.6 then. FLOAT16's kernel has since doubled its speed (2026-11-29, its
+     * own loop over native operands, {@code reduce.NativeFloat16Kernel}: 14.5 GB/s against the old kernel's 7.3 and
+     * FLOAT32's 24.9 in the same sitting, a slowdown of 1.7), but its figure stays 2.6: at 1.7 the model sends 2-rank
+     * AllReduces of 16-64 MiB to the one-shot, which measured slower than the ring there (64 MiB, ms, interleaved: ring
+     * 14.7-19.0 against 16.2-20.6 in the VM's fast phase, 32-36 against 37-56 in its slow one).
      */
     public static final Calibration DEFAULTS = new Calibration(
-            1.5,
-            6.0,
-            10.0,
-            12.0,
-            2.5,
-            0.6,
-            20.0,
-            16.0,
-            STEP_HANDOFF_DEFAULT,
-            32.0,
-            35.7 / 13.6,
-            35.7 / 19.0,
-            "built-in");
+            1.5, 6.0, 10.0, 12.0, 2.5, 0.6, 20.0, 16.0, STEP_HANDOFF_DEFAULT, 32.0, 2.6, 35.7 / 19.0, "built-in");
 
     /** The range a kernel's slowdown against FLOAT32's may take before it is taken for a mistake. */
     static final double MIN_SLOWDOWN = 0.01;

@@ -36,13 +36,13 @@ import java.util.Objects;
  *
  * <p>Two families of kernels compute these. Where the JVM has the Vector API ({@code --add-modules
  * jdk.incubator.vector}; {@code ./jccl} and the tests pass it), {@link VectorKernels} run one pass over the segments a
- * vector register at a time, for every type and op but FLOAT16 SUM and PROD. Elsewhere, and for those, each kernel is a
- * plain counted loop over two Java arrays, one compiled method per type × op with its operator inlined, so that C2
- * vectorises it; {@link ChunkedKernel} streams the operands through per-thread scratch arrays with bulk copies, because
- * C2 on JDK 25 does not vectorise loops over {@code MemorySegment}s (see there for the measurements), and
- * {@link StreamingKernels} serve operands too big for the caches. Both families give the same results;
- * {@code -Djccl.vectorKernels=false} turns the first off. There is no per-element dispatch. Segments may be heap (over
- * any primitive array) or native, at any byte offset, in any mix.
+ * vector register at a time, for every type and op but FLOAT16 SUM and PROD, which {@link NativeFloat16Kernel} runs
+ * where both operands are native. Elsewhere, and for those, each kernel is a plain counted loop over two Java arrays,
+ * one compiled method per type × op with its operator inlined, so that C2 vectorises it; {@link ChunkedKernel} streams
+ * the operands through per-thread scratch arrays with bulk copies, because C2 on JDK 25 does not vectorise loops over
+ * {@code MemorySegment}s (see there for the measurements), and {@link StreamingKernels} serve operands too big for the
+ * caches. Both families give the same results; {@code -Djccl.vectorKernels=false} turns the first off. There is no
+ * per-element dispatch. Segments may be heap (over any primitive array) or native, at any byte offset, in any mix.
  */
 public final class ReduceKernels {
 
@@ -118,13 +118,13 @@ public final class ReduceKernels {
                 DataType.INT64,
                 new ChunkedKernel<>(ChunkedKernel.LONGS, IntegerKernels.Uint64::max),
                 new ChunkedKernel<>(ChunkedKernel.LONGS, IntegerKernels.Uint64::min));
-        staged(
+        fill(
+                KERNELS,
                 DataType.FLOAT16,
-                ChunkedKernel.SHORTS,
-                FloatKernels.Fp16::sum,
-                FloatKernels.Fp16::prod,
-                FloatKernels.Fp16::max,
-                FloatKernels.Fp16::min);
+                NativeFloat16Kernel.SUM,
+                NativeFloat16Kernel.PROD,
+                new ChunkedKernel<>(ChunkedKernel.SHORTS, FloatKernels.Fp16::max),
+                new ChunkedKernel<>(ChunkedKernel.SHORTS, FloatKernels.Fp16::min));
         fill(
                 KERNELS,
                 DataType.BFLOAT16,

@@ -41,7 +41,9 @@ final class TestBuffers {
                 new Storage("HEAP_BYTES", Memory.HEAP_BYTES, Memory.HEAP_BYTES, Memory.HEAP_BYTES),
                 new Storage("HEAP_LONGS", Memory.HEAP_LONGS, Memory.HEAP_LONGS, Memory.HEAP_LONGS),
                 new Storage("NATIVE", Memory.NATIVE, Memory.NATIVE, Memory.NATIVE),
-                new Storage("MIXED", Memory.HEAP_BYTES, Memory.NATIVE, Memory.HEAP_LONGS));
+                new Storage("MIXED", Memory.HEAP_BYTES, Memory.NATIVE, Memory.HEAP_LONGS),
+                // Native inputs, heap output: the FLOAT16 kernels read native operands in their own loop.
+                new Storage("NATIVE_INTO_HEAP", Memory.NATIVE, Memory.NATIVE, Memory.HEAP_BYTES));
 
         /** Its place in {@link #ALL}, which keys the case's seed. */
         int number() {
