@@ -7,37 +7,67 @@ import java.lang.foreign.MemorySegment;
 /**
  * FLOAT16 SUM or PROD over native operands, the case the collectives meet (shared-memory slots, mapped files and native
  * buffers): one loop reads both segments, converts, computes and rounds back into an L1 scratch array, and one bulk
- * copy writes the chunk to {@code dst}. Heap operands take {@code staged}, the {@link ChunkedKernel} of the same op.
+ * copy writes the chunk to {@code dst}. Where one operand is on the heap (a Java array reduced with a shared-memory
+ * slot), a bulk copy brings its chunk into a second scratch array and the loop reads that instead. Where both are,
+ * {@code staged} runs, the {@link ChunkedKernel} of the same op.
  *
  * <p>Why: C2 on JDK 25 vectorises a loop that reads native segments and stores into a Java array (the array cannot be
  * native memory, so nothing aliases), with the CPU's binary16 conversions (x86 F16C), though not one that stores into a
  * segment. The {@link ChunkedKernel} copies both operands into arrays first, and those two copies cost as much as the
  * loop itself. Measured on this project's 2-vCPU Zen 4 VM (a standalone loop, 1 MiB operands, GB/s of one operand):
  * 12-15 through this kernel, 6.7-7.0 through the chunked one, whose loop alone runs 13 in L1 and whose three copies
- * alone run 14; a loop that stores into a segment is not vectorised and runs 1.2.
+ * alone run 14; a loop that stores into a segment is not vectorised and runs 1.2. With one heap operand: 10-11 against
+ * the chunked kernel's 7-8 (at 64 MiB, where memory is the limit, both 2-3.5).
  *
- * <p>Each op's loop is its own method, only ever given native segments, so its profile never sees a heap segment, which
- * would make it compile a loop that is not vectorised. The whole chunk of {@code a} and of {@code b} is read before any
- * of {@code dst} is written, so {@code dst} may be exactly {@code a} or {@code b}.
+ * <p>Each op's loops are methods of their own, only ever given native segments, so their profiles never see a heap
+ * segment, which would make them compile loops that are not vectorised. The operands keep their order (a NaN result's
+ * payload may depend on it). The whole chunk of {@code a} and of {@code b} is read before any of {@code dst} is
+ * written, so {@code dst} may be exactly {@code a} or {@code b}.
  */
 final class NativeFloat16Kernel implements ReduceKernel {
 
     /** {@code x[i] = a[i] op b[i]} for {@code i < n}, {@code a} and {@code b} native, at byte offsets. */
     @FunctionalInterface
-    interface Loop {
+    interface SegmentsLoop {
         void apply(MemorySegment a, long aOffset, MemorySegment b, long bOffset, short[] x, int n);
     }
 
-    static final NativeFloat16Kernel SUM = new NativeFloat16Kernel(
-            NativeFloat16Kernel::sum, new ChunkedKernel<>(ChunkedKernel.SHORTS, FloatKernels.Fp16::sum));
-    static final NativeFloat16Kernel PROD = new NativeFloat16Kernel(
-            NativeFloat16Kernel::prod, new ChunkedKernel<>(ChunkedKernel.SHORTS, FloatKernels.Fp16::prod));
+    /** {@code x[i] = a[i] op y[i]} for {@code i < n}, {@code a} native, {@code y} the other operand's copy. */
+    @FunctionalInterface
+    interface SegmentThenArrayLoop {
+        void apply(MemorySegment a, long aOffset, short[] y, short[] x, int n);
+    }
 
-    private final Loop loop;
+    /** {@code x[i] = y[i] op b[i]} for {@code i < n}, {@code y} the first operand's copy, {@code b} native. */
+    @FunctionalInterface
+    interface ArrayThenSegmentLoop {
+        void apply(short[] y, MemorySegment b, long bOffset, short[] x, int n);
+    }
+
+    static final NativeFloat16Kernel SUM = new NativeFloat16Kernel(
+            NativeFloat16Kernel::sum,
+            NativeFloat16Kernel::sum,
+            NativeFloat16Kernel::sum,
+            new ChunkedKernel<>(ChunkedKernel.SHORTS, FloatKernels.Fp16::sum));
+    static final NativeFloat16Kernel PROD = new NativeFloat16Kernel(
+            NativeFloat16Kernel::prod,
+            NativeFloat16Kernel::prod,
+            NativeFloat16Kernel::prod,
+            new ChunkedKernel<>(ChunkedKernel.SHORTS, FloatKernels.Fp16::prod));
+
+    private final SegmentsLoop segments;
+    private final SegmentThenArrayLoop segmentThenArray;
+    private final ArrayThenSegmentLoop arrayThenSegment;
     private final ReduceKernel staged;
 
-    private NativeFloat16Kernel(Loop loop, ReduceKernel staged) {
-        this.loop = loop;
+    private NativeFloat16Kernel(
+            SegmentsLoop segments,
+            SegmentThenArrayLoop segmentThenArray,
+            ArrayThenSegmentLoop arrayThenSegment,
+            ReduceKernel staged) {
+        this.segments = segments;
+        this.segmentThenArray = segmentThenArray;
+        this.arrayThenSegment = arrayThenSegment;
         this.staged = staged;
     }
 
@@ -53,7 +83,7 @@ final class NativeFloat16Kernel implements ReduceKernel {
         if (count <= 0) {
             return;
         }
-        if (!a.isNative() || !b.isNative()) {
+        if (!a.isNative() && !b.isNative()) {
             staged.apply(a, aOffset, b, bOffset, dst, dstOffset, count);
             return;
         }
@@ -61,7 +91,16 @@ final class NativeFloat16Kernel implements ReduceKernel {
         long bytes = count * Short.BYTES;
         for (long done = 0; done < bytes; done += ChunkedKernel.CHUNK_BYTES) {
             int chunk = (int) Math.min(ChunkedKernel.CHUNK_BYTES, bytes - done);
-            loop.apply(a, aOffset + done, b, bOffset + done, s.x(), chunk / Short.BYTES);
+            int n = chunk / Short.BYTES;
+            if (a.isNative() && b.isNative()) {
+                segments.apply(a, aOffset + done, b, bOffset + done, s.x(), n);
+            } else if (a.isNative()) {
+                MemorySegment.copy(b, bOffset + done, s.ySegment(), 0, chunk);
+                segmentThenArray.apply(a, aOffset + done, s.y(), s.x(), n);
+            } else {
+                MemorySegment.copy(a, aOffset + done, s.ySegment(), 0, chunk);
+                arrayThenSegment.apply(s.y(), b, bOffset + done, s.x(), n);
+            }
             MemorySegment.copy(s.xSegment(), 0, dst, dstOffset + done, chunk);
         }
     }
@@ -79,6 +118,36 @@ final class NativeFloat16Kernel implements ReduceKernel {
             long at = (long) i * Short.BYTES;
             x[i] = Float16.fromArithmeticResult(Float16.toFloatForReduction(a.get(I16, aOffset + at))
                     * Float16.toFloatForReduction(b.get(I16, bOffset + at)));
+        }
+    }
+
+    static void sum(MemorySegment a, long aOffset, short[] y, short[] x, int n) {
+        for (int i = 0; i < n; i++) {
+            x[i] = Float16.fromArithmeticResult(
+                    Float16.toFloatForReduction(a.get(I16, aOffset + (long) i * Short.BYTES))
+                            + Float16.toFloatForReduction(y[i]));
+        }
+    }
+
+    static void prod(MemorySegment a, long aOffset, short[] y, short[] x, int n) {
+        for (int i = 0; i < n; i++) {
+            x[i] = Float16.fromArithmeticResult(
+                    Float16.toFloatForReduction(a.get(I16, aOffset + (long) i * Short.BYTES))
+                            * Float16.toFloatForReduction(y[i]));
+        }
+    }
+
+    static void sum(short[] y, MemorySegment b, long bOffset, short[] x, int n) {
+        for (int i = 0; i < n; i++) {
+            x[i] = Float16.fromArithmeticResult(Float16.toFloatForReduction(y[i])
+                    + Float16.toFloatForReduction(b.get(I16, bOffset + (long) i * Short.BYTES)));
+        }
+    }
+
+    static void prod(short[] y, MemorySegment b, long bOffset, short[] x, int n) {
+        for (int i = 0; i < n; i++) {
+            x[i] = Float16.fromArithmeticResult(Float16.toFloatForReduction(y[i])
+                    * Float16.toFloatForReduction(b.get(I16, bOffset + (long) i * Short.BYTES)));
         }
     }
 }

@@ -42,8 +42,10 @@ final class TestBuffers {
                 new Storage("HEAP_LONGS", Memory.HEAP_LONGS, Memory.HEAP_LONGS, Memory.HEAP_LONGS),
                 new Storage("NATIVE", Memory.NATIVE, Memory.NATIVE, Memory.NATIVE),
                 new Storage("MIXED", Memory.HEAP_BYTES, Memory.NATIVE, Memory.HEAP_LONGS),
-                // Native inputs, heap output: the FLOAT16 kernels read native operands in their own loop.
-                new Storage("NATIVE_INTO_HEAP", Memory.NATIVE, Memory.NATIVE, Memory.HEAP_BYTES));
+                // Native inputs, heap output; then a native first and a heap second operand (MIXED is the other way
+                // round): the FLOAT16 kernels read native operands in loops of their own.
+                new Storage("NATIVE_INTO_HEAP", Memory.NATIVE, Memory.NATIVE, Memory.HEAP_BYTES),
+                new Storage("NATIVE_THEN_HEAP", Memory.NATIVE, Memory.HEAP_LONGS, Memory.NATIVE));
 
         /** Its place in {@link #ALL}, which keys the case's seed. */
         int number() {
