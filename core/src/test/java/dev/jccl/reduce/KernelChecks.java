@@ -39,7 +39,7 @@ final class KernelChecks {
         warmUp(kernel, type);
         List<String> failures = new ArrayList<>();
         for (int countIndex = 0; countIndex < COUNTS.length; countIndex++) {
-            for (Storage storage : Storage.ALL) {
+            for (Storage storage : Storage.checkedFor(type)) {
                 for (Aliasing aliasing : Aliasing.values()) {
                     long seed = caseSeed(baseSeed, type, op, countIndex, storage, aliasing);
                     failures.addAll(checkCase(kernel, type, op, COUNTS[countIndex], storage, aliasing, seed));
