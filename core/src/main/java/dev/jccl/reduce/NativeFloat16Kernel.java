@@ -83,7 +83,9 @@ final class NativeFloat16Kernel implements ReduceKernel {
         if (count <= 0) {
             return;
         }
-        if (!a.isNative() && !b.isNative()) {
+        boolean aNative = a.isNative();
+        boolean bNative = b.isNative();
+        if (!aNative && !bNative) {
             staged.apply(a, aOffset, b, bOffset, dst, dstOffset, count);
             return;
         }
@@ -92,9 +94,9 @@ final class NativeFloat16Kernel implements ReduceKernel {
         for (long done = 0; done < bytes; done += ChunkedKernel.CHUNK_BYTES) {
             int chunk = (int) Math.min(ChunkedKernel.CHUNK_BYTES, bytes - done);
             int n = chunk / Short.BYTES;
-            if (a.isNative() && b.isNative()) {
+            if (aNative && bNative) {
                 segments.apply(a, aOffset + done, b, bOffset + done, s.x(), n);
-            } else if (a.isNative()) {
+            } else if (aNative) {
                 MemorySegment.copy(b, bOffset + done, s.ySegment(), 0, chunk);
                 segmentThenArray.apply(a, aOffset + done, s.y(), s.x(), n);
             } else {

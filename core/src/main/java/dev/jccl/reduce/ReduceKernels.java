@@ -37,7 +37,7 @@ import java.util.Objects;
  * <p>Two families of kernels compute these. Where the JVM has the Vector API ({@code --add-modules
  * jdk.incubator.vector}; {@code ./jccl} and the tests pass it), {@link VectorKernels} run one pass over the segments a
  * vector register at a time, for every type and op but FLOAT16 SUM and PROD, which {@link NativeFloat16Kernel} runs
- * where both operands are native. Elsewhere, and for those, each kernel is a plain counted loop over two Java arrays,
+ * where either operand is native. Elsewhere, and for those, each kernel is a plain counted loop over two Java arrays,
  * one compiled method per type × op with its operator inlined, so that C2 vectorises it; {@link ChunkedKernel} streams
  * the operands through per-thread scratch arrays with bulk copies, because C2 on JDK 25 does not vectorise loops over
  * {@code MemorySegment}s (see there for the measurements), and {@link StreamingKernels} serve operands too big for the
