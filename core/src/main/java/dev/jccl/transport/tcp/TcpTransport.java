@@ -23,12 +23,14 @@ import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The socket transport: one NIO socket per peer pair, opened when a schedule first needs it. The higher rank of a pair
  * dials the lower one's listener and proves the job secret in a {@link DataHello}; the lower rank accepts while it
  * progresses. All I/O is non-blocking and driven by the thread running the operation, so a blocking collective costs no
- * thread handoff.
+ * thread handoff. A socket whose last read drained it is read again only once a selector says bytes came (see
+ * {@code TcpConnection.readable}).
  */
 public final class TcpTransport implements Transport {
     private static final long DIAL_TIMEOUT_MILLIS = 10_000;
@@ -44,6 +46,13 @@ public final class TcpTransport implements Transport {
     private final Log log;
     private final ServerSocketChannel listener;
     private final Selector selector;
+    /**
+     * A second selector on every connection, always for reads: what {@link #progress} asks before reading a socket its
+     * last read drained (see {@code TcpConnection.needsPoll}). {@link #selector}'s interest follows what the blocked
+     * operation waits for, and changing it costs a system call per change; this one's never changes.
+     */
+    private final Selector readiness;
+
     private TcpConnection[] connections = new TcpConnection[0];
     private final List<PendingAccept> accepting = new ArrayList<>();
     private final List<TcpConnection> active = new ArrayList<>();
@@ -79,6 +88,7 @@ public final class TcpTransport implements Transport {
         this.log = log;
         try {
             this.selector = Selector.open();
+            this.readiness = Selector.open();
             this.listener = ServerSocketChannel.open();
             listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             listener.bind(new InetSocketAddress(bindAddress, 0), 1024);
@@ -155,6 +165,7 @@ public final class TcpTransport implements Transport {
     private void register(int peer, SocketChannel ch) throws IOException {
         TcpConnection c = new TcpConnection(peer, ch, stagingBytes);
         c.setKey(ch.register(selector, 0, c));
+        ch.register(readiness, SelectionKey.OP_READ, c);
         connections[peer] = c;
     }
 
@@ -276,6 +287,9 @@ public final class TcpTransport implements Transport {
     public int progress() throws IOException {
         if (closed) throw new IOException("transport closed");
         int work = 0;
+        boolean poll = false;
+        for (int i = 0; i < active.size(); i++) poll |= active.get(i).needsPoll();
+        if (poll) readiness.selectNow(onReady);
         for (int i = active.size() - 1; i >= 0; i--) {
             TcpConnection c = active.get(i);
             work += c.progress();
@@ -292,6 +306,14 @@ public final class TcpTransport implements Transport {
         return work;
     }
 
+    /** {@link #ready} as the selectors' action, made once: progress looks at {@link #readiness} often. */
+    private static final Consumer<SelectionKey> onReady = TcpTransport::ready;
+
+    /** A key a selector found ready; a connection's means bytes (or an end) to read. */
+    private static void ready(SelectionKey key) {
+        if (key.attachment() instanceof TcpConnection c && key.isValid() && key.isReadable()) c.markReadable();
+    }
+
     @Override
     public void awaitIo(long maxNanos) throws IOException {
         if (closed) throw new IOException("transport closed");
@@ -305,6 +327,7 @@ public final class TcpTransport implements Transport {
         long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(maxNanos));
         selector.select(millis);
         if (lk.isValid() && selector.selectedKeys().contains(lk)) acceptReady = true;
+        for (SelectionKey k : selector.selectedKeys()) ready(k);
         selector.selectedKeys().clear();
         for (TcpConnection c : active) c.key().interestOps(0);
     }
@@ -361,6 +384,7 @@ public final class TcpTransport implements Transport {
         try {
             selector.wakeup();
             selector.close();
+            readiness.close();
         } catch (IOException ignored) {
             // best effort
         }
