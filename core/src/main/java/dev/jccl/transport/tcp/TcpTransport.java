@@ -384,6 +384,10 @@ public final class TcpTransport implements Transport {
         try {
             selector.wakeup();
             selector.close();
+        } catch (IOException ignored) {
+            // best effort
+        }
+        try {
             readiness.close();
         } catch (IOException ignored) {
             // best effort
