@@ -168,25 +168,59 @@ public final class Tuner {
     /**
      * How much slower than the model's shared-memory rate, beyond the CPUs' sharing ({@link #shareCpus}), the lockstep
      * schedules' steps ran where ranks share CPUs and the operation did not fit in the cache: each step waits for its
-     * partner to be scheduled, and then finds its data in memory. Measured against the estimates without either
-     * (2026-11-28): 4 ranks on 2 CPUs (2 per CPU), FLOAT16 64 MiB, Rabenseifner 50-97 ms against 25 estimated, 2-3.9×;
-     * 8 ranks (4 per CPU), FLOAT32 16 MiB, 46-68 against 5.9, 7.8-11.5×. Divided by the ranks per CPU that is 1-1.95
-     * and 1.95-2.9: this factor where the ranks per CPU are not known (or are 1), {@link #SPILLED_STALL_PER_SHARE} on
-     * top of the sharing where they are. The one-shot LL, whose outbox holds the whole message so that a rank does all
-     * it can whenever it runs, kept within 1.25-2.7× of its estimate, and measured 20.2-21.9 ms there against Open
-     * MPI's 41. In the cache the model held (4 ranks, 2 MiB: Rabenseifner 670-751 µs against 669 estimated). With it
-     * the tuner takes the one-shot for those: 8 ranks, 16 MiB, AllReduce 17.7-17.8 ms against Rabenseifner's 21.4-67.0
-     * (Open MPI 35.9-37.8), Reduce 6.2-6.7 against the chain's 15.3-18.1; 4 ranks, FLOAT16 64 MiB AllReduce 44.8-46.7
-     * against Rabenseifner's 50.0-97.3, where the slow kernel alone would have priced Rabenseifner first.
+     * partner to be scheduled, and then finds its data in memory. First measured against the estimates without either
+     * (2026-11-28): 4 ranks on 2 CPUs (2 per CPU), FLOAT16 64 MiB, Rabenseifner 50-97 ms against 25 estimated; 8 ranks
+     * (4 per CPU), FLOAT32 16 MiB, 46-68 against 5.9, which set this factor at 3 and the one per share at 2. Measured
+     * again in both of the VM's phases (2026-11-29, FLOAT32, interleaved), they ran faster: 8 ranks 16 MiB 23.8-29.1 ms
+     * (4.0-4.9 times the estimate without either, which is 4 per CPU times 1.0-1.25), 4 ranks 16 MiB 7.8-14.9 and 64
+     * MiB 41.4-53 (2.0-2.9 times, which is 2 per CPU times 1.0-1.45). At 3 and 2 the model priced them nearly twice
+     * what they took and gave the one-shot LL every spilled AllReduce, which lost to Rabenseifner in both phases on 8
+     * ranks (16 MiB: 39.5 ms and 44.2-57.3 against 27.6 and 23.8-29.1) and by 40-50% in the slow phase on 4. This
+     * factor applies where the ranks per CPU are not known (or are 1), {@link #SPILLED_STALL_PER_SHARE} on top of the
+     * sharing where they are.
      */
-    static final double SPILLED_STALL = 3;
+    static final double SPILLED_STALL = 2.4;
 
     /**
      * Beyond {@link #SPILLED_STALL}, how much slower than the shared rate ({@link #shareCpus}) those steps ran where
-     * more than 1.5 ranks share each CPU; see there. With both, the steps run at the unshared rate divided by
-     * {@code max(SPILLED_STALL, SPILLED_STALL_PER_SHARE × cpuShare)}: 3 at up to 1.5 ranks per CPU, 4 at 2, 8 at 4.
+     * more than 2 ranks share each CPU; see there. With both, the steps run at the unshared rate divided by
+     * {@code max(SPILLED_STALL, SPILLED_STALL_PER_SHARE × cpuShare)}: 2.4 at up to 2 ranks per CPU, 4.8 at 4.
      */
-    static final double SPILLED_STALL_PER_SHARE = 2;
+    static final double SPILLED_STALL_PER_SHARE = 1.2;
+
+    /**
+     * Where ranks share CPUs, how much longer than the calibrated LL rate (divided by the sharing) a one-shot
+     * AllReduce's bytes beyond {@link #SHARED_CPU_LL_KNEE_BYTES} of input take, over both of the VM's phases. Its ranks
+     * each read every peer's whole input from outboxes another CPU has just written, P + 1 times their input where
+     * Rabenseifner's move twice it, so it pays most for moving lines between CPUs, which on this project's VM
+     * alternates every few minutes between about 120 and about 500 ns a round trip (bench/core_probe). Measured,
+     * FLOAT32 AllReduce, µs, the fast phase / the slow one (2026-11-29, interleaved runs of each):
+     *
+     * <ul>
+     *   <li>4 ranks on 2 CPUs, 1 MiB: one-shot 371-864 / 711-1221, Rabenseifner 374-506 / 341-516, Open MPI 616-697 /
+     *       686-994; 4 MiB: one-shot 1715-2484 / 2968-4479, Rabenseifner 2630-3137 / 1519-3574;
+     *   <li>8 ranks on 2 CPUs, 1 MiB: one-shot 2127 / 2484-6324, Rabenseifner 1318 / 960-1579; 16 MiB: 39.5 ms /
+     *       44.2-57.3, Rabenseifner 27.6 / 23.8-29.1; but 64 KiB: one-shot 160-181 against 192-638 (fast phase).
+     * </ul>
+     *
+     * <p>Against the estimate at the calibrated rate the one-shot took 0.9-1.4 times as long in the fast phase and
+     * 1.55-1.7 in the slow one: 1.4 prices an even mix. Small inputs are latency in both schedules and both phases (4
+     * ranks, 64 KiB: one-shot 37-47 / 70-92, Rabenseifner 48-157 / 58-90), hence the knee. Priced at the bare rate,
+     * every 4-rank AllReduce up to 32 MiB took the one-shot, which lost to Open MPI at 1 MiB in the slow phase.
+     */
+    static final double SHARED_CPU_LL_STALL = 1.4;
+
+    /** The input per rank up to which a one-shot AllReduce on shared CPUs pays no {@link #SHARED_CPU_LL_STALL}. */
+    static final double SHARED_CPU_LL_KNEE_BYTES = 64 * 1024;
+
+    /**
+     * What a one-shot AllReduce's {@code traffic} bytes cost beyond the LL rate where ranks share CPUs (see
+     * {@link #SHARED_CPU_LL_STALL}), in bytes at that rate: a share of them growing with the input past the knee.
+     */
+    private double sharedCpuLlExtra(Collective c, double perRank, double traffic) {
+        if (cpuShare <= 1 || c != Collective.ALL_REDUCE || perRank <= SHARED_CPU_LL_KNEE_BYTES) return 0;
+        return (SHARED_CPU_LL_STALL - 1) * traffic * (1 - SHARED_CPU_LL_KNEE_BYTES / perRank);
+    }
 
     /** What the unshared shared-memory rate is divided by, besides the CPUs' sharing, beyond the cache. */
     static double spilledStall(double cpuShare) {
@@ -546,7 +580,7 @@ public final class Tuner {
             };
             return calibration.llMicros()
                     + stepHandoffMicros
-                    + traffic / (calibration.llGbPerSecond() * 1e3)
+                    + (traffic + sharedCpuLlExtra(c, perRank, traffic)) / (calibration.llGbPerSecond() * 1e3)
                     + oneShotReduceExtra(reduced);
         }
         if (a == Algorithm.HIERARCHICAL && (c == Collective.BROADCAST || c == Collective.REDUCE)) {
