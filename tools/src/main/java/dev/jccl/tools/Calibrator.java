@@ -145,7 +145,10 @@ final class Calibrator {
                 bfloat16));
 
         List<Sample> shmTimes = measure("all_reduce", effort.maxBytes(), ring);
-        double cacheMib = lastLevelCacheMib(Path.of("/sys/devices/system/cpu/cpu0/cache"));
+        double sysfsCacheMib = lastLevelCacheMib(Path.of("/sys/devices/system/cpu/cpu0/cache"));
+        // Where sysfs has no cache directory (some VMs and containers), the tuner keeps the built-in cache size, so the
+        // in-cache rate is measured over the sizes that size holds: the rate and the split it is used with agree.
+        double cacheMib = sysfsCacheMib > 0 ? sysfsCacheMib : Calibration.DEFAULTS.cacheMib();
         // The sizes the tuner prices at the in-cache rate (those whose 2 ranks' buffers fit) give the step and that
         // rate; the larger ones the rate out of the cache. One line through every size is the small sizes' line,
         // since the fit weighs each size alike: on this project's VM it put the rate beyond the cache at 23 GB/s,
@@ -162,7 +165,15 @@ final class Calibrator {
         figures.put("shm.step.us", shm.stepMicros());
         figures.put("shm.bandwidth.gbps", shmBeyond.gbPerSecond());
         if (cacheMib > 0) {
-            figures.put("cache.mib", cacheMib);
+            if (sysfsCacheMib > 0) {
+                figures.put("cache.mib", cacheMib);
+            } else {
+                notes.add(String.format(
+                        Locale.ROOT,
+                        "cache: the last-level cache's size is not in sysfs; the built-in %.0f MiB decides which sizes"
+                                + " count as in the cache",
+                        cacheMib));
+            }
             if (cached.size() >= 2) {
                 figures.put("shm.cached.bandwidth.gbps", shm.gbPerSecond());
                 notes.add(note(
