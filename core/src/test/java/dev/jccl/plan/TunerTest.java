@@ -401,14 +401,19 @@ class TunerTest {
         // The one-shot's byte term is four times as long up to the knee; its latency and hand-off are not the CPU's
         // rate.
         int kneeCount = (int) (Tuner.SHARED_CPU_LL_KNEE_BYTES / Float.BYTES);
-        assertEquals(4 * oneShotBytes(unknown, kneeCount), oneShotBytes(fourPerCpu, kneeCount), 1e-9);
+        assertEquals(
+                4 * oneShotBytes(unknown, Collective.ALL_REDUCE, kneeCount),
+                oneShotBytes(fourPerCpu, Collective.ALL_REDUCE, kneeCount),
+                1e-9);
         // Beyond it, the bytes past the knee's share of the input cost SHARED_CPU_LL_STALL times as much.
         int count = 1 << 18;
         double pastKnee = 1 - Tuner.SHARED_CPU_LL_KNEE_BYTES / (count * (double) Float.BYTES);
         assertEquals(
-                4 * oneShotBytes(unknown, count) * (1 + (Tuner.SHARED_CPU_LL_STALL - 1) * pastKnee),
-                oneShotBytes(fourPerCpu, count),
-                1e-9 * oneShotBytes(fourPerCpu, count));
+                4
+                        * oneShotBytes(unknown, Collective.ALL_REDUCE, count)
+                        * (1 + (Tuner.SHARED_CPU_LL_STALL - 1) * pastKnee),
+                oneShotBytes(fourPerCpu, Collective.ALL_REDUCE, count),
+                1e-9 * oneShotBytes(fourPerCpu, Collective.ALL_REDUCE, count));
         // Broadcast and Reduce keep the unshared figures: their ranks' work is uneven (a one-shot Reduce's root reads
         // every input, the others publish theirs), and shared, the 8-rank 1 MiB Reduce took the tree, which measured
         // 405-509 µs against the one-shot's 303-332.
@@ -416,9 +421,9 @@ class TunerTest {
         // 2-element one's) leaves out.
         for (Collective c : List.of(Collective.BROADCAST, Collective.REDUCE)) {
             assertEquals(
-                    oneShotByteTerm(unknown, c),
-                    oneShotByteTerm(fourPerCpu, c),
-                    1e-9 * oneShotByteTerm(unknown, c),
+                    oneShotBytes(unknown, c, 1 << 16),
+                    oneShotBytes(fourPerCpu, c, 1 << 16),
+                    1e-9 * oneShotBytes(unknown, c, 1 << 16),
                     c::toString);
             assertTrue(
                     fourPerCpu.estimateMicros(c, Tuner.Algorithm.TREE, Tuner.Protocol.SIMPLE, 2, DataType.FLOAT32)
@@ -429,18 +434,10 @@ class TunerTest {
         assertTrue(fourPerCpu.table().contains("ranks share CPUs (4.00 per CPU)"), fourPerCpu::table);
     }
 
-    /** A one-shot LL AllReduce's estimate for {@code count} floats less its estimate for none: what its bytes cost. */
-    private static double oneShotBytes(Tuner t, int count) {
-        return t.estimateMicros(
-                        Collective.ALL_REDUCE, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, count, DataType.FLOAT32)
-                - t.estimateMicros(
-                        Collective.ALL_REDUCE, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 0, DataType.FLOAT32);
-    }
-
-    /** A one-shot LL's estimate at 256 KiB less its estimate at 8 bytes: what its bytes cost. */
-    private static double oneShotByteTerm(Tuner t, Collective c) {
-        return t.estimateMicros(c, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 1 << 16, DataType.FLOAT32)
-                - t.estimateMicros(c, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 2, DataType.FLOAT32);
+    /** A one-shot LL's estimate for {@code count} floats less its estimate for none: what its bytes cost. */
+    private static double oneShotBytes(Tuner t, Collective c, int count) {
+        return t.estimateMicros(c, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, count, DataType.FLOAT32)
+                - t.estimateMicros(c, Tuner.Algorithm.ONE_SHOT, Tuner.Protocol.LL, 0, DataType.FLOAT32);
     }
 
     /**

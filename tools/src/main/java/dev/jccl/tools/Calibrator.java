@@ -164,42 +164,35 @@ final class Calibrator {
         Link shmBeyond = ringLink(beyondLine, gamma);
         figures.put("shm.step.us", shm.stepMicros());
         figures.put("shm.bandwidth.gbps", shmBeyond.gbPerSecond());
-        if (cacheMib > 0) {
-            if (sysfsCacheMib > 0) {
-                figures.put("cache.mib", cacheMib);
-            } else {
-                notes.add(String.format(
-                        Locale.ROOT,
-                        "cache: the last-level cache's size is not in sysfs; the built-in %.0f MiB decides which sizes"
-                                + " count as in the cache",
-                        cacheMib));
-            }
-            if (cached.size() >= 2) {
-                figures.put("shm.cached.bandwidth.gbps", shm.gbPerSecond());
-                notes.add(note(
-                        "shm",
-                        String.format(
-                                Locale.ROOT,
-                                "AllReduce Ring/Simple over shared memory, the sizes that fit in %.0f MiB of cache",
-                                cacheMib),
-                        shmLine,
-                        shm));
-            } else {
-                notes.add(note("shm", "AllReduce Ring/Simple over shared memory, every size", shmLine, shm)
-                        + "; fewer than two sizes fit in the cache, so its rate is the built-in one");
-            }
-            if (beyond.size() >= 2) {
-                notes.add(note("shm.bandwidth", "the same, the sizes that do not fit", beyondLine)
-                        + String.format(
-                                Locale.ROOT,
-                                "; %.4g GB/s once the reduce's share is taken out",
-                                shmBeyond.gbPerSecond()));
-            } else {
-                notes.add("shm.bandwidth: fewer than two sizes beyond the cache; the in-cache line's rate");
-            }
+        if (sysfsCacheMib > 0) {
+            figures.put("cache.mib", cacheMib);
         } else {
-            notes.add(note("shm", "AllReduce Ring/Simple over shared memory", shmLine, shm));
-            notes.add("cache: the last-level cache's size is not in sysfs; built-in figures for the cache");
+            notes.add(String.format(
+                    Locale.ROOT,
+                    "cache: the last-level cache's size is not in sysfs; the built-in %.0f MiB decides which sizes"
+                            + " count as in the cache",
+                    cacheMib));
+        }
+        if (cached.size() >= 2) {
+            figures.put("shm.cached.bandwidth.gbps", shm.gbPerSecond());
+            notes.add(note(
+                    "shm",
+                    String.format(
+                            Locale.ROOT,
+                            "AllReduce Ring/Simple over shared memory, the sizes that fit in %.0f MiB of cache",
+                            cacheMib),
+                    shmLine,
+                    shm));
+        } else {
+            notes.add(note("shm", "AllReduce Ring/Simple over shared memory, every size", shmLine, shm)
+                    + "; fewer than two sizes fit in the cache, so its rate is the built-in one");
+        }
+        if (beyond.size() >= 2) {
+            notes.add(note("shm.bandwidth", "the same, the sizes that do not fit", beyondLine)
+                    + String.format(
+                            Locale.ROOT, "; %.4g GB/s once the reduce's share is taken out", shmBeyond.gbPerSecond()));
+        } else {
+            notes.add("shm.bandwidth: fewer than two sizes beyond the cache; the in-cache line's rate");
         }
 
         Map<String, String> sockets = new HashMap<>(ring);
