@@ -6,6 +6,7 @@
 #   bench/grid.sh --quick         one repetition with short loops: checks that everything runs
 #   bench/grid.sh --only ar-shm,types     some sections: ar-shm ar-tcp others types ucx
 #   bench/grid.sh --np 2          only cells with this many ranks
+#   bench/grid.sh --table         print the last run's table again from bench/target/grid, run nothing
 #
 # Sections:
 #   ar-shm  AllReduce float32 sum, 2 and 4 ranks, 8 B 64 KiB 1 MiB 64 MiB, shared memory:
@@ -33,7 +34,8 @@
 # cell whose runs met both phases (the largest round trip over twice the smallest): its ratio
 # compares phases as much as libraries. The columns "paired" take, per repetition, Jccl's run and
 # Open MPI's run only when both met the same phase (all four round trips within 1.5x), and print the median
-# of those ratios with how many repetitions paired: "0.93 (2/3)". The raw values (time, busbw,
+# of those ratios with how many repetitions paired: "0.93 (2/3)"; the types and ucx sections pair a
+# type's (UCX's) busbw with float32's (the sockets') run of the same repetition. The raw values (time, busbw,
 # round trip before, round trip after) stay in bench/target/grid/*.values.
 # A benchmark, not a test: CI does not run it.
 set -euo pipefail
@@ -44,12 +46,14 @@ reps=3
 quick=0
 only="ar-shm,ar-tcp,others,types,ucx"
 np_filter=""
+table_only=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) reps=1; quick=1 ;;
     -r|--reps) reps="${2:?-r needs a number}"; shift ;;
     --only) only="${2:?--only needs a list}"; shift ;;
     --np) np_filter="${2:?--np needs a number}"; shift ;;
+    --table) table_only=1 ;;
     -h|--help) print_help "$0"; exit 0 ;;
     *) unknown_argument bench/grid.sh "$1" ;;
   esac
@@ -63,7 +67,11 @@ wanted() { [[ ",$only," == *",$1,"* ]]; }
 
 say() { echo "grid.sh: $*" >&2; }
 
-if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
+out=bench/target/grid
+if ((table_only)); then
+  [[ -d "$out" ]] || { echo "bench/grid.sh: --table: no earlier run in $out" >&2; exit 1; }
+  reps="$(for f in "$out"/*.values; do wc -l < "$f"; done 2>/dev/null | sort -n | tail -1)"
+elif ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
   say "mpicc/mpirun not found: installing Open MPI from Debian (openmpi-bin libopenmpi-dev)"
   sudo=""
   if [[ "$(id -u)" != 0 ]]; then
@@ -74,14 +82,16 @@ if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openmpi-bin libopenmpi-dev >&2
 fi
 
-out=bench/target/grid
-rm -rf "$out"
-mkdir -p "$out"
-say "building bench/target/mpi_bench with $(mpicc --showme:version 2>/dev/null || echo mpicc)"
-mpicc -O2 -Wall -o bench/target/mpi_bench bench/mpi_bench.c
-mpicc -O2 -Wall -pthread -o bench/target/core_probe bench/core_probe.c
-say "building the jccl tool (if needed)"
-./jccl info >/dev/null
+if ((! table_only)); then
+  rm -rf "$out"
+  mkdir -p "$out"
+  date -u +%Y-%m-%dT%H:%MZ > "$out/started"
+  say "building bench/target/mpi_bench with $(mpicc --showme:version 2>/dev/null || echo mpicc)"
+  mpicc -O2 -Wall -o bench/target/mpi_bench bench/mpi_bench.c
+  mpicc -O2 -Wall -pthread -o bench/target/core_probe bench/core_probe.c
+  say "building the jccl tool (if needed)"
+  ./jccl info >/dev/null
+fi
 
 # Open MPI as root, more ranks than cores (it then yields while it waits, as mpi_yield_when_idle
 # does); Debian's build has UCX off, so shared memory is the vader BTL unless a cell says tcp.
@@ -174,7 +184,7 @@ run_mpi() { # cell, repetition
   echo "$value $round_trip $(line_round_trip)" >> "$out/$id-mpi.values"
 }
 
-for ((rep = 1; rep <= reps; rep++)); do
+for ((rep = 1; rep <= reps && ! table_only; rep++)); do
   for cell in "${cells[@]}"; do
     IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$cell"
     say "repetition $rep/$reps: $id"
@@ -212,27 +222,30 @@ round_trips() {
       v = $c + 0; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ } }
     END { if (n == 0) print "-"; else printf "%d-%d%s\n", lo, hi, (hi > 2 * lo) ? " !" : "" }'
 }
-# The median over repetitions of Jccl's time / Open MPI's, counting only the repetitions whose two
-# runs met the same phase (their four round trips, before and after each, within 1.5x), and how many
-# did: "0.93 (2/3)".
-paired_ratio() { # jccl values, mpi values
+# The median over repetitions of the first file's value / the second's (column 1, time, unless told
+# 2, busbw), counting only the repetitions whose two runs met the same phase (their four round trips,
+# before and after each, within 1.5x), and how many did: "0.93 (2/3)". For time, Jccl's / Open MPI's;
+# for busbw, a type's / float32's (types) or UCX's / the sockets' (ucx).
+paired_ratio() { # values, reference values, [column]
   [[ -s "$1" && -s "$2" ]] || { echo "-"; return; }
   local ratios pairs runs m
-  ratios="$(paste -d' ' "$1" "$2" | awk '$3 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+$/ && $7 ~ /^[0-9.]+$/ && $8 ~ /^[0-9.]+$/ && $5 > 0 {
+  ratios="$(paste -d' ' "$1" "$2" | awk -v c="${3:-1}" '$3 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+$/ && $7 ~ /^[0-9.]+$/ && $8 ~ /^[0-9.]+$/ && $(c + 4) > 0 {
       lo = $3; hi = $3
       split($4 " " $7 " " $8, rest, " ")
       for (i in rest) { v = rest[i] + 0; if (v < lo) lo = v; if (v > hi) hi = v }
-      if (hi <= 1.5 * lo) print $1 / $5 }')"
+      if (hi <= 1.5 * lo) print $c / $(c + 4) }')"
   runs="$(paste "$1" "$2" | wc -l)"
   [[ -n "$ratios" ]] || { echo "- (0/$runs)"; return; }
   pairs="$(wc -l <<< "$ratios")"
   read -r m _ <<< "$(median_min_max <<< "$ratios")"
   awk -v m="$m" -v k="$pairs" -v n="$runs" 'BEGIN { printf "%.2f (%d/%d)\n", m, k, n }'
 }
+# paired_ratio of busbw against the reference row's, or "-" on the reference row itself.
+reference_or_paired() { if [[ "$1" == "$2" ]]; then echo "-"; else paired_ratio "$1" "$2" 2; fi; }
 name_of() { case "$1" in all_reduce) echo AllReduce ;; all_gather) echo AllGather ;; reduce_scatter) echo ReduceScatter ;; broadcast) echo Broadcast ;; esac; }
 
 echo
-echo "# Jccl $(./jccl info 2>/dev/null | awk '/^jccl / { print $2; exit }') vs Open MPI $(mpirun --version 2>/dev/null | head -1 | awk '{print $NF}'), $reps repetition(s), interleaved; $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "# Jccl $(./jccl info 2>/dev/null | awk '/^jccl / { print $2; exit }') vs Open MPI $(mpirun --version 2>/dev/null | head -1 | awk '{print $NF}'), $reps repetition(s), interleaved; $(nproc) CPUs, started $(cat "$out/started" 2>/dev/null || echo "(unknown)")"
 echo "# time: µs per call, median (min-max); Jccl/MPI: ratio of the medians, below 1.00 Jccl is faster"
 echo "# line ns: a cache line's round trip between two CPUs before and after each run of the cell (bench/core_probe); !: the runs met both of the VM's phases"
 last_section=""
@@ -245,8 +258,8 @@ for cell in "${cells[@]}"; do
       ar-shm) echo "## AllReduce float32 sum, shared memory (Open MPI: vader BTL)" ;;
       ar-tcp) echo "## AllReduce float32 sum, TCP only (Jccl: JCCL_SHM_DISABLE=1; Open MPI: --mca btl tcp,self)" ;;
       others) echo "## AllGather, ReduceScatter, Broadcast float32, shared memory (AllGather/ReduceScatter: the small row is 8 B per rank)" ;;
-      types) echo "## AllReduce sum by data type, 2 ranks, shared memory, -z 2: busbw GB/s, and the ratio to float32's"; printf '%-10s %-10s %-28s %10s\n' size type "busbw GB/s" "/float32" ;;
-      ucx) echo "## AllReduce float32 64 MiB, 2 ranks, JCCL_SHM_DISABLE=1, -z 2: JCCL_NET=UCX against Jccl's sockets (busbw GB/s)"; printf '%-10s %-28s %10s\n' net "busbw GB/s" "/sockets" ;;
+      types) echo "## AllReduce sum by data type, 2 ranks, shared memory, -z 2: busbw GB/s, and the ratio to float32's"; printf '%-10s %-10s %-28s %10s  %-12s %s\n' size type "busbw GB/s" "/float32" "paired" "line ns" ;;
+      ucx) echo "## AllReduce float32 64 MiB, 2 ranks, JCCL_SHM_DISABLE=1, -z 2: JCCL_NET=UCX against Jccl's sockets (busbw GB/s)"; printf '%-10s %-28s %10s  %-12s %s\n' net "busbw GB/s" "/sockets" "paired" "line ns" ;;
     esac
     if [[ "$section" == ar-* || "$section" == others ]]; then
       printf '%-14s %5s %-8s %-26s %-26s %-26s %8s %8s  %-12s %-12s %s\n' collective ranks size "Jccl -z 0" "Jccl -z 2" "Open MPI" "z0/MPI" "z2/MPI" "z0 paired" "z2 paired" "line ns"
@@ -269,14 +282,18 @@ for cell in "${cells[@]}"; do
       fi
       ;;
     types)
-      ref="$(median "$out/types-float-$bytes-jccl-z2.values" 2 || true)"
-      printf '%-10s %-10s %-28s %10s\n' "$(label "$bytes")" "$type" "$(cell_text "$out/$id-jccl-z2.values" 2)" \
-        "$(ratio "$(median "$out/$id-jccl-z2.values" 2 || true)" "$ref")"
+      ref_file="$out/types-float-$bytes-jccl-z2.values"
+      ref="$(median "$ref_file" 2 || true)"
+      printf '%-10s %-10s %-28s %10s  %-12s %s\n' "$(label "$bytes")" "$type" "$(cell_text "$out/$id-jccl-z2.values" 2)" \
+        "$(ratio "$(median "$out/$id-jccl-z2.values" 2 || true)" "$ref")" \
+        "$(reference_or_paired "$out/$id-jccl-z2.values" "$ref_file")" "$(round_trips "$out/$id-jccl-z2.values" "$ref_file")"
       ;;
     ucx)
-      ref="$(median "$out/ucx-tcp-jccl-z2.values" 2 || true)"
-      printf '%-10s %-28s %10s\n' "${id#ucx-}" "$(cell_text "$out/$id-jccl-z2.values" 2)" \
-        "$(ratio "$(median "$out/$id-jccl-z2.values" 2 || true)" "$ref")"
+      ref_file="$out/ucx-tcp-jccl-z2.values"
+      ref="$(median "$ref_file" 2 || true)"
+      printf '%-10s %-28s %10s  %-12s %s\n' "${id#ucx-}" "$(cell_text "$out/$id-jccl-z2.values" 2)" \
+        "$(ratio "$(median "$out/$id-jccl-z2.values" 2 || true)" "$ref")" \
+        "$(reference_or_paired "$out/$id-jccl-z2.values" "$ref_file")" "$(round_trips "$out/$id-jccl-z2.values" "$ref_file")"
       ;;
   esac
 done
