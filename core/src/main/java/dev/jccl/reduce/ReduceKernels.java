@@ -184,10 +184,19 @@ public final class ReduceKernels {
                 StreamingKernels.Fp64::prod,
                 StreamingKernels.Fp64::max,
                 StreamingKernels.Fp64::min);
-        // FLOAT16 and BFLOAT16: their conversions, not memory, are the limit; they keep the chunked kernels.
+        // FLOAT16 and BFLOAT16: their conversions, not memory, are the limit; they keep the chunked kernels, but
+        // FLOAT16 SUM and PROD in smaller pieces, which leave room in L1 for the streaming operands.
         for (DataType t : new DataType[] {DataType.FLOAT16, DataType.BFLOAT16}) {
             STREAMING[t.ordinal()] = KERNELS[t.ordinal()].clone();
         }
+        ReduceKernel[] float16 = KERNELS[DataType.FLOAT16.ordinal()];
+        fill(
+                STREAMING,
+                DataType.FLOAT16,
+                NativeFloat16Kernel.STREAMING_SUM,
+                NativeFloat16Kernel.STREAMING_PROD,
+                float16[ReduceOp.MAX.ordinal()],
+                float16[ReduceOp.MIN.ordinal()]);
     }
 
     static {

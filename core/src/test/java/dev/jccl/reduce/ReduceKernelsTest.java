@@ -114,6 +114,26 @@ class ReduceKernelsTest {
         }
     }
 
+    /**
+     * FLOAT16 SUM and PROD stream in smaller pieces than they reduce in cache (see
+     * {@link NativeFloat16Kernel#STREAMING_PIECE_BYTES}); AVG streams as SUM does, MIN and MAX keep their kernels.
+     */
+    @Test
+    void float16SumAndProdStreamThroughTheirOwnKernels() {
+        for (ReduceOp op : new ReduceOp[] {ReduceOp.SUM, ReduceOp.PROD}) {
+            assertNotSame(
+                    ReduceKernels.of(DataType.FLOAT16, op), ReduceKernels.streaming(DataType.FLOAT16, op), "" + op);
+        }
+        assertSame(NativeFloat16Kernel.STREAMING_SUM, ReduceKernels.streaming(DataType.FLOAT16, ReduceOp.SUM));
+        assertSame(NativeFloat16Kernel.STREAMING_SUM, ReduceKernels.streaming(DataType.FLOAT16, ReduceOp.AVG));
+        assertSame(
+                NativeFloat16Kernel.STREAMING_SUM,
+                ReduceKernels.forOperationBytes(DataType.FLOAT16, ReduceOp.SUM, ReduceKernels.STREAMING_BYTES));
+        assertSame(
+                ReduceKernels.of(DataType.FLOAT16, ReduceOp.MAX),
+                ReduceKernels.streaming(DataType.FLOAT16, ReduceOp.MAX));
+    }
+
     /** The test JVM has the Vector API (the build passes the module), so the checks above ran its kernels. */
     @Test
     void theVectorKernelsRunWhereTheJvmHasTheVectorApi() {
