@@ -55,10 +55,10 @@ final class NativeFloat16Kernel implements ReduceKernel {
      */
     static final int STREAMING_PIECE_BYTES = ChunkedKernel.CHUNK_BYTES / 2;
 
-    static final NativeFloat16Kernel SUM = sum(ChunkedKernel.CHUNK_BYTES);
-    static final NativeFloat16Kernel PROD = prod(ChunkedKernel.CHUNK_BYTES);
-    static final NativeFloat16Kernel STREAMING_SUM = sum(STREAMING_PIECE_BYTES);
-    static final NativeFloat16Kernel STREAMING_PROD = prod(STREAMING_PIECE_BYTES);
+    static final NativeFloat16Kernel SUM = sumKernel(ChunkedKernel.CHUNK_BYTES);
+    static final NativeFloat16Kernel PROD = prodKernel(ChunkedKernel.CHUNK_BYTES);
+    static final NativeFloat16Kernel STREAMING_SUM = sumKernel(STREAMING_PIECE_BYTES);
+    static final NativeFloat16Kernel STREAMING_PROD = prodKernel(STREAMING_PIECE_BYTES);
 
     private final SegmentsLoop segments;
     private final SegmentThenArrayLoop segmentThenArray;
@@ -80,7 +80,7 @@ final class NativeFloat16Kernel implements ReduceKernel {
         this.pieceBytes = pieceBytes;
     }
 
-    private static NativeFloat16Kernel sum(int pieceBytes) {
+    private static NativeFloat16Kernel sumKernel(int pieceBytes) {
         return new NativeFloat16Kernel(
                 NativeFloat16Kernel::sum,
                 NativeFloat16Kernel::sum,
@@ -89,7 +89,7 @@ final class NativeFloat16Kernel implements ReduceKernel {
                 pieceBytes);
     }
 
-    private static NativeFloat16Kernel prod(int pieceBytes) {
+    private static NativeFloat16Kernel prodKernel(int pieceBytes) {
         return new NativeFloat16Kernel(
                 NativeFloat16Kernel::prod,
                 NativeFloat16Kernel::prod,

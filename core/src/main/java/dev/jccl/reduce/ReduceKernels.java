@@ -184,8 +184,8 @@ public final class ReduceKernels {
                 StreamingKernels.Fp64::prod,
                 StreamingKernels.Fp64::max,
                 StreamingKernels.Fp64::min);
-        // FLOAT16 and BFLOAT16: their conversions, not memory, are the limit; they keep the chunked kernels, but
-        // FLOAT16 SUM and PROD in smaller pieces, which leave room in L1 for the streaming operands.
+        // FLOAT16 and BFLOAT16: their conversions bound them, so they keep their in-cache kernels; only FLOAT16 SUM and
+        // PROD change, to smaller pieces that leave room in L1 for the operands streaming through it.
         for (DataType t : new DataType[] {DataType.FLOAT16, DataType.BFLOAT16}) {
             STREAMING[t.ordinal()] = KERNELS[t.ordinal()].clone();
         }
