@@ -240,8 +240,14 @@ paired_ratio() { # values, reference values, [column]
   read -r m _ <<< "$(median_min_max <<< "$ratios")"
   awk -v m="$m" -v k="$pairs" -v n="$runs" 'BEGIN { printf "%.2f (%d/%d)\n", m, k, n }'
 }
-# paired_ratio of busbw against the reference row's, or "-" on the reference row itself.
-reference_or_paired() { if [[ "$1" == "$2" ]]; then echo "-"; else paired_ratio "$1" "$2" 2; fi; }
+# A busbw row's last four columns: busbw median (min-max), the ratio of its median to the reference
+# row's, the phase-paired ratio ("-" on the reference row itself) and the round trips.
+busbw_columns() { # values, reference values
+  local paired="-"
+  [[ "$1" == "$2" ]] || paired="$(paired_ratio "$1" "$2" 2)"
+  printf '%-28s %10s  %-12s %s\n' "$(cell_text "$1" 2)" "$(ratio "$(median "$1" 2 || true)" "$(median "$2" 2 || true)")" \
+    "$paired" "$(round_trips "$1" "$2")"
+}
 name_of() { case "$1" in all_reduce) echo AllReduce ;; all_gather) echo AllGather ;; reduce_scatter) echo ReduceScatter ;; broadcast) echo Broadcast ;; esac; }
 
 echo
@@ -282,18 +288,12 @@ for cell in "${cells[@]}"; do
       fi
       ;;
     types)
-      ref_file="$out/types-float-$bytes-jccl-z2.values"
-      ref="$(median "$ref_file" 2 || true)"
-      printf '%-10s %-10s %-28s %10s  %-12s %s\n' "$(label "$bytes")" "$type" "$(cell_text "$out/$id-jccl-z2.values" 2)" \
-        "$(ratio "$(median "$out/$id-jccl-z2.values" 2 || true)" "$ref")" \
-        "$(reference_or_paired "$out/$id-jccl-z2.values" "$ref_file")" "$(round_trips "$out/$id-jccl-z2.values" "$ref_file")"
+      printf '%-10s %-10s ' "$(label "$bytes")" "$type"
+      busbw_columns "$out/$id-jccl-z2.values" "$out/types-float-$bytes-jccl-z2.values"
       ;;
     ucx)
-      ref_file="$out/ucx-tcp-jccl-z2.values"
-      ref="$(median "$ref_file" 2 || true)"
-      printf '%-10s %-28s %10s  %-12s %s\n' "${id#ucx-}" "$(cell_text "$out/$id-jccl-z2.values" 2)" \
-        "$(ratio "$(median "$out/$id-jccl-z2.values" 2 || true)" "$ref")" \
-        "$(reference_or_paired "$out/$id-jccl-z2.values" "$ref_file")" "$(round_trips "$out/$id-jccl-z2.values" "$ref_file")"
+      printf '%-10s ' "${id#ucx-}"
+      busbw_columns "$out/$id-jccl-z2.values" "$out/ucx-tcp-jccl-z2.values"
       ;;
   esac
 done

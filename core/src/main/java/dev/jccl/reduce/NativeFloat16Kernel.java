@@ -55,10 +55,20 @@ final class NativeFloat16Kernel implements ReduceKernel {
      */
     static final int STREAMING_PIECE_BYTES = ChunkedKernel.CHUNK_BYTES / 2;
 
-    static final NativeFloat16Kernel SUM = sumKernel(ChunkedKernel.CHUNK_BYTES);
-    static final NativeFloat16Kernel PROD = prodKernel(ChunkedKernel.CHUNK_BYTES);
-    static final NativeFloat16Kernel STREAMING_SUM = sumKernel(STREAMING_PIECE_BYTES);
-    static final NativeFloat16Kernel STREAMING_PROD = prodKernel(STREAMING_PIECE_BYTES);
+    static final NativeFloat16Kernel SUM = new NativeFloat16Kernel(
+            NativeFloat16Kernel::sum,
+            NativeFloat16Kernel::sum,
+            NativeFloat16Kernel::sum,
+            new ChunkedKernel<>(ChunkedKernel.SHORTS, FloatKernels.Fp16::sum),
+            ChunkedKernel.CHUNK_BYTES);
+    static final NativeFloat16Kernel PROD = new NativeFloat16Kernel(
+            NativeFloat16Kernel::prod,
+            NativeFloat16Kernel::prod,
+            NativeFloat16Kernel::prod,
+            new ChunkedKernel<>(ChunkedKernel.SHORTS, FloatKernels.Fp16::prod),
+            ChunkedKernel.CHUNK_BYTES);
+    static final NativeFloat16Kernel STREAMING_SUM = SUM.withPieceBytes(STREAMING_PIECE_BYTES);
+    static final NativeFloat16Kernel STREAMING_PROD = PROD.withPieceBytes(STREAMING_PIECE_BYTES);
 
     private final SegmentsLoop segments;
     private final SegmentThenArrayLoop segmentThenArray;
@@ -80,22 +90,9 @@ final class NativeFloat16Kernel implements ReduceKernel {
         this.pieceBytes = pieceBytes;
     }
 
-    private static NativeFloat16Kernel sumKernel(int pieceBytes) {
-        return new NativeFloat16Kernel(
-                NativeFloat16Kernel::sum,
-                NativeFloat16Kernel::sum,
-                NativeFloat16Kernel::sum,
-                new ChunkedKernel<>(ChunkedKernel.SHORTS, FloatKernels.Fp16::sum),
-                pieceBytes);
-    }
-
-    private static NativeFloat16Kernel prodKernel(int pieceBytes) {
-        return new NativeFloat16Kernel(
-                NativeFloat16Kernel::prod,
-                NativeFloat16Kernel::prod,
-                NativeFloat16Kernel::prod,
-                new ChunkedKernel<>(ChunkedKernel.SHORTS, FloatKernels.Fp16::prod),
-                pieceBytes);
+    /** The same loops in pieces of {@code bytes}. */
+    private NativeFloat16Kernel withPieceBytes(int bytes) {
+        return new NativeFloat16Kernel(segments, segmentThenArray, arrayThenSegment, staged, bytes);
     }
 
     @Override

@@ -186,9 +186,7 @@ public final class ReduceKernels {
                 StreamingKernels.Fp64::min);
         // FLOAT16 and BFLOAT16: their conversions bound them, so they keep their in-cache kernels; only FLOAT16 SUM and
         // PROD change, to smaller pieces that leave room in L1 for the operands streaming through it.
-        for (DataType t : new DataType[] {DataType.FLOAT16, DataType.BFLOAT16}) {
-            STREAMING[t.ordinal()] = KERNELS[t.ordinal()].clone();
-        }
+        STREAMING[DataType.BFLOAT16.ordinal()] = KERNELS[DataType.BFLOAT16.ordinal()].clone();
         ReduceKernel[] float16 = KERNELS[DataType.FLOAT16.ordinal()];
         fill(
                 STREAMING,
