@@ -48,6 +48,10 @@ final class SharedWords {
         INT.setRelease(s, offset, value);
     }
 
+    static boolean compareAndSetInt(MemorySegment s, long offset, int expected, int value) {
+        return INT.compareAndSet(s, offset, expected, value);
+    }
+
     static int getAndAddInt(MemorySegment s, long offset, int delta) {
         return (int) INT.getAndAdd(s, offset, delta);
     }

@@ -19,7 +19,8 @@ package dev.jccl.transport.shm;
  *  256 | done i64: collectives this rank has finished                     |  owner
  *  320 | reason length u32 | reason UTF-8 (why the state is FAILED)       |  owner
  * 1024 | doorbell i32: peers add 1 and wake the owner's futex             |  peers, atomic add
- * 1088 | sleeping i32: 1 while the owner may sleep on its doorbell        |  owner
+ * 1088 | sleeping i32: 1 while the owner may sleep on its doorbell        |  owner; the peer that
+ *      |                                                                  |  rings lowers it (CAS)
  * 1152 | consumed[w] i64, one line per rank w: how many of w's outbox     |  owner (as a reader)
  *      | chunks this rank has finished with                               |
  *    C | outbox slot 0: flag i64 | sequence | descriptor | count |        |  owner (as a writer)
