@@ -97,18 +97,27 @@ fi
 # does); Debian's build has UCX off, so shared memory is the vader BTL unless a cell says tcp.
 mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 
-# Iterations per timed loop: about a tenth of a second or more on both sides at today's speeds,
-# so a loop measures the libraries more than the machine's hiccups. --quick divides them by 10.
-iters_for() { # bytes ranks
-  local b=$1 n=$2 it
-  if ((b <= 64)); then it=$((n == 2 ? 200000 : 20000))
-  elif ((b <= 65536 * 4)); then it=$((n == 2 ? 5000 : 1000))
+# Iterations per timed loop: a tenth of a second or more on the faster side at the 2026-12-07 grid's
+# speeds, so that a loop averages over the scheduler's time slices (a few ms) and measures the libraries
+# more than the machine's hiccups. Loops of 6-40 ms (a 4-rank 8-byte Broadcast at 0.3-0.5 µs a call,
+# 20,000 calls) once read 0.3-0.7 µs from run to run on both sides; 5 rows of the same run then agreed
+# within 0.1 except the first. The sockets' small messages take 10-60 µs a call and need fewer.
+# --quick divides them by 10.
+iters_for() { # bytes ranks transport collective
+  local b=$1 n=$2 transport=$3 coll=$4 it
+  if ((b <= 64)); then
+    if [[ "$transport" != shm ]]; then it=$((n == 2 ? 20000 : 2000))
+    elif [[ "$coll" == broadcast ]]; then it=$((n == 2 ? 1000000 : 300000))
+    else it=$((n == 2 ? 500000 : 30000)); fi
+  elif ((b <= 65536 * 4)); then
+    if [[ "$transport" != shm ]]; then it=$((n == 2 ? 5000 : 1000))
+    else it=$((n == 2 ? 20000 : 5000)); fi
   elif ((b <= 4194304)); then it=$((n == 2 ? 1000 : 300))
   else it=$((n == 2 ? 20 : 10)); fi
   ((quick)) && it=$(((it + 9) / 10))
   echo "$it"
 }
-warm_for() { local it; it=$(iters_for "$1" "$2"); echo $(((it + 9) / 10)); }
+warm_for() { local it; it=$(iters_for "$@"); echo $(((it + 9) / 10)); }
 
 # One cell: id | section | collective | ranks | bytes | transport (shm|tcp|ucx) | jccl modes | type | mpi (yes|no)
 cells=()
@@ -159,8 +168,8 @@ run_jccl() { # cell, mode, repetition
   esac
   local round_trip; round_trip="$(line_round_trip)"
   # --warmup-time 4: the JVM compiles its hot paths in its first seconds; none of that is timed.
-  if ! env "${env[@]}" ./jccl perf "$coll" -np "$np" -b "$bytes" -e "$bytes" -d "$type" -n "$(iters_for "$bytes" "$np")" \
-      -w "$(warm_for "$bytes" "$np")" -c 0 -z "$2" --warmup-time 4 >"$file" 2>"$file.err"; then
+  if ! env "${env[@]}" ./jccl perf "$coll" -np "$np" -b "$bytes" -e "$bytes" -d "$type" -n "$(iters_for "$bytes" "$np" "$transport" "$coll")" \
+      -w "$(warm_for "$bytes" "$np" "$transport" "$coll")" -c 0 -z "$2" --warmup-time 4 >"$file" 2>"$file.err"; then
     say "jccl perf failed for $id -z $2 (see $file.err)"; tail -5 "$file.err" >&2; return 1
   fi
   local value; value="$(jccl_value "$file")"
@@ -175,8 +184,8 @@ run_mpi() { # cell, repetition
   local btl=()
   [[ "$transport" == tcp ]] && btl=(--mca btl tcp,self --mca btl_tcp_if_include lo)
   local round_trip; round_trip="$(line_round_trip)"
-  if ! "${mpirun[@]}" -np "$np" "${btl[@]}" bench/target/mpi_bench "$coll" "$bytes" "$(iters_for "$bytes" "$np")" \
-      "$(warm_for "$bytes" "$np")" >"$file" 2>"$file.err"; then
+  if ! "${mpirun[@]}" -np "$np" "${btl[@]}" bench/target/mpi_bench "$coll" "$bytes" "$(iters_for "$bytes" "$np" "$transport" "$coll")" \
+      "$(warm_for "$bytes" "$np" "$transport" "$coll")" >"$file" 2>"$file.err"; then
     say "mpirun failed for $id (see $file.err)"; tail -5 "$file.err" >&2; return 1
   fi
   local value; value="$(mpi_value "$file")"
