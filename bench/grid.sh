@@ -100,8 +100,8 @@ mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 # Iterations per timed loop: a tenth of a second or more on the faster side at the 2026-12-07 grid's
 # speeds, so that a loop averages over the scheduler's time slices (a few ms) and measures the libraries
 # more than the machine's hiccups. Loops of 6-40 ms (a 4-rank 8-byte Broadcast at 0.3-0.5 µs a call,
-# 20,000 calls) once read 0.3-0.7 µs from run to run on both sides; 5 rows of the same run then agreed
-# within 0.1 except the first. The sockets' small messages take 10-60 µs a call and need fewer.
+# 20,000 calls) once read 0.24-0.77 µs from run to run on both sides, while 5 rows of one run mostly
+# agreed within 0.1 µs (the first often read higher). The sockets' small messages take 10-60 µs a call and need fewer.
 # --quick divides them by 10.
 iters_for() { # bytes ranks transport collective
   local b=$1 n=$2 transport=$3 coll=$4 it
