@@ -24,6 +24,18 @@ find_java25() {
   exit 1
 }
 
+# "smallest largest" of the cache-line round trips (ns) a benchmark run's timed loops met, or "- -" if none was
+# measured: the probe $2 made right after the run, and the samples of bench/core_probe's watch file $1 ("<monotonic
+# ms> <ns>" lines) from a second before the timed loops began to the run's end $3 (monotonic ms). The loops' start is
+# reckoned back from the end by their length $4 (µs), so the warm-up before them, 5-20 s of a Jccl run, does not count.
+phase_range() { # watch-file probe-after end-ms timed-µs
+  local from
+  from="$(awk -v e="$3" -v t="$4" 'BEGIN { printf "%d", e - t / 1000 - 1000 }')"
+  { echo "$2"; awk -v s="$from" -v e="$3" '$1 >= s && $1 <= e { print $2 }' "$1" 2>/dev/null; } |
+    awk '/^[0-9.]+$/ { v = $1 + 0; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
+      END { if (n == 0) print "- -"; else print lo, hi }'
+}
+
 # Makes $2 pretend hosts as network namespaces $1-h0 … joined by a bridge in $1-sw (veth jv<h> at
 # 10.77.0.<h+1>/24, as the tests do), and removes every $1-* namespace when the script exits. Needs root.
 make_netns_hosts() {

@@ -25,18 +25,21 @@
 # Jccl/MPI, the ratio of the medians: below 1.00 Jccl is faster. Open MPI has no async call, so
 # both of Jccl's modes are compared with its blocking calls. Raw outputs stay in bench/target/grid/.
 #
-# Before and after every run bench/core_probe times a cache line's round trip between two CPUs, and
-# the table prints its range over the cell's runs (column "line ns"). A probe before the run alone
-# once misled: a 20 s run can start in one phase and end in the other. On a virtual machine the hypervisor
-# moves the vCPUs: here the round trip alternates between about 100 and 420 ns for minutes at a
-# time, and small collectives of both libraries take 2-4x longer in the slow phase, streaming through
-# shared memory 5-7x (bench/stream_probe.c shows it without a JVM). A "!" marks a
-# cell whose runs met both phases (the largest round trip over twice the smallest): its ratio
-# compares phases as much as libraries. The columns "paired" take, per repetition, Jccl's run and
-# Open MPI's run only when both met the same phase (all four round trips within 1.5x), and print the median
-# of those ratios with how many repetitions paired: "0.93 (2/3)"; the types and ucx sections pair a
-# type's (UCX's) busbw with float32's (the sockets') run of the same repetition. The raw values (time, busbw,
-# round trip before, round trip after) stay in bench/target/grid/*.values.
+# bench/core_probe times a cache line's round trip between two CPUs after every run, and watches it
+# every half second all along; the table prints the range that each cell's timed loops met (column
+# "line ns"). On a virtual machine the hypervisor moves the vCPUs: here the round trip alternates
+# between about 50-110 and 300-450 ns, sometimes for minutes, sometimes for a second or two, and
+# small collectives of both libraries take 2-4x longer in the slow phase, streaming through shared
+# memory 5-7x (bench/stream_probe.c shows it without a JVM). Probes before and after a run alone
+# once misled: on 2026-12-08 the rows of one 40 s run switched between 6-9 and 37-63 µs a call with
+# the phase, seconds apart. A "!" marks a cell whose runs met both phases (the largest round trip
+# over twice the smallest): its ratio compares phases as much as libraries. The columns "paired"
+# take, per repetition, Jccl's run and Open MPI's run only when both met one phase (the smallest and
+# largest round trip of each within 1.5x), and print the median of those ratios with how many
+# repetitions paired: "0.93 (2/3)"; the types and ucx sections pair a type's (UCX's) busbw with
+# float32's (the sockets') run of the same repetition. The raw values (time, busbw, and the smallest
+# and largest round trip the run's timed loops met) stay in bench/target/grid/*.values, the watch's
+# samples (monotonic ms, ns) in bench/target/grid/watch.
 # A benchmark, not a test: CI does not run it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -91,6 +94,9 @@ if ((! table_only)); then
   mpicc -O2 -Wall -pthread -o bench/target/core_probe bench/core_probe.c
   say "building the jccl tool (if needed)"
   ./jccl info >/dev/null
+  bench/target/core_probe --watch 500 > "$out/watch" &
+  watch_pid=$!
+  trap 'kill "$watch_pid" 2>/dev/null || true' EXIT
 fi
 
 # Open MPI as root, more ranks than cores (it then yields while it waits, as mpi_yield_when_idle
@@ -156,7 +162,8 @@ mpi_value() { awk '!/^#/ && NF >= 5 { print $3, $5; exit }' "$1"; }
 
 # A cache line's round trip between two CPUs now, in ns ("-" if it cannot be measured).
 line_round_trip() { bench/target/core_probe 2>/dev/null || echo -; }
-
+# The monotonic clock in ms, the watch's time base.
+now_ms() { bench/target/core_probe --now; }
 run_jccl() { # cell, mode, repetition
   local id section coll np bytes transport modes type mpi file
   IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$1"
@@ -166,15 +173,18 @@ run_jccl() { # cell, mode, repetition
     tcp) env=(JCCL_SHM_DISABLE=1) ;;
     ucx) env=(JCCL_SHM_DISABLE=1 JCCL_NET=UCX) ;;
   esac
-  local round_trip; round_trip="$(line_round_trip)"
+  local iters; iters="$(iters_for "$bytes" "$np" "$transport" "$coll")"
   # --warmup-time 4: the JVM compiles its hot paths in its first seconds; none of that is timed.
-  if ! env "${env[@]}" ./jccl perf "$coll" -np "$np" -b "$bytes" -e "$bytes" -d "$type" -n "$(iters_for "$bytes" "$np" "$transport" "$coll")" \
+  if ! env "${env[@]}" ./jccl perf "$coll" -np "$np" -b "$bytes" -e "$bytes" -d "$type" -n "$iters" \
       -w "$(warm_for "$bytes" "$np" "$transport" "$coll")" -c 0 -z "$2" --warmup-time 4 >"$file" 2>"$file.err"; then
     say "jccl perf failed for $id -z $2 (see $file.err)"; tail -5 "$file.err" >&2; return 1
   fi
+  local end after; end="$(now_ms)"; after="$(line_round_trip)"
   local value; value="$(jccl_value "$file")"
   [[ -n "$value" ]] || { say "no result line in $file"; return 1; }
-  echo "$value $round_trip $(line_round_trip)" >> "$out/$id-jccl-z$2.values"
+  # Two timed loops: out of place, then in place.
+  echo "$value $(phase_range "$out/watch" "$after" "$end" "$(awk -v t="${value%% *}" -v n="$iters" 'BEGIN { print 2 * n * t }')")" \
+    >> "$out/$id-jccl-z$2.values"
 }
 
 run_mpi() { # cell, repetition
@@ -183,14 +193,16 @@ run_mpi() { # cell, repetition
   file="$out/$id-mpi-$2.txt"
   local btl=()
   [[ "$transport" == tcp ]] && btl=(--mca btl tcp,self --mca btl_tcp_if_include lo)
-  local round_trip; round_trip="$(line_round_trip)"
-  if ! "${mpirun[@]}" -np "$np" "${btl[@]}" bench/target/mpi_bench "$coll" "$bytes" "$(iters_for "$bytes" "$np" "$transport" "$coll")" \
+  local iters; iters="$(iters_for "$bytes" "$np" "$transport" "$coll")"
+  if ! "${mpirun[@]}" -np "$np" "${btl[@]}" bench/target/mpi_bench "$coll" "$bytes" "$iters" \
       "$(warm_for "$bytes" "$np" "$transport" "$coll")" >"$file" 2>"$file.err"; then
     say "mpirun failed for $id (see $file.err)"; tail -5 "$file.err" >&2; return 1
   fi
+  local end after; end="$(now_ms)"; after="$(line_round_trip)"
   local value; value="$(mpi_value "$file")"
   [[ -n "$value" ]] || { say "no result line in $file"; return 1; }
-  echo "$value $round_trip $(line_round_trip)" >> "$out/$id-mpi.values"
+  echo "$value $(phase_range "$out/watch" "$after" "$end" "$(awk -v t="${value%% *}" -v n="$iters" 'BEGIN { print n * t }')")" \
+    >> "$out/$id-mpi.values"
 }
 
 for ((rep = 1; rep <= reps && ! table_only; rep++)); do
@@ -224,7 +236,7 @@ label() { # bytes
   local b=$1
   if ((b >= 1048576)); then echo "$((b / 1048576)) MiB"; elif ((b >= 1024)); then echo "$((b / 1024)) KiB"; else echo "$b B"; fi
 }
-# "min-max" of the round trips (columns 3 and 4: before and after) over a cell's values files, with
+# "min-max" of the round trips (columns 3 and 4: the smallest and largest a run met) over a cell's values files, with
 # "!" if max > 2 min.
 round_trips() {
   cat "$@" 2>/dev/null | awk '{ for (c = 3; c <= 4; c++) if ($c ~ /^[0-9.]+$/) {
@@ -232,8 +244,8 @@ round_trips() {
     END { if (n == 0) print "-"; else printf "%d-%d%s\n", lo, hi, (hi > 2 * lo) ? " !" : "" }'
 }
 # The median over repetitions of the first file's value / the second's (column 1, time, unless told
-# 2, busbw), counting only the repetitions whose two runs met the same phase (their four round trips,
-# before and after each, within 1.5x), and how many did: "0.93 (2/3)". For time, Jccl's / Open MPI's;
+# 2, busbw), counting only the repetitions whose two runs met one phase (their round trips, the
+# smallest and largest of each, within 1.5x), and how many did: "0.93 (2/3)". For time, Jccl's / Open MPI's;
 # for busbw, a type's / float32's (types) or UCX's / the sockets' (ucx).
 paired_ratio() { # values, reference values, [column]
   [[ -s "$1" && -s "$2" ]] || { echo "-"; return; }
@@ -262,7 +274,7 @@ name_of() { case "$1" in all_reduce) echo AllReduce ;; all_gather) echo AllGathe
 echo
 echo "# Jccl $(./jccl info 2>/dev/null | awk '/^jccl / { print $2; exit }') vs Open MPI $(mpirun --version 2>/dev/null | head -1 | awk '{print $NF}'), $reps repetition(s), interleaved; $(nproc) CPUs, started $(cat "$out/started" 2>/dev/null || echo "(unknown)")"
 echo "# time: µs per call, median (min-max); Jccl/MPI: ratio of the medians, below 1.00 Jccl is faster"
-echo "# line ns: a cache line's round trip between two CPUs before and after each run of the cell (bench/core_probe); !: the runs met both of the VM's phases"
+echo "# line ns: a cache line's round trip between two CPUs over each run of the cell, probed before and after it and watched every 0.5 s during it (bench/core_probe); !: the runs met both of the VM's phases"
 last_section=""
 for cell in "${cells[@]}"; do
   IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$cell"

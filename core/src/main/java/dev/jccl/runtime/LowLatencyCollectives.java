@@ -91,11 +91,12 @@ final class LowLatencyCollectives {
      * KiB, µs a call, 2026-11-28: Broadcast 21.6-22.4 by reference, 9.0-11.3 copying (Open MPI 20.9-21.3); AllGather
      * 23.4-29.1 against 9.5-22.5 (Open MPI 52.6-68.8). On 2 ranks it is the other way round: Broadcast 7.9-9.3 by
      * reference against 6.1 in the VM's fast phase and 29.9-31.4 in its slow one (Open MPI 7.0-9.0). The copying 4-rank
-     * Broadcast of 64 KiB (-z 2) runs at one of two levels, about 9 µs or 33-40, switching between rows of one run with
-     * probes of either phase (2026-12-08; Open MPI 20.6-25.1). A scheduler trace of a slow row found the three readers
-     * on one CPU and the root nearly alone on the other: the readers' CPU per call went from 4.2 µs to 12. Pinning
-     * ranks two to a CPU still gave some slow rows. Neither spinning 1-10 µs before the first yield (10.3-12.8 and
-     * 34-37) nor blocking once yields find no one to hand the CPU to changed the slow level.
+     * Broadcast of 64 KiB (-z 2) runs at one of two levels, 6-10 µs or 23-63, that follow the VM's phase: a cache-line
+     * watch every 0.5 s (bench/core_probe.c) read 55-113 ns beside each of 8 fast rows of one run and 384-453 ns beside
+     * each of 4 slow ones, seconds apart (2026-12-08; Open MPI 20.6-25.1 fast, 34-37 slow). In the slow phase the
+     * root's copy into its outbox, over lines the readers on the other CPU hold, takes 22-29 µs a call instead of 6
+     * (the copy stub has 92% of its samples), whatever the placement: pinned alone on one CPU with the readers on the
+     * other it read both levels. Readers then catch up and take each chunk as it is published.
      */
     private final boolean singleCopyAllowed;
 

@@ -34,7 +34,7 @@ class GridTableTest {
     void typesRowsPairOnlyRunsThatMetTheSamePhase() throws Exception {
         Path repo = layOut();
         Path grid = repo.resolve("bench/target/grid");
-        // time busbw round-trip-before round-trip-after, one line per repetition.
+        // time busbw smallest-round-trip largest-round-trip, one line per repetition.
         write(grid, "types-float-1048576-jccl-z2.values", "80 13.0 60 70", "300 3.0 400 380", "80 13.2 60 65");
         // Rep 1 fast against fast (10.4 / 13.0 = 0.80), rep 2 slow against slow (2.7 / 3.0 = 0.90), rep 3 slow
         // against fast: left out of the pairing.
@@ -73,6 +73,33 @@ class GridTableTest {
         assertTrue(row.matches(".*" + jcclThenMpi + "\\s+" + ratiosThenPairs + "$"), row);
         assertTrue(out.contains("3 repetition(s)"), out);
         assertTrue(out.contains("started 2026-12-07T20:00Z"), out);
+    }
+
+    @Test
+    void phaseRangeCountsTheWatchOnlyFromJustBeforeTheTimedLoops() throws Exception {
+        Path repo = layOut();
+        // A 20 s run ending at 30,000 ms whose timed loops took 2 s. The watch's samples at 12,000 and 26,500 ms met
+        // the warm-up, the one at 27,200 the second before the loops, and the one at 31,000 the next run.
+        write(repo, "watch", "12000 400", "26500 420", "27200 300", "28500 55", "29000 60", "31000 410");
+
+        assertEquals("55 300", phaseRange(repo, "watch", "58", "30000", "2000000"));
+        // A short run: the second before its loops holds one sample, and the probe after it says the rest.
+        assertEquals("60 62", phaseRange(repo, "watch", "62", "30000", "100"));
+        // Nothing measured: no CPU pair to probe, and no watch file.
+        assertEquals("- -", phaseRange(repo, "no-such-watch", "-", "30000", "100"));
+    }
+
+    private static String phaseRange(Path repo, String... args) throws Exception {
+        List<String> command =
+                new ArrayList<>(List.of("bash", "-c", "source bench/common.sh; phase_range \"$@\"", "-"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).directory(repo.toFile()).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "phase_range did not end");
+        assertEquals(0, p.exitValue(), err);
+        assertEquals("", err);
+        return out;
     }
 
     @Test
