@@ -164,6 +164,7 @@ mpi_value() { awk '!/^#/ && NF >= 5 { print $3, $5; exit }' "$1"; }
 line_round_trip() { bench/target/core_probe 2>/dev/null || echo -; }
 # The monotonic clock in ms, the watch's time base.
 now_ms() { bench/target/core_probe --now; }
+
 run_jccl() { # cell, mode, repetition
   local id section coll np bytes transport modes type mpi file
   IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$1"
@@ -274,7 +275,7 @@ name_of() { case "$1" in all_reduce) echo AllReduce ;; all_gather) echo AllGathe
 echo
 echo "# Jccl $(./jccl info 2>/dev/null | awk '/^jccl / { print $2; exit }') vs Open MPI $(mpirun --version 2>/dev/null | head -1 | awk '{print $NF}'), $reps repetition(s), interleaved; $(nproc) CPUs, started $(cat "$out/started" 2>/dev/null || echo "(unknown)")"
 echo "# time: µs per call, median (min-max); Jccl/MPI: ratio of the medians, below 1.00 Jccl is faster"
-echo "# line ns: a cache line's round trip between two CPUs over each run of the cell, probed before and after it and watched every 0.5 s during it (bench/core_probe); !: the runs met both of the VM's phases"
+echo "# line ns: a cache line's round trip between two CPUs during the cell's timed loops, watched every 0.5 s and probed after each run (bench/core_probe); !: the runs met both of the VM's phases"
 last_section=""
 for cell in "${cells[@]}"; do
   IFS='|' read -r id section coll np bytes transport modes type mpi <<< "$cell"

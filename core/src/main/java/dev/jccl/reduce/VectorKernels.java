@@ -455,7 +455,7 @@ final class VectorKernels {
      * <p>What bounds it is the passage of the lanes between int and float, not the arithmetic. JMH, SUM, native memory,
      * GB/s at 4 KiB and 1 MiB, variants of this loop interleaved (2026-12-08): this loop 13.2-14.2 (one run 5.4) and
      * 11.3-12.0; the same loop with integer adds in place of the float adds and no rounding (wrong results, timed only)
-     * 35-42 and 24; float adds but no rounding 14-18 and 14-17; only the low halves' chain, one float add, 17.6 and
+     * 35-42 and 24-30; float adds but no rounding 14-18 and 14-17; only the low halves' chain, one float add, 17.6 and
      * 12-14; without the NaN mask 13-16 and 12.3-12.6; {@code viewAsFloatingLanes} instead of
      * {@code reinterpretAsFloats} 16-17 and 13-15; 256-bit vectors 7.4-8.5 (the cost is per vector, whatever its
      * width); staged through a scratch segment in L1 instead of reinterpreted, 8-9. The CPU has AVX512_BF16, whose
