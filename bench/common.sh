@@ -31,9 +31,13 @@ find_java25() {
 phase_range() { # watch-file probe-after end-ms timed-µs
   local from
   from="$(awk -v e="$3" -v t="$4" 'BEGIN { printf "%d", e - t / 1000 - 1000 }')"
-  { echo "$2"; awk -v s="$from" -v e="$3" '$1 >= s && $1 <= e { print $2 }' "$1" 2>/dev/null; } |
-    awk '/^[0-9.]+$/ { v = $1 + 0; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
-      END { if (n == 0) print "- -"; else print lo, hi }'
+  { echo "$2"; awk -v s="$from" -v e="$3" '$1 >= s && $1 <= e { print $2 }' "$1" 2>/dev/null; } | range_of
+}
+
+# "smallest largest" of the numbers on stdin, one a line (other lines, such as a probe's "-", are skipped), or "- -".
+range_of() {
+  awk '/^[0-9.]+$/ { v = $1 + 0; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
+    END { if (n == 0) print "- -"; else print lo, hi }'
 }
 
 # Makes $2 pretend hosts as network namespaces $1-h0 … joined by a bridge in $1-sw (veth jv<h> at

@@ -1,7 +1,7 @@
 /*
  * core_probe: how long one cache line takes to go from one CPU to another and back, right now.
- * bench/grid.sh runs it before and after every timed run, and watches it during the runs, and
- * prints the range beside each cell.
+ * bench/grid.sh runs it after every timed run and watches it during the runs, and prints the
+ * range beside each cell.
  *
  *   ./core_probe            prints "<ns per round trip>" (the fastest of 20 bursts of 5,000)
  *   ./core_probe --now      prints this machine's monotonic clock in ms (the watch's time base)

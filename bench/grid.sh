@@ -240,9 +240,10 @@ label() { # bytes
 # "min-max" of the round trips (columns 3 and 4: the smallest and largest a run met) over a cell's values files, with
 # "!" if max > 2 min.
 round_trips() {
-  cat "$@" 2>/dev/null | awk '{ for (c = 3; c <= 4; c++) if ($c ~ /^[0-9.]+$/) {
-      v = $c + 0; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ } }
-    END { if (n == 0) print "-"; else printf "%d-%d%s\n", lo, hi, (hi > 2 * lo) ? " !" : "" }'
+  local lo hi
+  read -r lo hi <<< "$(cat "$@" 2>/dev/null | awk '{ print $3; print $4 }' | range_of)"
+  [[ "$lo" == - ]] && { echo -; return; }
+  awk -v lo="$lo" -v hi="$hi" 'BEGIN { printf "%d-%d%s\n", lo, hi, (hi > 2 * lo) ? " !" : "" }'
 }
 # The median over repetitions of the first file's value / the second's (column 1, time, unless told
 # 2, busbw), counting only the repetitions whose two runs met one phase (their round trips, the

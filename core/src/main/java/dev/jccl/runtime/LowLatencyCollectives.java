@@ -94,7 +94,7 @@ final class LowLatencyCollectives {
      * Broadcast of 64 KiB (-z 2) runs at one of two levels, 6-10 µs or 23-63, that follow the VM's phase: a cache-line
      * watch every 0.5 s (bench/core_probe.c) read 55-113 ns beside each of 8 fast rows of one run and 384-453 ns beside
      * each of 4 slow ones, seconds apart (2026-12-08; Open MPI 20.6-25.1 fast, 34-37 slow). In the slow phase the
-     * root's copy into its outbox, over lines the readers on the other CPU hold, takes 22-29 µs a call instead of 6
+     * root's copy into its outbox, over lines the readers on the other CPU hold, takes 22-32 µs a call instead of 6
      * (the copy stub has 92% of its samples), whatever the placement: pinned alone on one CPU with the readers on the
      * other it read both levels. Readers then catch up and take each chunk as it is published.
      */
